@@ -1,0 +1,99 @@
+# gpuprov — see README.md.  `make` builds build/gpuprov; `make check` runs
+# every test; `make demo` shows the main job on a bundled sample host.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/sbin
+MANDIR = $(PREFIX)/share/man
+DATADIR = $(PREFIX)/share/gpuprov
+
+PKGS = libpci libkmod libnl-3.0 libnl-route-3.0 inih libvirt libxml-2.0 json-c
+# lazy (=): pkg-config runs only after `deps` has installed the packages
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(PKG_CFLAGS) -DGP_DATADIR='"$(DATADIR)"'
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+SRC = $(wildcard src/*.c)
+LIB_SRC = $(filter-out src/main.c src/cmd_%.c,$(SRC))
+OBJ = $(SRC:src/%.c=build/obj/%.o)
+TEST_OBJ = $(SRC:src/%.c=build/test/obj/%.o)
+TEST_LIB_OBJ = $(LIB_SRC:src/%.c=build/test/obj/%.o)
+UNIT = $(patsubst tests/unit/%.c,build/test/%,$(wildcard tests/unit/test_*.c))
+FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all deps check demo bench fuzz install uninstall clean fixtures unit cli lab
+
+all: build/gpuprov
+
+build/gpuprov: $(OBJ)
+	$(CC) $(CFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
+
+build/obj/%.o: src/%.c src/*.h | build/obj
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# the test build: warnings are errors, AddressSanitizer and UBSan on
+build/test/gpuprov: $(TEST_OBJ)
+	$(CC) $(SAN) -o $@ $(TEST_OBJ) $(PKG_LIBS)
+
+build/test/obj/%.o: src/%.c src/*.h | build/test/obj
+	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -c -o $@ $<
+
+build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -Isrc -o $@ $< $(TEST_LIB_OBJ) \
+		$(PKG_LIBS) -lcmocka
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) src/*.h | build/fuzz
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -Isrc \
+		-o $@ $< $(LIB_SRC) $(PKG_LIBS)
+
+build/obj build/test/obj build/fuzz:
+	mkdir -p $@
+
+deps:
+	@sh scripts/deps.sh
+
+# Fixture host trees are built from tests/fixtures/hosts/*.host.
+fixtures:
+	@python3 tests/fixtures/mkhost.py --all tests/fixtures/hosts build/hosts
+
+demo: deps
+	@$(MAKE) --no-print-directory all fixtures
+	@sh scripts/demo.sh
+
+unit: $(UNIT) fixtures
+	@for t in $(UNIT); do $$t || exit 1; done
+
+check: deps
+	@$(MAKE) --no-print-directory -j2 build/test/gpuprov $(UNIT) $(FUZZ) all
+	@$(MAKE) --no-print-directory fixtures
+	@sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@python3 bench/bench.py
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ)
+	@sh tests/fuzz/run.sh $(or $(SECONDS_PER_TARGET),60)
+
+install: build/gpuprov
+	install -D -m 0755 build/gpuprov $(DESTDIR)$(BINDIR)/gpuprov
+	install -D -m 0644 man/gpuprov.8 $(DESTDIR)$(MANDIR)/man8/gpuprov.8
+	install -D -m 0644 man/gpuprov.ini.5 $(DESTDIR)$(MANDIR)/man5/gpuprov.ini.5
+	install -d $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/templates
+	install -m 0644 profiles/*.ini $(DESTDIR)$(DATADIR)/profiles/
+	for f in templates/*; do [ -f "$$f" ] && install -m 0644 "$$f" \
+		$(DESTDIR)$(DATADIR)/templates/; done; true
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gpuprov $(DESTDIR)$(MANDIR)/man8/gpuprov.8 \
+		$(DESTDIR)$(MANDIR)/man5/gpuprov.ini.5
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs the Debian packages gpuprov builds and tests with, when missing.
+# Run by `make demo` and `make check`; a no-op when everything is there.
+set -eu
+
+# build and unit tests
+pkgs="gcc make pkg-config libc6-dev libpci-dev libkmod-dev libnl-3-dev libnl-route-3-dev
+libinih-dev libvirt-dev libxml2-dev libjson-c-dev libcmocka-dev"
+# fixtures, CLI tests, benchmark, fuzzing, man page lint
+pkgs="$pkgs python3 pciutils kmod clang libclang-rt-14-dev mandoc"
+[ "${1:-}" = "--lab" ] && pkgs="$pkgs qemu-system-x86 busybox-static iproute2 cpio"
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing" >&2
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "deps: run as root, or install:$missing" >&2
+		exit 1
+	fi
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Preflight checks: pure functions of (host, profile) that append findings.
+ * Each check reports "ok" too, so a report shows what was looked at, and each
+ * finding carries a hint an operator can act on.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp.h"
+
+#define MAX_GPUS 64
+
+const char *gp_severity_name(enum gp_severity s)
+{
+	static const char *const names[] = { "ok", "warn", "fail" };
+
+	return names[s];
+}
+
+void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev,
+		   const char *subject, const char *hint, const char *fmt, ...)
+{
+	struct gp_finding *f;
+	va_list ap;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->items = gp_xrealloc(r->items, r->cap, sizeof(*r->items));
+	}
+	f = &r->items[r->n++];
+	memset(f, 0, sizeof(*f));
+	gp_strlcpy(f->id, id, sizeof(f->id));
+	f->severity = sev;
+	gp_strlcpy(f->subject, subject, sizeof(f->subject));
+	gp_strlcpy(f->hint, sev == GP_OK || !hint ? "" : hint, sizeof(f->hint));
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof(f->message), fmt, ap);
+	va_end(ap);
+}
+
+void gp_report_release(struct gp_report *r)
+{
+	free(r->items);
+	memset(r, 0, sizeof(*r));
+}
+
+int gp_report_count(const struct gp_report *r, enum gp_severity sev)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < r->n; i++)
+		n += r->items[i].severity == sev;
+	return n;
+}
+
+int gp_gpus(const struct gp_host *h, int *out, int max)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < h->ndevs && n < max; i++)
+		if (h->devs[i].role == GP_ROLE_GPU)
+			out[n++] = (int)i;
+	return n;
+}
+
+static bool cmdline_has(const char *cmdline, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p = cmdline;
+
+	while ((p = strstr(p, word))) {
+		if ((p == cmdline || p[-1] == ' ') && (p[len] == ' ' || !p[len]))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/* ---- iommu.* ---- */
+
+static void check_iommu_off(const struct gp_host *h, struct gp_report *r)
+{
+	static const char *const off[] = { "iommu=off", "amd_iommu=off", "intel_iommu=off" };
+	const char *hint = "enable the IOMMU in the BIOS (AMD: 'IOMMU' and 'SVM Mode'; "
+			   "Intel: 'VT-d') and boot with 'amd_iommu=on iommu=pt' or "
+			   "'intel_iommu=on iommu=pt'";
+	size_t i;
+
+	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		if (cmdline_has(h->cmdline, off[i])) {
+			gp_report_add(r, "iommu.off", GP_FAIL, "host",
+				      "remove it from the kernel command line (GRUB_CMDLINE_LINUX) "
+				      "and reboot",
+				      "the kernel command line turns the IOMMU off ('%s')", off[i]);
+			return;
+		}
+	if (!h->iommu_groups) {
+		gp_report_add(r, "iommu.off", GP_FAIL, "host", hint,
+			      "no IOMMU groups: the IOMMU is off or missing, so no device can be "
+			      "passed through");
+		return;
+	}
+	gp_report_add(r, "iommu.off", GP_OK, "host", NULL, "IOMMU on: %d groups",
+		      h->iommu_groups);
+}
+
+static void check_group(const struct gp_host *h, const struct gp_profile *p, int g,
+			struct gp_report *r)
+{
+	const struct gp_dev *gpu = &h->devs[g];
+	char others[400] = "";
+	size_t i, len = 0;
+	int n = 0;
+
+	if (gpu->iommu_group < 0)
+		return; /* iommu.off says why */
+	for (i = 0; i < h->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[i];
+
+		if ((int)i == g || d->iommu_group != gpu->iommu_group || d->is_bridge)
+			continue;
+		if (d->role == GP_ROLE_GPU)
+			continue; /* both go to the same VM */
+		if (len < sizeof(others) - 40)
+			len += (size_t)snprintf(others + len, sizeof(others) - len, "%s%s (%04x:%04x%s%s)",
+						n ? ", " : "", d->bdf, d->vendor, d->device,
+						d->driver[0] ? ", " : "", d->driver);
+		n++;
+	}
+	if (!n) {
+		gp_report_add(r, "iommu.group_shared", GP_OK, gpu->bdf, NULL,
+			      "IOMMU group %d holds no other endpoint", gpu->iommu_group);
+		return;
+	}
+	gp_report_add(r, "iommu.group_shared", p->companions == GP_COMP_BIND ? GP_WARN : GP_FAIL,
+		      gpu->bdf,
+		      p->companions == GP_COMP_BIND
+			      ? "these endpoints will be bound to vfio-pci too and leave the host"
+			      : "move the card to a slot with its own IOMMU group, enable ACS in "
+				"the BIOS, or set 'companions = bind' to pass them through too",
+		      "IOMMU group %d also holds %d other endpoint%s: %s", gpu->iommu_group, n,
+		      n > 1 ? "s" : "", others);
+}
+
+/* ---- bios.version ---- */
+
+static void check_bios(const struct gp_host *h, const struct gp_profile *p,
+		       struct gp_report *r)
+{
+	if (!p->min_bios[0]) {
+		gp_report_add(r, "bios.version", GP_OK, "host", NULL, "BIOS %s (no minimum set)",
+			      h->bios_version[0] ? h->bios_version : "unknown");
+		return;
+	}
+	if (!h->bios_version[0]) {
+		gp_report_add(r, "bios.version", GP_WARN, "host",
+			      "check the BIOS version in the BMC or with 'dmidecode -s "
+			      "bios-version'",
+			      "cannot read the BIOS version (/sys/class/dmi/id/bios_version); the "
+			      "profile wants %s or later", p->min_bios);
+		return;
+	}
+	if (gp_version_cmp(h->bios_version, p->min_bios) < 0) {
+		gp_report_add(r, "bios.version", GP_WARN, "host",
+			      "update the BIOS from the vendor's support site before the change",
+			      "BIOS %s is older than %s, the minimum in the profile",
+			      h->bios_version, p->min_bios);
+		return;
+	}
+	gp_report_add(r, "bios.version", GP_OK, "host", NULL, "BIOS %s (minimum %s)",
+		      h->bios_version, p->min_bios);
+}
+
+/* ---- bar.* ---- */
+
+static void check_bars(const struct gp_dev *d, struct gp_report *r)
+{
+	char size[32], list[256] = "";
+	size_t len = 0;
+	int i, unset = 0, low = 0;
+
+	if (d->bars_bad) {
+		gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
+			      "check the kernel log (dmesg | grep -i BAR) for resource errors",
+			      "cannot read the BARs (resource file missing or malformed)");
+		return;
+	}
+	for (i = 0; i < d->nbars; i++) {
+		const struct gp_bar *b = &d->bars[i];
+
+		if (b->io)
+			continue;
+		gp_format_size(b->size, size, sizeof(size));
+		if (b->unset) {
+			gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
+				      "enable 'Above 4G Decoding' (and 'Re-Size BAR Support') in "
+				      "the BIOS, or boot with pci=realloc",
+				      "BAR%d (%s) has no address assigned", b->index, size);
+			unset++;
+			continue;
+		}
+		if (b->is64 && b->prefetchable && b->size >= (256ull << 20) &&
+		    b->addr + b->size <= (1ull << 32)) {
+			gp_report_add(r, "bar.below_4g", GP_WARN, d->bdf,
+				      "enable 'Above 4G Decoding' in the BIOS so large BARs are "
+				      "mapped above 4 GiB",
+				      "BAR%d (%s, 64-bit) is mapped below 4 GiB at 0x%" PRIx64,
+				      b->index, size, b->addr);
+			low++;
+		}
+		if (len < sizeof(list) - 40)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%sBAR%d %s",
+						len ? ", " : "", b->index, size);
+	}
+	if (!unset)
+		gp_report_add(r, "bar.unassigned", GP_OK, d->bdf, NULL, "all BARs assigned: %s",
+			      len ? list : "none");
+	if (!low)
+		gp_report_add(r, "bar.below_4g", GP_OK, d->bdf, NULL,
+			      "large 64-bit BARs are above 4 GiB");
+}
+
+/* ---- gpu.* ---- */
+
+static void check_count(const struct gp_profile *p, int n, struct gp_report *r)
+{
+	if (n == p->count) {
+		gp_report_add(r, "gpu.count", GP_OK, "host", NULL, "%d GPU%s match the profile",
+			      n, n == 1 ? "" : "s");
+		return;
+	}
+	gp_report_add(r, "gpu.count", GP_FAIL, "host",
+		      "check that every card is seated and powered (lspci -nn -d 10de:), and "
+		      "the [gpus] match list",
+		      "%d GPU%s match the profile, which expects %d", n, n == 1 ? "" : "s",
+		      p->count);
+}
+
+static const struct gp_slot *slot_of(const struct gp_host *h, const struct gp_profile *p,
+				     int g)
+{
+	int rp = gp_host_root_port(h, g), i;
+	int parent = h->devs[g].parent;
+
+	for (i = 0; i < p->nslots; i++) {
+		const char *port = p->slots[i].root_port;
+
+		if ((parent >= 0 && !strcmp(h->devs[parent].bdf, port)) ||
+		    (rp >= 0 && !strcmp(h->devs[rp].bdf, port)))
+			return &p->slots[i];
+	}
+	return NULL;
+}
+
+static bool slot_wanted(const struct gp_profile *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->ngpu_slots; i++)
+		if (!strcmp(p->gpu_slots[i], name))
+			return true;
+	return false;
+}
+
+static void check_slot(const struct gp_host *h, const struct gp_profile *p, int g,
+		       struct gp_report *r)
+{
+	const struct gp_dev *d = &h->devs[g];
+	const struct gp_slot *s = slot_of(h, p, g);
+	int parent = d->parent;
+	const char *above = parent >= 0 ? h->devs[parent].bdf : "the root bus";
+	bool direct = parent >= 0 && h->devs[parent].pcie_type == GP_PCIE_ROOT_PORT;
+
+	if (p->ngpu_slots && (!s || !slot_wanted(p, s->name))) {
+		gp_report_add(r, "gpu.slot", GP_FAIL, d->bdf,
+			      "move the card to one of the slots the profile names ([gpus] "
+			      "slots), or correct the slot map",
+			      "sits %s%s (below %s), not in a slot the profile allows",
+			      s ? "in slot " : "in no slot of the profile", s ? s->name : "", above);
+		return;
+	}
+	if (s && s->numa_node >= 0 && d->numa_node >= 0 && s->numa_node != d->numa_node) {
+		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf,
+			      "the profile's slot map is wrong for this host: correct numa_node "
+			      "in [slot.*]",
+			      "slot %s is on NUMA node %d per the profile, but the kernel says %d",
+			      s->name, s->numa_node, d->numa_node);
+		return;
+	}
+	if ((s && s->cpu_direct == 0) || !direct) {
+		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf,
+			      "use a slot wired to a CPU root port: P2P through a switch or "
+			      "bridge depends on its ACS and bandwidth",
+			      "below %s, which is not a CPU root port%s%s", above,
+			      s ? "; slot " : "", s ? s->name : "");
+		return;
+	}
+	gp_report_add(r, "gpu.slot", GP_OK, d->bdf, NULL, "CPU-direct: root port %s%s%s%s%s",
+		      above, s ? ", slot " : "", s ? s->name : "", d->slot[0] ? ", physical slot " : "",
+		      d->slot);
+}
+
+static void check_numa(const struct gp_host *h, const struct gp_profile *p, const int *gpus,
+		       int n, struct gp_report *r)
+{
+	char list[256] = "";
+	size_t len = 0;
+	int i, first = n ? h->devs[gpus[0]].numa_node : -1;
+	bool split = false, unknown = false;
+
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[gpus[i]];
+
+		split |= d->numa_node != first;
+		unknown |= d->numa_node < 0;
+		if (len < sizeof(list) - 32)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s on %d",
+						i ? ", " : "", d->bdf, d->numa_node);
+	}
+	if (n < 2)
+		return;
+	if (split && p->same_numa_node) {
+		gp_report_add(r, "gpu.numa_split", GP_FAIL, "gpus",
+			      "move the cards to slots of one NUMA node (see [slot.*] numa_node), "
+			      "or set 'same_numa_node = no'",
+			      "the GPUs are on different NUMA nodes: %s", list);
+		return;
+	}
+	if (unknown) {
+		gp_report_add(r, "gpu.numa_split", GP_WARN, "gpus",
+			      "enable NUMA reporting in the BIOS (AMD: 'NUMA nodes per socket' "
+			      "NPS1 or higher, ACPI SRAT)",
+			      "the kernel does not know the GPUs' NUMA node: %s", list);
+		return;
+	}
+	gp_report_add(r, "gpu.numa_split", GP_OK, "gpus", NULL, "%s", list);
+}
+
+static void check_link(const struct gp_host *h, int g, struct gp_report *r)
+{
+	const struct gp_dev *d = &h->devs[g];
+	const struct gp_link *l = &d->link;
+	int parent = d->parent;
+
+	if (!l->max_width) {
+		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+			      "run as root: the PCIe capability is in config space beyond the "
+			      "first 64 bytes",
+			      "cannot read the PCIe link (no PCI Express capability visible)");
+		return;
+	}
+	if (l->width < l->max_width) {
+		gp_report_add(r, "gpu.link", GP_FAIL, d->bdf,
+			      "reseat the card, check the riser and that the slot is wired x16 "
+			      "(not shared with a neighbour)",
+			      "link trained at x%d, the card supports x%d (%g GT/s)", l->width,
+			      l->max_width, l->speed);
+		return;
+	}
+	if (l->speed < l->max_speed) {
+		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+			      "GPUs lower the link speed when idle: check again under load; "
+			      "if it stays low, set the slot's 'PCIe Link Speed' to Auto/Gen in "
+			      "the BIOS",
+			      "link at %g GT/s x%d, the card supports %g GT/s", l->speed, l->width,
+			      l->max_speed);
+		return;
+	}
+	if (parent >= 0 && h->devs[parent].link.max_speed &&
+	    h->devs[parent].link.max_speed < l->max_speed) {
+		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+			      "use a slot whose port supports the card's PCIe generation",
+			      "the port above (%s) supports %g GT/s, the card %g GT/s",
+			      h->devs[parent].bdf, h->devs[parent].link.max_speed, l->max_speed);
+		return;
+	}
+	gp_report_add(r, "gpu.link", GP_OK, d->bdf, NULL, "%g GT/s x%d (%.1f GB/s per direction)",
+		      l->speed, l->width, gp_link_bandwidth(l->speed, l->width));
+}
+
+static bool holder_has(const struct gp_host *h, const struct gp_holder *x, int g)
+{
+	const struct gp_dev *d = &h->devs[g];
+
+	if (x->dev >= 0)
+		return x->dev == g;
+	if (x->dev <= -2)
+		return d->iommu_group >= 0 && -2 - x->dev == d->iommu_group;
+	/* /dev/nvidiactl, nvidia-uvm, ...: every GPU the nvidia driver holds */
+	return !strcmp(d->driver, "nvidia");
+}
+
+static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
+{
+	const struct gp_dev *d = &h->devs[g];
+	char who[400] = "";
+	size_t i, len = 0;
+	int n = 0;
+
+	for (i = 0; i < h->nholders; i++) {
+		const struct gp_holder *x = &h->holders[i];
+
+		if (!holder_has(h, x, g))
+			continue;
+		if (len < sizeof(who) - 64)
+			len += (size_t)snprintf(who + len, sizeof(who) - len, "%sPID %d (%s) %s",
+						n ? ", " : "", x->pid, x->comm, x->path);
+		n++;
+	}
+	if (!n) {
+		gp_report_add(r, "gpu.in_use", GP_OK, d->bdf, NULL, "no process holds it open");
+		return;
+	}
+	gp_report_add(r, "gpu.in_use", GP_FAIL, d->bdf,
+		      "stop these first (systemctl stop nvidia-persistenced, DCGM exporters, "
+		      "running VMs): unbinding a GPU in use hangs in the kernel",
+		      "held open by %s", who);
+}
+
+static void check_reset(const struct gp_dev *d, struct gp_report *r)
+{
+	if (!d->has_reset_method) {
+		gp_report_add(r, "gpu.reset", GP_OK, d->bdf, NULL,
+			      "reset methods not exposed by this kernel (reset_method absent)");
+		return;
+	}
+	if (!d->reset_method[0]) {
+		gp_report_add(r, "gpu.reset", GP_WARN, d->bdf,
+			      "the GPU may not come back clean after a VM stops: plan a host "
+			      "reboot between VM runs, or check the card's firmware",
+			      "the kernel has no reset method for it (reset_method is empty)");
+		return;
+	}
+	gp_report_add(r, "gpu.reset", GP_OK, d->bdf, NULL, "reset methods: %s", d->reset_method);
+}
+
+/* ---- p2p.* ---- */
+
+static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, int a, int b,
+			   struct gp_report *r)
+{
+	enum gp_path cls = gp_topo_classify(h, a, b);
+	struct gp_hop hop = gp_topo_slowest(h, a, b);
+	char subject[64], link[64] = "link unknown";
+	enum gp_severity sev = GP_OK;
+	const char *hint = NULL;
+
+	snprintf(subject, sizeof(subject), "%s-%s", h->devs[a].bdf, h->devs[b].bdf);
+	if (hop.width)
+		snprintf(link, sizeof(link), "slowest hop %g GT/s x%d, %.1f GB/s per direction",
+			 hop.speed, hop.width, gp_link_bandwidth(hop.speed, hop.width));
+	if (p->p2p == GP_P2P_OFF) {
+		gp_report_add(r, "p2p.path", GP_OK, subject, NULL, "%s (%s); P2P not wanted",
+			      gp_path_name(cls), link);
+		return;
+	}
+	if (cls == GP_PATH_NODE) {
+		sev = GP_WARN;
+		hint = "P2P crosses two host bridges of one socket; for full bandwidth put both "
+		       "cards under one root complex, or join them with an NVLink bridge";
+	} else if (cls == GP_PATH_SYS) {
+		sev = p->p2p == GP_P2P_REQUIRED ? GP_FAIL : GP_WARN;
+		hint = "P2P across the CPU interconnect is slow or refused by the driver: move "
+		       "both cards to slots of one NUMA node, or join them with an NVLink bridge";
+	}
+	gp_report_add(r, "p2p.path", sev, subject, hint,
+		      "%s (%s); NVLink bridges are not visible from the host", gp_path_name(cls),
+		      link);
+}
+
+static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_report *r)
+{
+	int bridges[64], n = gp_topo_path_bridges(h, a, b, bridges, 64), i;
+	enum gp_path cls = gp_topo_classify(h, a, b);
+	char subject[64], list[256] = "";
+	size_t len = 0;
+
+	snprintf(subject, sizeof(subject), "%s-%s", h->devs[a].bdf, h->devs[b].bdf);
+	if (cls != GP_PATH_PIX && cls != GP_PATH_PXB) {
+		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
+			      "no switch between the GPUs: traffic goes through the root "
+			      "complex (%s)", gp_path_name(cls));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[bridges[i]];
+
+		if (!d->has_acs || !(d->acs_ctrl & (GP_ACS_RR | GP_ACS_CR)))
+			continue;
+		if (len < sizeof(list) - 48)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s (%s%s)",
+						len ? ", " : "", d->bdf,
+						d->acs_ctrl & GP_ACS_RR ? "ReqRedir" : "",
+						d->acs_ctrl & GP_ACS_CR
+							? (d->acs_ctrl & GP_ACS_RR ? " CmpltRedir"
+										   : "CmpltRedir")
+							: "");
+	}
+	if (!len) {
+		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
+			      "no bridge on the path redirects peer requests");
+		return;
+	}
+	gp_report_add(r, "p2p.acs", GP_WARN, subject,
+		      "disable ACS on the switch ports (BIOS 'ACS Enable' or the switch's "
+		      "firmware); the GPUs may then share an IOMMU group, which is fine when "
+		      "both go to the same VM",
+		      "ACS sends P2P requests up to the root complex at %s", list);
+}
+
+/* ---- vfio.* ---- */
+
+static void check_vfio(const struct gp_host *h, struct gp_report *r)
+{
+	if (h->vfio_blacklisted)
+		gp_report_add(r, "vfio.module", GP_FAIL, "vfio-pci",
+			      "remove 'blacklist vfio_pci' from /etc/modprobe.d",
+			      "vfio-pci is blacklisted in modprobe.d");
+	else if (h->vfio_loaded)
+		gp_report_add(r, "vfio.module", GP_OK, "vfio-pci", NULL, "loaded");
+	else if (h->vfio_available == 1)
+		gp_report_add(r, "vfio.module", GP_OK, "vfio-pci", NULL,
+			      "available for kernel %s, not loaded yet (apply loads it)",
+			      h->kernel_release);
+	else if (h->vfio_available == 0)
+		gp_report_add(r, "vfio.module", GP_FAIL, "vfio-pci",
+			      "install the kernel's modules package (Debian: linux-image-amd64)",
+			      "kernel %s has no vfio-pci module", h->kernel_release);
+	else
+		gp_report_add(r, "vfio.module", GP_WARN, "vfio-pci",
+			      "check with 'modinfo vfio-pci'",
+			      "cannot tell whether vfio-pci exists for kernel %s (no "
+			      "/lib/modules tree)",
+			      h->kernel_release[0] ? h->kernel_release : "unknown");
+	if (!h->vfio_ids[0]) {
+		gp_report_add(r, "vfio.ids_inherited", GP_OK, "vfio-pci", NULL,
+			      "no 'vfio-pci ids=' on the command line or in modprobe.d");
+		return;
+	}
+	gp_report_add(r, "vfio.ids_inherited", GP_WARN, "vfio-pci",
+		      "remove it: vfio-pci then binds every device with these IDs at boot; "
+		      "gpuprov binds by PCI address",
+		      "'ids=%s' is set in %s", h->vfio_ids, h->vfio_ids_source);
+}
+
+void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	int gpus[MAX_GPUS], n = gp_gpus(h, gpus, MAX_GPUS), i, j;
+
+	check_iommu_off(h, r);
+	check_bios(h, p, r);
+	check_count(p, n, r);
+	check_numa(h, p, gpus, n, r);
+	for (i = 0; i < n; i++) {
+		check_group(h, p, gpus[i], r);
+		check_bars(&h->devs[gpus[i]], r);
+		check_slot(h, p, gpus[i], r);
+		check_link(h, gpus[i], r);
+		check_in_use(h, gpus[i], r);
+		check_reset(&h->devs[gpus[i]], r);
+	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			check_p2p_pair(h, p, gpus[i], gpus[j], r);
+			check_acs_pair(h, gpus[i], gpus[j], r);
+		}
+	check_vfio(h, r);
+}

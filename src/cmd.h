@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What main.c hands every command, and the commands it dispatches to. */
+#ifndef GP_CMD_H
+#define GP_CMD_H
+
+#include <stdbool.h>
+
+#include "gp.h"
+
+struct gp_ctx {
+	const char *root;           /* "/" unless --root */
+	const char *profile_path;   /* NULL unless -p */
+	struct gp_profile *profile; /* loaded when the command wants one */
+	bool json;
+	const char *output;         /* -o */
+	int argc;                   /* the command's own arguments */
+	char **argv;
+};
+
+/* Each returns an exit status (enum gp_exit). */
+int gp_cmd_scan(struct gp_ctx *ctx);
+int gp_cmd_topo(struct gp_ctx *ctx);
+int gp_cmd_check(struct gp_ctx *ctx);
+int gp_cmd_profile(struct gp_ctx *ctx);
+
+/* Loads the host under ctx->root; exit status on failure, 0 on success. */
+int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gpuprov profile validate FILE: parse and validate, file:line on error.
+ * gpuprov profile discover: a profile skeleton from what this host shows.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "render.h"
+
+#define MAX_GPUS 64
+
+static int validate(struct gp_ctx *ctx, const char *path)
+{
+	struct gp_profile p;
+	int rc = gp_profile_load(path, &p);
+
+	if (ctx->json) {
+		json_object *doc = gp_json_doc("profile");
+
+		json_object_object_add(doc, "file", json_object_new_string(path));
+		json_object_object_add(doc, "valid", json_object_new_boolean(!rc));
+		json_object_object_add(doc, "error",
+				       rc ? json_object_new_string(gp_profile_error()) : NULL);
+		gp_json_print(doc);
+	}
+	if (rc) {
+		gp_err("%s", gp_profile_error());
+		return GP_EXIT_INPUT;
+	}
+	if (!ctx->json)
+		printf("%s: ok: %d GPU%s, %d slot%s%s%s\n", path, p.count, p.count == 1 ? "" : "s",
+		       p.nslots, p.nslots == 1 ? "" : "s", p.has_vm ? ", vm" : "",
+		       p.has_bond ? ", bond" : "");
+	return GP_EXIT_OK;
+}
+
+static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, int n)
+{
+	char ids[GP_MAX_MATCH][10];
+	int i, j, nids = 0, rp;
+
+	fprintf(f, "; written by 'gpuprov profile discover': check every value, then set\n"
+		   "; verified = yes once the slot map is confirmed on this hardware\n\n"
+		   "[server]\nmodel = %s\nverified = no\n",
+		h->product[0] ? h->product : "unknown");
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[gpus[i]];
+
+		rp = d->parent;
+		fprintf(f, "\n[slot.%d]\nroot_port = %s\n", i + 1,
+			rp >= 0 ? h->devs[rp].bdf : "0000:00:00.0");
+		if (d->numa_node >= 0)
+			fprintf(f, "numa_node = %d\n", d->numa_node);
+		fprintf(f, "cpu_direct = %s\n",
+			rp >= 0 && h->devs[rp].pcie_type == GP_PCIE_ROOT_PORT ? "yes" : "no");
+		snprintf(ids[nids], sizeof(ids[0]), "%04x:%04x", d->vendor, d->device);
+		for (j = 0; j < nids && strcmp(ids[j], ids[nids]); j++)
+			;
+		if (j == nids && nids < GP_MAX_MATCH - 1)
+			nids++;
+	}
+	fprintf(f, "\n[gpus]\nmatch =");
+	for (i = 0; i < nids; i++)
+		fprintf(f, " %s", ids[i]);
+	fprintf(f, "\ncount = %d\nslots =", n);
+	for (i = 0; i < n; i++)
+		fprintf(f, " %d", i + 1);
+	fprintf(f, "\nsame_numa_node = yes\np2p = required\ncompanions = refuse\n");
+}
+
+static int discover(struct gp_ctx *ctx)
+{
+	struct gp_host h;
+	int gpus[MAX_GPUS], n, rc;
+	FILE *f = stdout;
+
+	rc = gp_ctx_host(ctx, &h);
+	if (rc)
+		return rc;
+	n = gp_gpus(&h, gpus, MAX_GPUS);
+	if (!n) {
+		gp_err("no GPUs (display or 3D controllers) found under '%s'", ctx->root);
+		gp_host_release(&h);
+		return GP_EXIT_FAIL;
+	}
+	if (ctx->output && !(f = fopen(ctx->output, "w"))) {
+		gp_err("cannot write '%s'", ctx->output);
+		gp_host_release(&h);
+		return GP_EXIT_INPUT;
+	}
+	discover_print(f, &h, gpus, n);
+	if (f != stdout)
+		fclose(f);
+	gp_host_release(&h);
+	return GP_EXIT_OK;
+}
+
+int gp_cmd_profile(struct gp_ctx *ctx)
+{
+	if (ctx->argc == 2 && !strcmp(ctx->argv[0], "validate"))
+		return validate(ctx, ctx->argv[1]);
+	if (ctx->argc == 1 && !strcmp(ctx->argv[0], "discover"))
+		return discover(ctx);
+	gp_err("usage: gpuprov profile validate FILE | gpuprov profile discover");
+	return GP_EXIT_INPUT;
+}

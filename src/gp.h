@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gpuprov: shared types.  Data flows one way: host.c (the only reader of the
+ * machine) and profile.c fill these structures, topo.c / checks.c compute on
+ * them, render.c prints.  Internal calls return 0 or a negative errno; only
+ * main.c turns results into exit codes.
+ */
+#ifndef GP_H
+#define GP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GP_BDF_LEN 16 /* "0000:41:00.0" plus slack */
+#define GP_NAME_LEN 64
+#define GP_MAX_BARS 6
+#define GP_MAX_MATCH 16
+#define GP_MAX_SLOTS 32
+#define GP_MAX_LIST 16
+
+/* Exit status, the same for every command (DESIGN.md). */
+enum gp_exit {
+	GP_EXIT_OK = 0,
+	GP_EXIT_WARN = 1,   /* check: warnings only; plan: changes pending */
+	GP_EXIT_FAIL = 2,   /* check: a failure; apply: a step failed */
+	GP_EXIT_HOST = 3,   /* the host state could not be read */
+	GP_EXIT_INPUT = 4,  /* usage error, bad profile */
+	GP_EXIT_LOCKED = 5, /* another run holds the lock */
+};
+
+/* ---- logging (util.c) ---- */
+extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
+extern const char *gp_progname;
+void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- small helpers (util.c) ---- */
+void *gp_xcalloc(size_t n, size_t size);
+void *gp_xrealloc(void *p, size_t n, size_t size);
+char *gp_xstrdup(const char *s);
+size_t gp_strlcpy(char *dst, const char *src, size_t size);
+char *gp_trim(char *s);
+int gp_parse_size(const char *s, uint64_t *out);
+int gp_parse_uint(const char *s, unsigned long max, unsigned long *out);
+int gp_parse_bool(const char *s, bool *out);
+int gp_parse_bdf(const char *s, char out[GP_BDF_LEN]);
+int gp_parse_id_pair(const char *s, uint16_t *vendor, uint16_t *device);
+int gp_split_list(char *s, char **items, int max);
+int gp_cpulist_count(const char *list);
+int gp_version_cmp(const char *a, const char *b);
+void gp_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* ---- the host (host.c, pcicfg.c) ---- */
+enum gp_role { GP_ROLE_OTHER, GP_ROLE_GPU, GP_ROLE_NIC, GP_ROLE_BRIDGE };
+
+/* PCIe device/port type from the PCI Express capability, -1 for none. */
+enum gp_pcie_type {
+	GP_PCIE_NONE = -1,
+	GP_PCIE_ENDPOINT = 0x0,
+	GP_PCIE_LEGACY = 0x1,
+	GP_PCIE_ROOT_PORT = 0x4,
+	GP_PCIE_UPSTREAM = 0x5,
+	GP_PCIE_DOWNSTREAM = 0x6,
+	GP_PCIE_PCI_BRIDGE = 0x7,
+	GP_PCIE_PCIE_BRIDGE = 0x8,
+	GP_PCIE_RC_ENDPOINT = 0x9,
+	GP_PCIE_RC_EC = 0xa,
+};
+
+/* ACS control bits (PCIe base spec 7.7.8.3). */
+#define GP_ACS_SV 0x0001
+#define GP_ACS_TB 0x0002
+#define GP_ACS_RR 0x0004 /* P2P request redirect */
+#define GP_ACS_CR 0x0008 /* P2P completion redirect */
+#define GP_ACS_UF 0x0010 /* upstream forwarding */
+#define GP_ACS_EC 0x0020 /* P2P egress control */
+#define GP_ACS_DT 0x0040 /* direct translated P2P */
+
+struct gp_link {
+	double speed;     /* GT/s, 0 when unknown */
+	int width;        /* lanes, 0 when unknown */
+	double max_speed;
+	int max_width;
+};
+
+struct gp_bar {
+	int index;        /* line of the sysfs resource file, 0..5 */
+	uint64_t addr;
+	uint64_t size;
+	bool is64;
+	bool prefetchable;
+	bool io;
+	bool unset;       /* the kernel could not assign it */
+};
+
+/* What config space says, parsed by pcicfg.c from raw bytes. */
+struct gp_cfg {
+	uint16_t vendor, device;
+	uint16_t svendor, sdevice;
+	uint8_t header_type;
+	int pcie_type;    /* enum gp_pcie_type */
+	struct gp_link link;
+	bool has_acs;
+	uint16_t acs_cap, acs_ctrl;
+	int acs_pos;      /* offset of the ACS capability, 0 when absent */
+};
+
+struct gp_dev {
+	char bdf[GP_BDF_LEN];
+	unsigned domain, bus, dev, func;
+	uint16_t vendor, device, svendor, sdevice;
+	uint16_t class;   /* base class << 8 | subclass */
+	char driver[GP_NAME_LEN];
+	char slot[GP_NAME_LEN];     /* physical slot name, "" when none */
+	char rc[GP_NAME_LEN];       /* host bridge, e.g. "pci0000:40" */
+	int numa_node;              /* -1 when unknown */
+	int iommu_group;            /* -1 when none */
+	int parent;                 /* index in host->devs, -1 on a root bus */
+	char parent_bdf[GP_BDF_LEN];
+	int pcie_type;
+	bool is_bridge;
+	struct gp_link link;
+	bool has_acs;
+	uint16_t acs_ctrl;
+	struct gp_bar bars[GP_MAX_BARS];
+	int nbars;
+	bool bars_bad;              /* resource file unreadable or malformed */
+	char reset_method[GP_NAME_LEN];
+	bool has_reset_method;      /* the kernel exposes reset_method */
+	enum gp_role role;
+};
+
+struct gp_numa {
+	int id;
+	char cpus[256];
+	uint64_t mem_total;
+	uint64_t mem_free;
+};
+
+struct gp_iface {
+	char name[GP_NAME_LEN];
+	char bdf[GP_BDF_LEN];       /* "" for a virtual interface */
+	int dev;                    /* index in host->devs, -1 when none */
+	char master[GP_NAME_LEN];
+	char mac[24];
+	char operstate[16];
+	long speed;                 /* Mb/s, -1 when unknown */
+	int mtu;
+	bool is_bond;
+};
+
+struct gp_holder {
+	int pid;
+	char comm[GP_NAME_LEN];
+	char path[GP_NAME_LEN];     /* /dev/nvidia0, /dev/vfio/12, ... */
+	int dev;                    /* index in host->devs, -1: every GPU of the driver */
+};
+
+struct gp_host {
+	char *root;                 /* "" for "/" */
+	struct gp_dev *devs;
+	size_t ndevs;
+	struct gp_numa *numa;
+	size_t nnuma;
+	struct gp_iface *ifaces;
+	size_t nifaces;
+	struct gp_holder *holders;
+	size_t nholders;
+	char cmdline[4096];
+	char bios_version[GP_NAME_LEN];
+	char bios_vendor[GP_NAME_LEN];
+	char product[GP_NAME_LEN];
+	char kernel_release[GP_NAME_LEN];
+	int phys_bits, virt_bits;   /* 0 when unknown */
+	int iommu_groups;           /* entries of /sys/kernel/iommu_groups */
+	bool vfio_loaded;           /* /sys/module/vfio_pci exists */
+	int vfio_available;         /* 1 found by libkmod, 0 not, -1 unknown */
+	bool vfio_blacklisted;
+	char vfio_ids[256];         /* "vfio-pci ids=" from cmdline or modprobe.d */
+	char vfio_ids_source[128];
+};
+
+struct gp_profile;
+int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
+void gp_host_release(struct gp_host *host);
+int gp_host_find(const struct gp_host *host, const char *bdf);
+const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
+
+/* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */
+int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out);
+int gp_resource_parse(const char *text, struct gp_bar *bars, int max);
+double gp_link_speed_gts(unsigned code);
+double gp_link_bandwidth(double gts, int width);
+
+/* ---- the profile (profile.c) ---- */
+enum gp_p2p { GP_P2P_REQUIRED, GP_P2P_PREFERRED, GP_P2P_OFF };
+enum gp_companions { GP_COMP_REFUSE, GP_COMP_BIND };
+
+struct gp_slot {
+	char name[GP_NAME_LEN];
+	char root_port[GP_BDF_LEN];
+	int numa_node;              /* -1 when not given */
+	int cpu_direct;             /* -1 when not given */
+	int line;
+};
+
+struct gp_match {
+	bool is_bdf;
+	uint16_t vendor, device;
+	char bdf[GP_BDF_LEN];
+};
+
+struct gp_profile {
+	char path[512];
+	char model[128];
+	char min_bios[GP_NAME_LEN];
+	bool verified;
+	struct gp_slot slots[GP_MAX_SLOTS];
+	int nslots;
+	struct gp_match match[GP_MAX_MATCH];
+	int nmatch;
+	int count;
+	char gpu_slots[GP_MAX_LIST][GP_NAME_LEN];
+	int ngpu_slots;
+	bool same_numa_node;
+	enum gp_p2p p2p;
+	enum gp_companions companions;
+	bool has_vm;
+	struct {
+		char name[GP_NAME_LEN];
+		char template[512];
+		unsigned vcpus;
+		uint64_t memory;
+		uint64_t hugepages; /* page size, 0 for none */
+		char numa[16];
+		int clique;         /* -1 for off */
+		char output[512];
+		bool define;
+		char uri[256];
+	} vm;
+	bool has_bond;
+	struct {
+		char name[16];
+		char slaves[GP_MAX_LIST][GP_NAME_LEN];
+		int nslaves;
+		char mode[16];
+		unsigned miimon;
+		char lacp_rate[8];
+		char xmit_hash_policy[16];
+		char ad_select[16];
+		unsigned min_links;
+		unsigned mtu;
+		char address[64];
+		char persist[16];
+	} bond;
+};
+
+int gp_profile_load(const char *path, struct gp_profile *p);
+int gp_profile_parse_string(const char *name, const char *text, struct gp_profile *p);
+const char *gp_profile_error(void);
+bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d);
+
+/* ---- topology (topo.c) ---- */
+enum gp_path {
+	GP_PATH_X,
+	GP_PATH_PIX,
+	GP_PATH_PXB,
+	GP_PATH_PHB,
+	GP_PATH_NODE,
+	GP_PATH_SYS,
+};
+
+struct gp_hop {
+	double speed;
+	int width;
+};
+
+const char *gp_path_name(enum gp_path p);
+enum gp_path gp_topo_classify(const struct gp_host *h, int a, int b);
+struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b);
+int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int max);
+int gp_host_root_port(const struct gp_host *h, int dev);
+
+/* ---- findings (checks.c) ---- */
+enum gp_severity { GP_OK, GP_WARN, GP_FAIL };
+
+struct gp_finding {
+	char id[32];
+	enum gp_severity severity;
+	char subject[64];
+	char message[512];
+	char hint[512];
+};
+
+struct gp_report {
+	struct gp_finding *items;
+	size_t n, cap;
+};
+
+void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev,
+		   const char *subject, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+void gp_report_release(struct gp_report *r);
+int gp_report_count(const struct gp_report *r, enum gp_severity sev);
+const char *gp_severity_name(enum gp_severity s);
+void gp_checks_run(const struct gp_host *h, const struct gp_profile *p,
+		   struct gp_report *r);
+int gp_gpus(const struct gp_host *h, int *out, int max);
+
+#endif

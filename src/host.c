@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host discovery: the only code that reads the machine.  Every path goes
+ * through the root prefix, so the same code reads a live host, a snapshot or
+ * a fixture tree.  libpci enumerates the devices and reads their IDs, class,
+ * NUMA node, physical slot and config space; pcicfg.c interprets the bytes.
+ * One pass over the devices, each file read once.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pci/pci.h>
+
+#include "gp.h"
+#include "vfio.h"
+
+#define PATH_LEN 4096
+
+/* ---- paths under the root ---- */
+
+static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n = gp_strlcpy(buf, h->root, PATH_LEN);
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, PATH_LEN - n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+/* Reads a small file whole; returns its length or -errno.  Trailing newline cut. */
+static ssize_t read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+static ssize_t read_link(const char *path, char *buf, size_t len)
+{
+	ssize_t n = readlink(path, buf, len - 1);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static bool is_bdf(const char *s, size_t len)
+{
+	unsigned d, b, dv, f;
+	int n = 0;
+
+	return len >= 12 && sscanf(s, "%x:%x:%x.%u%n", &d, &b, &dv, &f, &n) == 4 &&
+	       (size_t)n == len;
+}
+
+/* ---- libpci: its error callback must not return, so we jump back ---- */
+
+static jmp_buf pci_jump;
+static char pci_errmsg[512];
+
+static void PCI_NONRET pci_error_cb(char *msg, ...)
+{
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(pci_errmsg, sizeof(pci_errmsg), msg, ap);
+	va_end(ap);
+	longjmp(pci_jump, 1);
+}
+
+static void pci_warning_cb(char *msg, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, msg);
+	vsnprintf(buf, sizeof(buf), msg, ap);
+	va_end(ap);
+	gp_debug("libpci: %s", buf);
+}
+
+static void pci_debug_cb(char *msg, ...)
+{
+	(void)msg;
+}
+
+/* ---- per device ---- */
+
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct gp_dev *x = a, *y = b;
+
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	if (x->bus != y->bus)
+		return x->bus < y->bus ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return 0;
+}
+
+int gp_host_find(const struct gp_host *host, const char *bdf)
+{
+	struct gp_dev key;
+	const struct gp_dev *d;
+
+	if (sscanf(bdf, "%x:%x:%x.%u", &key.domain, &key.bus, &key.dev, &key.func) != 4)
+		return -1;
+	d = bsearch(&key, host->devs, host->ndevs, sizeof(key), dev_cmp);
+	return d ? (int)(d - host->devs) : -1;
+}
+
+/*
+ * The bus link ("../../../devices/pci0000:40/0000:40:01.1/0000:41:00.0")
+ * names the host bridge and the parent bridge in one readlink.
+ */
+static void parse_bus_link(const char *link, struct gp_dev *d)
+{
+	char buf[PATH_LEN], *save = NULL, *tok, *prev = NULL, *last = NULL;
+
+	gp_strlcpy(buf, link, sizeof(buf));
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (!strncmp(tok, "pci", 3) && strchr(tok, ':'))
+			gp_strlcpy(d->rc, tok, sizeof(d->rc));
+		if (is_bdf(tok, strlen(tok))) {
+			prev = last;
+			last = tok;
+		}
+	}
+	if (prev)
+		gp_strlcpy(d->parent_bdf, prev, sizeof(d->parent_bdf));
+}
+
+static void read_link_fields(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], link[PATH_LEN];
+
+	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), link, sizeof(link)) > 0)
+		parse_bus_link(link, d);
+	/*
+	 * libpci realpath()s driver and iommu_group; a readlink is all we need,
+	 * and it still works in a snapshot whose link targets were not copied.
+	 */
+	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s/driver", d->bdf), link,
+		      sizeof(link)) > 0)
+		gp_strlcpy(d->driver, base_name(link), sizeof(d->driver));
+	d->iommu_group = -1;
+	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
+		      sizeof(link)) > 0) {
+		char *end;
+		long g = strtol(base_name(link), &end, 10);
+
+		if (!*end && g >= 0 && g < 1 << 30)
+			d->iommu_group = (int)g;
+	}
+}
+
+static void read_bars(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], text[1024];
+	int n;
+
+	if (read_text(rootp(h, path, "/sys/bus/pci/devices/%s/resource", d->bdf), text,
+		      sizeof(text)) < 0) {
+		d->bars_bad = true;
+		return;
+	}
+	n = gp_resource_parse(text, d->bars, GP_MAX_BARS);
+	if (n < 0) {
+		gp_debug("%s: malformed resource file", d->bdf);
+		d->bars_bad = true;
+		return;
+	}
+	d->nbars = n;
+}
+
+static void read_config(struct pci_dev *pd, struct gp_dev *d)
+{
+	uint8_t cfg[4096];
+	size_t len = 256;
+	struct gp_cfg c;
+
+	memset(cfg, 0, sizeof(cfg));
+	/* unprivileged readers get only the first 64 bytes of config space */
+	if (!pci_read_block(pd, 0, cfg, 256)) {
+		len = 64;
+		if (!pci_read_block(pd, 0, cfg, 64))
+			return;
+	}
+	/* extended space only where ACS matters: bridges between GPUs */
+	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && pci_read_block(pd, 256, cfg + 256, 3840))
+		len = sizeof(cfg);
+	if (gp_cfg_parse(cfg, len, &c))
+		return;
+	d->svendor = c.svendor;
+	d->sdevice = c.sdevice;
+	d->pcie_type = c.pcie_type;
+	d->link = c.link;
+	d->has_acs = c.has_acs;
+	d->acs_ctrl = c.acs_ctrl;
+	d->is_bridge = c.header_type == 1;
+}
+
+static enum gp_role role_of(const struct gp_dev *d, const struct gp_profile *p)
+{
+	if (p ? gp_profile_matches(p, d) : (d->class >> 8) == 0x03)
+		return GP_ROLE_GPU;
+	if ((d->class >> 8) == 0x02)
+		return GP_ROLE_NIC;
+	if (d->is_bridge || d->class == 0x0604 || d->class == 0x0609)
+		return GP_ROLE_BRIDGE;
+	return GP_ROLE_OTHER;
+}
+
+static void read_reset_method(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN];
+
+	d->has_reset_method = read_text(rootp(h, path, "/sys/bus/pci/devices/%s/reset_method",
+					      d->bdf),
+					d->reset_method, sizeof(d->reset_method)) >= 0;
+}
+
+static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
+		     const struct gp_profile *p)
+{
+	const char *slot;
+
+	pci_fill_info(pd, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_NUMA_NODE |
+				  PCI_FILL_PHYS_SLOT);
+	d->domain = (unsigned)pd->domain;
+	d->bus = pd->bus;
+	d->dev = pd->dev;
+	d->func = pd->func;
+	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev,
+		 d->func);
+	d->vendor = pd->vendor_id;
+	d->device = pd->device_id;
+	d->class = pd->device_class;
+	d->numa_node = pd->numa_node < 0 ? -1 : pd->numa_node;
+	slot = pci_get_string_property(pd, PCI_FILL_PHYS_SLOT);
+	if (slot)
+		gp_strlcpy(d->slot, slot, sizeof(d->slot));
+	d->pcie_type = GP_PCIE_NONE;
+	d->parent = -1;
+	read_link_fields(h, d);
+	read_bars(h, d);
+	read_config(pd, d);
+	d->role = role_of(d, p);
+	if (d->role == GP_ROLE_GPU)
+		read_reset_method(h, d);
+}
+
+static int scan_pci(struct gp_host *h, const struct gp_profile *p)
+{
+	struct pci_access *pacc;
+	struct pci_dev *pd;
+	char path[PATH_LEN];
+	volatile size_t n = 0;
+	size_t i;
+	volatile int rc = 0;
+
+	pacc = pci_alloc();
+	pacc->error = pci_error_cb;
+	pacc->warning = pci_warning_cb;
+	pacc->debug = pci_debug_cb;
+	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+	if (setjmp(pci_jump)) {
+		gp_err("cannot read the PCI devices: %s", pci_errmsg);
+		rc = -EIO;
+		goto out;
+	}
+	pci_set_param(pacc, "sysfs.path", (char *)rootp(h, path, "/sys/bus/pci"));
+	pci_init(pacc);
+	pci_scan_bus(pacc);
+	for (pd = pacc->devices; pd; pd = pd->next)
+		n++;
+	h->devs = gp_xcalloc(n, sizeof(*h->devs));
+	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++)
+		fill_dev(h, pd, &h->devs[i], p);
+	h->ndevs = n;
+	/* sort as lspci does; parents resolve by binary search afterwards */
+	qsort(h->devs, n, sizeof(*h->devs), dev_cmp);
+	for (i = 0; i < n; i++)
+		h->devs[i].parent =
+			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
+out:
+	pci_cleanup(pacc);
+	return rc;
+}
+
+/* ---- NUMA nodes ---- */
+
+static uint64_t meminfo_field(const char *text, const char *field)
+{
+	const char *p = strstr(text, field);
+	unsigned long long kb;
+
+	if (!p || sscanf(p + strlen(field), " %llu", &kb) != 1)
+		return 0;
+	return (uint64_t)kb * 1024;
+}
+
+static int numa_cmp(const void *a, const void *b)
+{
+	const struct gp_numa *x = a, *y = b;
+
+	return x->id - y->id;
+}
+
+static void scan_numa(struct gp_host *h)
+{
+	char path[PATH_LEN], text[4096];
+	struct dirent *e;
+	DIR *dir = opendir(rootp(h, path, "/sys/devices/system/node"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		struct gp_numa *nn;
+		char *end;
+		long id;
+
+		if (strncmp(e->d_name, "node", 4) || !isdigit((unsigned char)e->d_name[4]))
+			continue;
+		id = strtol(e->d_name + 4, &end, 10);
+		if (*end || id < 0 || id > 4095)
+			continue;
+		h->numa = gp_xrealloc(h->numa, h->nnuma + 1, sizeof(*h->numa));
+		nn = &h->numa[h->nnuma++];
+		memset(nn, 0, sizeof(*nn));
+		nn->id = (int)id;
+		read_text(rootp(h, path, "/sys/devices/system/node/%s/cpulist", e->d_name),
+			  nn->cpus, sizeof(nn->cpus));
+		if (read_text(rootp(h, path, "/sys/devices/system/node/%s/meminfo", e->d_name),
+			      text, sizeof(text)) > 0) {
+			nn->mem_total = meminfo_field(text, "MemTotal:");
+			nn->mem_free = meminfo_field(text, "MemFree:");
+		}
+	}
+	closedir(dir);
+	qsort(h->numa, h->nnuma, sizeof(*h->numa), numa_cmp);
+}
+
+const struct gp_numa *gp_host_numa(const struct gp_host *host, int id)
+{
+	size_t i;
+
+	for (i = 0; i < host->nnuma; i++)
+		if (host->numa[i].id == id)
+			return &host->numa[i];
+	return NULL;
+}
+
+/* ---- network interfaces ---- */
+
+static void iface_pci(struct gp_host *h, struct gp_iface *f, const char *link)
+{
+	char buf[PATH_LEN], *save = NULL, *tok;
+
+	f->dev = -1;
+	gp_strlcpy(buf, link, sizeof(buf));
+	/* the last PCI address in the path: a virtio NIC has virtioN below it */
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+		if (is_bdf(tok, strlen(tok)))
+			gp_strlcpy(f->bdf, tok, sizeof(f->bdf));
+	if (f->bdf[0])
+		f->dev = gp_host_find(h, f->bdf);
+}
+
+static int iface_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gp_iface *)a)->name, ((const struct gp_iface *)b)->name);
+}
+
+static void scan_ifaces(struct gp_host *h)
+{
+	char path[PATH_LEN], link[PATH_LEN], text[64];
+	struct dirent *e;
+	DIR *dir = opendir(rootp(h, path, "/sys/class/net"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		struct gp_iface *f;
+		struct stat st;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN)
+			continue;
+		h->ifaces = gp_xrealloc(h->ifaces, h->nifaces + 1, sizeof(*h->ifaces));
+		f = &h->ifaces[h->nifaces++];
+		memset(f, 0, sizeof(*f));
+		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
+		f->speed = -1;
+		if (read_link(rootp(h, path, "/sys/class/net/%s", f->name), link, sizeof(link)) > 0)
+			iface_pci(h, f, link);
+		else
+			f->dev = -1;
+		if (read_link(rootp(h, path, "/sys/class/net/%s/master", f->name), link,
+			      sizeof(link)) > 0)
+			gp_strlcpy(f->master, base_name(link), sizeof(f->master));
+		read_text(rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
+			  sizeof(f->mac));
+		read_text(rootp(h, path, "/sys/class/net/%s/operstate", f->name), f->operstate,
+			  sizeof(f->operstate));
+		if (read_text(rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
+			      sizeof(text)) > 0)
+			f->speed = strtol(text, NULL, 10);
+		if (read_text(rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
+			      sizeof(text)) > 0)
+			f->mtu = (int)strtol(text, NULL, 10);
+		f->is_bond = !stat(rootp(h, path, "/sys/class/net/%s/bonding", f->name), &st);
+	}
+	closedir(dir);
+	qsort(h->ifaces, h->nifaces, sizeof(*h->ifaces), iface_cmp);
+}
+
+/* ---- processes holding GPU device nodes ---- */
+
+/* /proc/driver/nvidia/gpus/<bdf>/information maps /dev/nvidiaN to a device. */
+static int nvidia_minor_dev(const struct gp_host *h, int minor)
+{
+	char path[PATH_LEN], text[2048];
+	struct dirent *e;
+	DIR *dir = opendir(rootp(h, path, "/proc/driver/nvidia/gpus"));
+	int found = -1;
+
+	if (!dir)
+		return -1;
+	while (found < 0 && (e = readdir(dir))) {
+		const char *m;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_text(rootp(h, path, "/proc/driver/nvidia/gpus/%s/information", e->d_name),
+			      text, sizeof(text)) <= 0)
+			continue;
+		m = strstr(text, "Device Minor:");
+		if (m && atoi(m + 13) == minor)
+			found = gp_host_find(h, e->d_name);
+	}
+	closedir(dir);
+	return found;
+}
+
+static void add_holder(struct gp_host *h, int pid, const char *comm, const char *node)
+{
+	struct gp_holder *x;
+	int dev = -1;
+
+	if (!strncmp(node, "/dev/nvidia", 11) && isdigit((unsigned char)node[11]))
+		dev = nvidia_minor_dev(h, atoi(node + 11));
+	else if (!strncmp(node, "/dev/vfio/", 10) && isdigit((unsigned char)node[10]))
+		dev = -2 - atoi(node + 10); /* -2 - group: resolved by checks */
+	h->holders = gp_xrealloc(h->holders, h->nholders + 1, sizeof(*h->holders));
+	x = &h->holders[h->nholders++];
+	x->pid = pid;
+	x->dev = dev;
+	gp_strlcpy(x->comm, comm, sizeof(x->comm));
+	gp_strlcpy(x->path, node, sizeof(x->path));
+}
+
+static bool gpu_node(const char *t)
+{
+	return !strncmp(t, "/dev/nvidia", 11) ||
+	       (!strncmp(t, "/dev/vfio/", 10) && isdigit((unsigned char)t[10]));
+}
+
+static void scan_process(struct gp_host *h, const char *pid)
+{
+	char path[PATH_LEN], link[256], comm[GP_NAME_LEN] = "?", seen[8][GP_NAME_LEN];
+	struct dirent *e;
+	DIR *dir = opendir(rootp(h, path, "/proc/%s/fd", pid));
+	int nseen = 0, i;
+
+	if (!dir)
+		return;
+	read_text(rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_link(rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
+			      sizeof(link)) <= 0 || !gpu_node(link))
+			continue;
+		for (i = 0; i < nseen && strcmp(seen[i], link); i++)
+			;
+		if (i < nseen || nseen == 8)
+			continue; /* one entry per process and node */
+		gp_strlcpy(seen[nseen++], link, GP_NAME_LEN);
+		add_holder(h, atoi(pid), comm, link);
+	}
+	closedir(dir);
+}
+
+static void scan_holders(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *dir = opendir(rootp(h, path, "/proc"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (isdigit((unsigned char)e->d_name[0]))
+			scan_process(h, e->d_name);
+	closedir(dir);
+}
+
+/* ---- kernel, CPU, firmware, vfio ---- */
+
+static void read_cpu_bits(struct gp_host *h)
+{
+	char path[PATH_LEN], line[512];
+	FILE *f = fopen(rootp(h, path, "/proc/cpuinfo"), "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "address sizes", 13))
+			continue;
+		if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : line,
+			   " %d bits physical, %d bits virtual", &h->phys_bits, &h->virt_bits) < 1)
+			h->phys_bits = 0;
+		break;
+	}
+	fclose(f);
+}
+
+static int count_entries(const char *path)
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/* "vfio-pci.ids=" / "vfio_pci.ids=" on the command line. */
+static bool cmdline_vfio_ids(const char *cmdline, char *ids, size_t len)
+{
+	const char *p = cmdline;
+
+	while ((p = strstr(p, "pci.ids="))) {
+		if (p - cmdline >= 5 && (!strncmp(p - 5, "vfio-", 5) || !strncmp(p - 5, "vfio_", 5)) &&
+		    (p - cmdline == 5 || p[-6] == ' ')) {
+			size_t n = strcspn(p + 8, " \n");
+
+			snprintf(ids, len, "%.*s", (int)n, p + 8);
+			return true;
+		}
+		p += 8;
+	}
+	return false;
+}
+
+static bool is_vfio_name(const char *s)
+{
+	return !strcmp(s, "vfio-pci") || !strcmp(s, "vfio_pci");
+}
+
+/* modprobe.d: "options vfio-pci ids=..." and "blacklist vfio_pci". */
+static void scan_modprobe_file(struct gp_host *h, const char *path, const char *shown)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *words[16], *p = gp_trim(line);
+		int n, i;
+
+		if (*p == '#')
+			continue;
+		n = gp_split_list(p, words, 16);
+		if (n >= 2 && !strcmp(words[0], "blacklist") && is_vfio_name(words[1]))
+			h->vfio_blacklisted = true;
+		if (n < 3 || strcmp(words[0], "options") || !is_vfio_name(words[1]))
+			continue;
+		for (i = 2; i < n; i++) {
+			if (strncmp(words[i], "ids=", 4) || h->vfio_ids[0])
+				continue;
+			gp_strlcpy(h->vfio_ids, words[i] + 4, sizeof(h->vfio_ids));
+			gp_strlcpy(h->vfio_ids_source, shown, sizeof(h->vfio_ids_source));
+		}
+	}
+	fclose(f);
+}
+
+static void scan_modprobe(struct gp_host *h)
+{
+	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
+					    "/usr/local/lib/modprobe.d", "/lib/modprobe.d" };
+	char path[PATH_LEN], file[PATH_LEN], shown[PATH_LEN];
+	size_t i;
+
+	if (cmdline_vfio_ids(h->cmdline, h->vfio_ids, sizeof(h->vfio_ids)))
+		gp_strlcpy(h->vfio_ids_source, "/proc/cmdline", sizeof(h->vfio_ids_source));
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct dirent *e;
+		DIR *dir = opendir(rootp(h, path, "%s", dirs[i]));
+
+		if (!dir)
+			continue;
+		while ((e = readdir(dir))) {
+			size_t n = strlen(e->d_name);
+
+			if (n < 6 || strcmp(e->d_name + n - 5, ".conf"))
+				continue;
+			snprintf(shown, sizeof(shown), "%s/%s", dirs[i], e->d_name);
+			scan_modprobe_file(h, rootp(h, file, "%s", shown), shown);
+		}
+		closedir(dir);
+	}
+}
+
+static void read_kernel(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	struct stat st;
+
+	read_text(rootp(h, path, "/proc/cmdline"), h->cmdline, sizeof(h->cmdline));
+	read_text(rootp(h, path, "/proc/sys/kernel/osrelease"), h->kernel_release,
+		  sizeof(h->kernel_release));
+	read_text(rootp(h, path, "/sys/class/dmi/id/bios_version"), h->bios_version,
+		  sizeof(h->bios_version));
+	read_text(rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
+		  sizeof(h->bios_vendor));
+	read_text(rootp(h, path, "/sys/class/dmi/id/product_name"), h->product,
+		  sizeof(h->product));
+	read_cpu_bits(h);
+	h->iommu_groups = count_entries(rootp(h, path, "/sys/kernel/iommu_groups"));
+	h->vfio_loaded = !stat(rootp(h, path, "/sys/module/vfio_pci"), &st);
+	h->vfio_available = h->kernel_release[0] ? gp_vfio_module_available(h->root,
+									  h->kernel_release)
+						 : -1;
+	scan_modprobe(h);
+}
+
+/* ---- the whole host ---- */
+
+int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h)
+{
+	char path[PATH_LEN];
+	struct stat st;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	/* "/" and "" both mean the live host; a trailing slash is dropped */
+	h->root = gp_xstrdup(root && strcmp(root, "/") ? root : "");
+	if (h->root[0] && h->root[strlen(h->root) - 1] == '/')
+		h->root[strlen(h->root) - 1] = '\0';
+	rootp(h, path, "/sys/bus/pci/devices");
+	if (stat(path, &st) || !S_ISDIR(st.st_mode) || access(path, R_OK | X_OK)) {
+		gp_err("cannot read host state: '%s': %s", path,
+		       errno ? strerror(errno) : "not a directory");
+		gp_host_release(h);
+		return -ENOENT;
+	}
+	rc = scan_pci(h, p);
+	if (rc) {
+		gp_host_release(h);
+		return rc;
+	}
+	scan_numa(h);
+	scan_ifaces(h);
+	read_kernel(h);
+	scan_holders(h);
+	return 0;
+}
+
+void gp_host_release(struct gp_host *h)
+{
+	free(h->root);
+	free(h->devs);
+	free(h->numa);
+	free(h->ifaces);
+	free(h->holders);
+	memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gpuprov: make a KVM host ready to give its GPUs to one VM with full P2P.
+ * The one command table; requirements are flags checked once, before any
+ * command runs (git's model).  Only this file turns results into exit codes.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "gp.h"
+
+#ifndef GP_VERSION
+#define GP_VERSION "0.1"
+#endif
+
+enum {
+	NEED_PROFILE = 1 << 0, /* fails without -p */
+	USE_PROFILE = 1 << 1,  /* loads -p when given */
+};
+
+struct gp_cmd {
+	const char *name;
+	int (*fn)(struct gp_ctx *ctx);
+	unsigned flags;
+	const char *help;
+};
+
+static const struct gp_cmd commands[] = {
+	{ "scan", gp_cmd_scan, USE_PROFILE,
+	  "GPUs, NICs, bridges, IOMMU groups, NUMA nodes, links, BARs" },
+	{ "topo", gp_cmd_topo, USE_PROFILE,
+	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
+	{ "check", gp_cmd_check, NEED_PROFILE, "preflight of the host against the profile" },
+	{ "profile", gp_cmd_profile, 0, "validate FILE | discover" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] COMMAND [ARGS]\n\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\noptions:\n"
+		   "  -p, --profile FILE  the server profile (INI, see gpuprov.ini(5))\n"
+		   "  -r, --root DIR      read the host under DIR (a snapshot or fixture)\n"
+		   "  -o, --output FILE   where a command writes its file\n"
+		   "      --json          one JSON document on stdout\n"
+		   "  -v, --verbose       more messages on stderr\n"
+		   "  -q, --quiet         errors only\n"
+		   "  -h, --help          this text\n"
+		   "  -V, --version       the version\n"
+		   "\nexit: 0 ok, 1 warnings / changes pending, 2 failure, 3 host unreadable,\n"
+		   "      4 bad input, 5 locked\n");
+}
+
+static const struct gp_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
+{
+	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gp_ctx ctx = { .root = "/" };
+	struct gp_profile profile;
+	const struct gp_cmd *cmd;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "p:r:o:vqhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			ctx.profile_path = optarg;
+			break;
+		case 'r':
+			ctx.root = optarg;
+			break;
+		case 'o':
+			ctx.output = optarg;
+			break;
+		case 'j':
+			ctx.json = true;
+			break;
+		case 'v':
+			gp_verbosity = 2;
+			break;
+		case 'q':
+			gp_verbosity = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return GP_EXIT_OK;
+		case 'V':
+			printf("gpuprov %s\n", GP_VERSION);
+			return GP_EXIT_OK;
+		default:
+			usage(stderr);
+			return GP_EXIT_INPUT;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return GP_EXIT_INPUT;
+	}
+	cmd = find_cmd(argv[optind]);
+	if (!cmd) {
+		gp_err("unknown command '%s' (see gpuprov --help)", argv[optind]);
+		return GP_EXIT_INPUT;
+	}
+	if ((cmd->flags & NEED_PROFILE) && !ctx.profile_path) {
+		gp_err("'%s' needs a profile: -p FILE", cmd->name);
+		return GP_EXIT_INPUT;
+	}
+	if ((cmd->flags & (NEED_PROFILE | USE_PROFILE)) && ctx.profile_path) {
+		if (gp_profile_load(ctx.profile_path, &profile)) {
+			gp_err("%s", gp_profile_error());
+			return GP_EXIT_INPUT;
+		}
+		ctx.profile = &profile;
+	}
+	ctx.argc = argc - optind - 1;
+	ctx.argv = argv + optind + 1;
+	rc = cmd->fn(&ctx);
+	fflush(stdout);
+	if (ferror(stdout)) {
+		gp_err("cannot write the output");
+		return GP_EXIT_HOST;
+	}
+	return rc;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GP_RENDER_H
+#define GP_RENDER_H
+
+#include <stdbool.h>
+
+#include <json.h>
+
+#include "gp.h"
+
+json_object *gp_json_doc(const char *command);
+void gp_json_print(json_object *doc);
+void gp_render_scan(const struct gp_host *h, bool json);
+void gp_render_topo(const struct gp_host *h, bool json);
+void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json);
+
+#endif

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Logging and the small parsers shared by the profile and the host reader. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp.h"
+
+int gp_verbosity = 1;
+const char *gp_progname = "gpuprov";
+
+static void vlog(const char *level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", gp_progname, level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void gp_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void gp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (gp_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	vlog("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void gp_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (gp_verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
+}
+
+void gp_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (gp_verbosity < 2)
+		return;
+	va_start(ap, fmt);
+	vlog("debug: ", fmt, ap);
+	va_end(ap);
+}
+
+void *gp_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p) {
+		gp_err("out of memory");
+		exit(GP_EXIT_HOST);
+	}
+	return p;
+}
+
+void *gp_xrealloc(void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (size && n > SIZE_MAX / size) {
+		gp_err("out of memory");
+		exit(GP_EXIT_HOST);
+	}
+	q = realloc(p, n && size ? n * size : 1);
+	if (!q) {
+		gp_err("out of memory");
+		exit(GP_EXIT_HOST);
+	}
+	return q;
+}
+
+char *gp_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p) {
+		gp_err("out of memory");
+		exit(GP_EXIT_HOST);
+	}
+	return p;
+}
+
+size_t gp_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+
+char *gp_trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+/* "64GiB", "2MiB", "1024" (bytes); binary units only, as the man page says. */
+int gp_parse_size(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 }, { "B", 0 }, { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 },
+	};
+	char *end;
+	unsigned long long v;
+	size_t i;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (units[i].shift && v > (UINT64_MAX >> units[i].shift))
+			return -ERANGE;
+		*out = (uint64_t)v << units[i].shift;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int gp_parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int gp_parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "1")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0")) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Accepts "0000:41:00.0" or "41:00.0" (domain 0); writes the full form. */
+int gp_parse_bdf(const char *s, char out[GP_BDF_LEN])
+{
+	unsigned dom = 0, bus, dev, fn;
+	int n = 0;
+
+	if (sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] &&
+	    n == 12)
+		goto ok;
+	dom = 0;
+	n = 0;
+	if (sscanf(s, "%2x:%2x.%1u%n", &bus, &dev, &fn, &n) == 3 && !s[n] && n == 7)
+		goto ok;
+	return -EINVAL;
+ok:
+	if (dev > 0x1f || fn > 7)
+		return -EINVAL;
+	snprintf(out, GP_BDF_LEN, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+	return 0;
+}
+
+int gp_parse_id_pair(const char *s, uint16_t *vendor, uint16_t *device)
+{
+	unsigned v, d;
+	int n = 0;
+
+	if (sscanf(s, "%4x:%4x%n", &v, &d, &n) != 2 || s[n] || n != 9)
+		return -EINVAL;
+	*vendor = (uint16_t)v;
+	*device = (uint16_t)d;
+	return 0;
+}
+
+/* Splits on spaces and commas in place; returns the count or -E2BIG. */
+int gp_split_list(char *s, char **items, int max)
+{
+	int n = 0;
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(s, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
+		if (n == max)
+			return -E2BIG;
+		items[n++] = tok;
+	}
+	return n;
+}
+
+/* Number of CPUs in a kernel cpulist ("0-47,96-143"); -1 when malformed. */
+int gp_cpulist_count(const char *list)
+{
+	const char *p = list;
+	int count = 0;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+
+		if (end == p || a < 0)
+			return -1;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return -1;
+			p = end;
+		}
+		count += (int)(b - a + 1);
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -1;
+	}
+	return count;
+}
+
+/* Compares dotted versions numerically ("5.9" < "5.20"); text parts as text. */
+int gp_version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			unsigned long long x = strtoull(a, (char **)&a, 10);
+			unsigned long long y = strtoull(b, (char **)&b, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return 0;
+}
+
+/* Exact sizes as "256GiB"; others to one decimal in the largest unit ("4.6GiB"). */
+void gp_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	uint64_t v = bytes;
+	int u = 0;
+
+	while (u < 5 && v >= 1024 && !(v % 1024)) {
+		v /= 1024;
+		u++;
+	}
+	if (v < 1024 || u == 5) {
+		snprintf(buf, len, "%" PRIu64 "%s", v, units[u]);
+		return;
+	}
+	for (u = 0; u < 5 && (double)bytes / (double)(1ull << (10 * (u + 1))) >= 1.0; u++)
+		;
+	snprintf(buf, len, "%.1f%s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+}

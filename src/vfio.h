@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vfio.c: libkmod and the vfio-pci sysfs interface. */
+#ifndef GP_VFIO_H
+#define GP_VFIO_H
+
+int gp_vfio_module_available(const char *root, const char *release);
+
+#endif
