@@ -319,9 +319,12 @@ static void check_numa(const struct gp_host *h, const struct gp_profile *p, cons
 
 		split |= d->numa_node != first;
 		unknown |= d->numa_node < 0;
-		if (len < sizeof(list) - 32)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s on %d",
+		if (len < sizeof(list) - 40 && d->numa_node >= 0)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s on node %d",
 						i ? ", " : "", d->bdf, d->numa_node);
+		else if (len < sizeof(list) - 40)
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%s on an unknown node", i ? ", " : "", d->bdf);
 	}
 	if (n < 2)
 		return;

@@ -180,7 +180,7 @@ struct gp_host {
 	int vfio_available;         /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
 	char vfio_ids[256];         /* "vfio-pci ids=" from cmdline or modprobe.d */
-	char vfio_ids_source[128];
+	char vfio_ids_source[512];
 };
 
 struct gp_profile;

@@ -600,6 +600,17 @@ static bool is_vfio_name(const char *s)
 	return !strcmp(s, "vfio-pci") || !strcmp(s, "vfio_pci");
 }
 
+/* The first ids= wins, as at boot; every place that sets one is named. */
+static void add_ids_source(struct gp_host *h, const char *ids, const char *source)
+{
+	size_t n = strlen(h->vfio_ids_source);
+
+	if (!h->vfio_ids[0])
+		gp_strlcpy(h->vfio_ids, ids, sizeof(h->vfio_ids));
+	snprintf(h->vfio_ids_source + n, sizeof(h->vfio_ids_source) - n, "%s%s", n ? ", " : "",
+		 source);
+}
+
 /* modprobe.d: "options vfio-pci ids=..." and "blacklist vfio_pci". */
 static void scan_modprobe_file(struct gp_host *h, const char *path, const char *shown)
 {
@@ -609,22 +620,21 @@ static void scan_modprobe_file(struct gp_host *h, const char *path, const char *
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *words[16], *p = gp_trim(line);
-		int n, i;
+		char *words[16], *p = gp_trim(line), *save = NULL, *w;
+		int n = 0, i;
 
 		if (*p == '#')
 			continue;
-		n = gp_split_list(p, words, 16);
+		/* words split on blanks only: "ids=10de:20b5,10de:20f1" is one */
+		for (w = strtok_r(p, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
+			words[n++] = w;
 		if (n >= 2 && !strcmp(words[0], "blacklist") && is_vfio_name(words[1]))
 			h->vfio_blacklisted = true;
 		if (n < 3 || strcmp(words[0], "options") || !is_vfio_name(words[1]))
 			continue;
-		for (i = 2; i < n; i++) {
-			if (strncmp(words[i], "ids=", 4) || h->vfio_ids[0])
-				continue;
-			gp_strlcpy(h->vfio_ids, words[i] + 4, sizeof(h->vfio_ids));
-			gp_strlcpy(h->vfio_ids_source, shown, sizeof(h->vfio_ids_source));
-		}
+		for (i = 2; i < n; i++)
+			if (!strncmp(words[i], "ids=", 4))
+				add_ids_source(h, words[i] + 4, shown);
 	}
 	fclose(f);
 }
@@ -633,11 +643,12 @@ static void scan_modprobe(struct gp_host *h)
 {
 	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
 					    "/usr/local/lib/modprobe.d", "/lib/modprobe.d" };
-	char path[PATH_LEN], file[PATH_LEN], shown[PATH_LEN];
+	char path[PATH_LEN], file[PATH_LEN], shown[PATH_LEN], ids[256];
 	size_t i;
 
-	if (cmdline_vfio_ids(h->cmdline, h->vfio_ids, sizeof(h->vfio_ids)))
-		gp_strlcpy(h->vfio_ids_source, "/proc/cmdline", sizeof(h->vfio_ids_source));
+
+	if (cmdline_vfio_ids(h->cmdline, ids, sizeof(ids)))
+		add_ids_source(h, ids, "/proc/cmdline");
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct dirent *e;
 		DIR *dir = opendir(rootp(h, path, "%s", dirs[i]));
