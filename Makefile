@@ -57,9 +57,12 @@ build/obj build/test/obj build/fuzz:
 deps:
 	@sh scripts/deps.sh
 
-# Fixture host trees are built from tests/fixtures/hosts/*.host.
+# Fixture host trees are built from tests/fixtures/hosts/*.host; captures
+# of real hosts are unpacked beside them.
 fixtures:
 	@python3 tests/fixtures/mkhost.py --all tests/fixtures/hosts build/hosts
+	@for t in tests/fixtures/captured/*.tgz; do d=build/hosts/$$(basename $$t -sysfs.tgz); \
+		rm -rf $$d && mkdir -p $$d && tar xzf $$t -C $$d || exit 1; done
 
 demo: deps
 	@$(MAKE) --no-print-directory all fixtures

@@ -278,11 +278,18 @@ static void check_slot(const struct gp_host *h, const struct gp_profile *p, int 
 	bool direct = parent >= 0 && h->devs[parent].pcie_type == GP_PCIE_ROOT_PORT;
 
 	if (p->ngpu_slots && (!s || !slot_wanted(p, s->name))) {
+		char allowed[256] = "";
+		size_t len = 0;
+		int i;
+
+		for (i = 0; i < p->ngpu_slots && len < sizeof(allowed) - GP_NAME_LEN; i++)
+			len += (size_t)snprintf(allowed + len, sizeof(allowed) - len, "%s%s",
+						i ? ", " : "", p->gpu_slots[i]);
 		gp_report_add(r, "gpu.slot", GP_FAIL, d->bdf,
 			      "move the card to one of the slots the profile names ([gpus] "
 			      "slots), or correct the slot map",
-			      "sits %s%s (below %s), not in a slot the profile allows",
-			      s ? "in slot " : "in no slot of the profile", s ? s->name : "", above);
+			      "%s%s (below %s); the profile wants slot %s", s ? "in slot " : "in no slot of the profile",
+			      s ? s->name : "", above, allowed);
 		return;
 	}
 	if (s && s->numa_node >= 0 && d->numa_node >= 0 && s->numa_node != d->numa_node) {

@@ -3,6 +3,7 @@
  * gpuprov profile validate FILE: parse and validate, file:line on error.
  * gpuprov profile discover: a profile skeleton from what this host shows.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,9 +37,32 @@ static int validate(struct gp_ctx *ctx, const char *path)
 	return GP_EXIT_OK;
 }
 
+/*
+ * Compute GPUs: every 3D controller, and display controllers of NVIDIA and
+ * AMD; a server's BMC VGA (ASPEED, Matrox) is no candidate.
+ */
+static bool passthrough_candidate(const struct gp_dev *d)
+{
+	if (d->class == 0x0302)
+		return true;
+	return (d->class >> 8) == 0x03 && (d->vendor == 0x10de || d->vendor == 0x1002);
+}
+
+static void slot_name(const struct gp_dev *d, int i, char *buf, size_t len)
+{
+	const char *c;
+
+	for (c = d->slot; *c && (isalnum((unsigned char)*c) || *c == '-' || *c == '_'); c++)
+		;
+	if (d->slot[0] && !*c)
+		snprintf(buf, len, "%s", d->slot);
+	else
+		snprintf(buf, len, "gpu%d", i);
+}
+
 static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, int n)
 {
-	char ids[GP_MAX_MATCH][10];
+	char ids[GP_MAX_MATCH][10], names[MAX_GPUS][GP_NAME_LEN];
 	int i, j, nids = 0, rp;
 
 	fprintf(f, "; written by 'gpuprov profile discover': check every value, then set\n"
@@ -49,7 +73,8 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 		const struct gp_dev *d = &h->devs[gpus[i]];
 
 		rp = d->parent;
-		fprintf(f, "\n[slot.%d]\nroot_port = %s\n", i + 1,
+		slot_name(d, i, names[i], sizeof(names[i]));
+		fprintf(f, "\n[slot.%s]\nroot_port = %s\n", names[i],
 			rp >= 0 ? h->devs[rp].bdf : "0000:00:00.0");
 		if (d->numa_node >= 0)
 			fprintf(f, "numa_node = %d\n", d->numa_node);
@@ -66,7 +91,7 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 		fprintf(f, " %s", ids[i]);
 	fprintf(f, "\ncount = %d\nslots =", n);
 	for (i = 0; i < n; i++)
-		fprintf(f, " %d", i + 1);
+		fprintf(f, " %s", names[i]);
 	fprintf(f, "\nsame_numa_node = yes\np2p = required\ncompanions = refuse\n");
 }
 
@@ -74,14 +99,18 @@ static int discover(struct gp_ctx *ctx)
 {
 	struct gp_host h;
 	int gpus[MAX_GPUS], n, rc;
+	size_t i;
 	FILE *f = stdout;
 
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
-	n = gp_gpus(&h, gpus, MAX_GPUS);
+	for (n = 0, i = 0; i < h.ndevs && n < MAX_GPUS; i++)
+		if (passthrough_candidate(&h.devs[i]))
+			gpus[n++] = (int)i;
 	if (!n) {
-		gp_err("no GPUs (display or 3D controllers) found under '%s'", ctx->root);
+		gp_err("no GPUs (3D controllers, NVIDIA or AMD display controllers) under '%s'",
+		       ctx->root);
 		gp_host_release(&h);
 		return GP_EXIT_FAIL;
 	}

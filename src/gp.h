@@ -32,6 +32,7 @@ enum gp_exit {
 /* ---- logging (util.c) ---- */
 extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
 extern const char *gp_progname;
+extern char gp_last_error[512]; /* the last gp_err() message, for --json */
 void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "gp.h"
+#include "render.h"
 
 #ifndef GP_VERSION
 #define GP_VERSION "0.1"
@@ -67,6 +68,24 @@ static const struct gp_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/* --json promises one document on stdout, errors included. */
+static void json_error(const char *command)
+{
+	json_object *doc = gp_json_doc(command);
+
+	json_object_object_add(doc, "error", json_object_new_string(gp_last_error));
+	gp_json_print(doc);
+}
+
+/* Every return after the options are read comes through here. */
+static int finish(const struct gp_ctx *ctx, const char *command, int rc)
+{
+	if (ctx->json && rc >= GP_EXIT_HOST && !gp_json_printed)
+		json_error(command);
+	fflush(stdout);
+	return rc;
+}
+
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
 {
 	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
@@ -90,7 +109,8 @@ int main(int argc, char **argv)
 	const struct gp_cmd *cmd;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "p:r:o:vqhV", opts, NULL)) != -1) {
+	opterr = 0; /* our own message, without the binary's path */
+	while ((c = getopt_long(argc, argv, ":p:r:o:vqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			ctx.profile_path = optarg;
@@ -116,8 +136,11 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("gpuprov %s\n", GP_VERSION);
 			return GP_EXIT_OK;
+		case ':':
+			gp_err("option '%s' needs a value (see gpuprov --help)", argv[optind - 1]);
+			return GP_EXIT_INPUT;
 		default:
-			usage(stderr);
+			gp_err("unknown option '%s' (see gpuprov --help)", argv[optind - 1]);
 			return GP_EXIT_INPUT;
 		}
 	}
@@ -128,23 +151,22 @@ int main(int argc, char **argv)
 	cmd = find_cmd(argv[optind]);
 	if (!cmd) {
 		gp_err("unknown command '%s' (see gpuprov --help)", argv[optind]);
-		return GP_EXIT_INPUT;
+		return finish(&ctx, argv[optind], GP_EXIT_INPUT);
 	}
 	if ((cmd->flags & NEED_PROFILE) && !ctx.profile_path) {
 		gp_err("'%s' needs a profile: -p FILE", cmd->name);
-		return GP_EXIT_INPUT;
+		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	}
 	if ((cmd->flags & (NEED_PROFILE | USE_PROFILE)) && ctx.profile_path) {
 		if (gp_profile_load(ctx.profile_path, &profile)) {
 			gp_err("%s", gp_profile_error());
-			return GP_EXIT_INPUT;
+			return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 		}
 		ctx.profile = &profile;
 	}
 	ctx.argc = argc - optind - 1;
 	ctx.argv = argv + optind + 1;
-	rc = cmd->fn(&ctx);
-	fflush(stdout);
+	rc = finish(&ctx, cmd->name, cmd->fn(&ctx));
 	if (ferror(stdout)) {
 		gp_err("cannot write the output");
 		return GP_EXIT_HOST;

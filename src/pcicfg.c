@@ -155,10 +155,11 @@ int gp_resource_parse(const char *text, struct gp_bar *bars, int max)
 		unsigned long long start, end, flags;
 		char *e1, *e2, *e3;
 
+		errno = 0;
 		start = strtoull(p, &e1, 16);
 		end = strtoull(e1, &e2, 16);
 		flags = strtoull(e2, &e3, 16);
-		if (e1 == p || e2 == e1 || e3 == e2)
+		if (e1 == p || e2 == e1 || e3 == e2 || errno)
 			return -EINVAL;
 		while (*e3 == ' ' || *e3 == '\t' || *e3 == '\r')
 			e3++;
@@ -167,8 +168,8 @@ int gp_resource_parse(const char *text, struct gp_bar *bars, int max)
 		p = *e3 ? e3 + 1 : e3;
 		if (start == 0 && end == 0)
 			continue; /* no region behind this line */
-		if (end < start)
-			return -EINVAL;
+		if (end < start || end - start == UINT64_MAX)
+			return -EINVAL; /* no size fits */
 		if (n == max)
 			continue;
 		bars[n] = (struct gp_bar){

@@ -28,6 +28,7 @@ struct parse_state {
 	size_t pos;
 	FILE *file;
 	int line;
+	int header_line; /* of the last [section] line */
 	bool continuation;
 	/* duplicate detection: "section\nkey" per line seen */
 	char *seen[MAX_SEEN];
@@ -525,12 +526,11 @@ static int open_section(struct parse_state *st, const char *section)
 {
 	int idx;
 
-	gp_strlcpy(st->section, section, sizeof(st->section));
 	if (!strncmp(section, "slot.", 5)) {
 		struct gp_slot *s;
 
 		if (!section[5] || strlen(section + 5) >= GP_NAME_LEN)
-			return fail(st, st->line, "bad section name [%s]", section);
+			return fail(st, st->header_line, "bad section name [%s]", section);
 		if (slot_for(st->p, section + 5))
 			return 1;
 		if (st->p->nslots == GP_MAX_SLOTS)
@@ -540,14 +540,14 @@ static int open_section(struct parse_state *st, const char *section)
 		gp_strlcpy(s->name, section + 5, sizeof(s->name));
 		s->numa_node = -1;
 		s->cpu_direct = -1;
-		s->line = st->line;
+		s->line = st->header_line;
 		return 1;
 	}
 	idx = section_index(section);
 	if (idx < 0)
-		return fail(st, st->line, "unknown section [%s]", section);
+		return fail(st, st->header_line, "unknown section [%s]", section);
 	if (!st->section_line[idx])
-		st->section_line[idx] = st->line;
+		st->section_line[idx] = st->header_line;
 	if (idx == 2)
 		st->p->has_vm = true;
 	if (idx == 3)
@@ -562,13 +562,18 @@ static int handler(void *user, const char *section, const char *key, const char 
 	size_t i;
 	int prev;
 
+	if (st->error_line)
+		return 0; /* only the first error is reported; skip the rest */
 	if (st->continuation)
 		return fail(st, st->line, "continuation lines are not supported: put '%s' "
 			    "on one line", key);
 	if (!*section)
 		return fail(st, st->line, "key '%s' outside of any section", key);
-	if (strcmp(section, st->section) && !open_section(st, section))
-		return 0;
+	if (strcmp(section, st->section)) {
+		if (!open_section(st, section))
+			return 0;
+		gp_strlcpy(st->section, section, sizeof(st->section));
+	}
 	prev = remember(st, section, key);
 	if (prev)
 		return fail(st, st->line, "duplicate key '%s' in [%s] (first set on line %d)",
@@ -587,6 +592,24 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return 1;
 	}
 	return fail(st, st->line, "unknown key '%s' in section [%s]", key, section);
+}
+
+/*
+ * inih calls the handler only for keys, so a [section] line is checked here,
+ * where its line number is known, and an empty unknown section is caught too.
+ */
+static void check_header(struct parse_state *st, const char *text)
+{
+	const char *end = strchr(text, ']');
+	char buf[GP_NAME_LEN * 2], *name;
+
+	st->header_line = st->line;
+	if (!end || (size_t)(end - text - 1) >= sizeof(buf))
+		return; /* inih reports the syntax error */
+	snprintf(buf, sizeof(buf), "%.*s", (int)(end - text - 1), text + 1);
+	name = gp_trim(buf);
+	if (strncmp(name, "slot.", 5) && section_index(name) < 0)
+		fail(st, st->line, "unknown section [%s]", name);
 }
 
 /* inih's reader: one line at a time, counting, refusing what inih would cut. */
@@ -619,6 +642,8 @@ static char *reader(char *str, int num, void *stream)
 		len = 0;
 	}
 	str[len] = '\0';
+	if (str[strspn(str, " \t")] == '[')
+		check_header(st, str + strspn(str, " \t"));
 	/* inih joins an indented line to the previous key: we do not */
 	st->continuation = len && (str[0] == ' ' || str[0] == '\t') && str[strspn(str, " \t")] &&
 			   !strchr(";#", str[strspn(str, " \t")]);

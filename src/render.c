@@ -57,8 +57,11 @@ json_object *gp_json_doc(const char *command)
 	return o;
 }
 
+bool gp_json_printed;
+
 void gp_json_print(json_object *o)
 {
+	gp_json_printed = true;
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						       JSON_C_TO_STRING_SPACED |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -247,7 +250,7 @@ static void bars_text(const struct gp_dev *d, char *buf, size_t len)
 	size_t n = 0;
 	int i;
 
-	buf[0] = '\0';
+	snprintf(buf, len, "-");
 	if (d->bars_bad) {
 		snprintf(buf, len, "unreadable");
 		return;
@@ -257,7 +260,7 @@ static void bars_text(const struct gp_dev *d, char *buf, size_t len)
 		char size[32];
 
 		gp_format_size(b->size, size, sizeof(size));
-		n += (size_t)snprintf(buf + n, len - n, "%s%d:%s%s%s%s", n ? " " : "", b->index,
+		n += (size_t)snprintf(buf + n, len - n, "%s%d:%s%s%s%s", i ? " " : "", b->index,
 				      size, b->io ? "(io)" : b->is64 ? "(64" : "(32",
 				      b->io ? "" : b->prefetchable ? ",pf)" : ")",
 				      b->unset ? "!unassigned" : "");

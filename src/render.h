@@ -8,6 +8,7 @@
 
 #include "gp.h"
 
+extern bool gp_json_printed;
 json_object *gp_json_doc(const char *command);
 void gp_json_print(json_object *doc);
 void gp_render_scan(const struct gp_host *h, bool json);

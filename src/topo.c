@@ -87,7 +87,9 @@ enum gp_path gp_topo_classify(const struct gp_host *h, int a, int b)
 
 	if (a == b)
 		return GP_PATH_X;
-	if (strcmp(da->rc, db->rc) || !da->rc[0]) {
+	if (!da->rc[0] || !db->rc[0])
+		return GP_PATH_SYS; /* where it hangs is unknown: assume the worst */
+	if (strcmp(da->rc, db->rc)) {
 		if (da->numa_node >= 0 && da->numa_node == db->numa_node)
 			return GP_PATH_NODE;
 		return GP_PATH_SYS;

@@ -11,6 +11,7 @@
 #include "gp.h"
 
 int gp_verbosity = 1;
+char gp_last_error[512];
 const char *gp_progname = "gpuprov";
 
 static void vlog(const char *level, const char *fmt, va_list ap)
@@ -25,8 +26,9 @@ void gp_err(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vlog("error: ", fmt, ap);
+	vsnprintf(gp_last_error, sizeof(gp_last_error), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s: error: %s\n", gp_progname, gp_last_error);
 }
 
 void gp_warn(const char *fmt, ...)
@@ -191,6 +193,8 @@ int gp_parse_bdf(const char *s, char out[GP_BDF_LEN])
 	unsigned dom = 0, bus, dev, fn;
 	int n = 0;
 
+	if (strspn(s, "0123456789abcdefABCDEF:.") != strlen(s))
+		return -EINVAL; /* sscanf's %x would take signs and blanks */
 	if (sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] &&
 	    n == 12)
 		goto ok;
@@ -211,7 +215,8 @@ int gp_parse_id_pair(const char *s, uint16_t *vendor, uint16_t *device)
 	unsigned v, d;
 	int n = 0;
 
-	if (sscanf(s, "%4x:%4x%n", &v, &d, &n) != 2 || s[n] || n != 9)
+	if (strspn(s, "0123456789abcdefABCDEF:") != strlen(s) ||
+	    sscanf(s, "%4x:%4x%n", &v, &d, &n) != 2 || s[n] || n != 9)
 		return -EINVAL;
 	*vendor = (uint16_t)v;
 	*device = (uint16_t)d;
@@ -242,16 +247,18 @@ int gp_cpulist_count(const char *list)
 		char *end;
 		long a = strtol(p, &end, 10), b;
 
-		if (end == p || a < 0)
+		if (end == p || a < 0 || a > 1 << 20)
 			return -1;
 		b = a;
 		p = end;
 		if (*p == '-') {
 			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
+			if (end == p + 1 || b < a || b > 1 << 20)
 				return -1;
 			p = end;
 		}
+		if (count > (1 << 22))
+			return -1;
 		count += (int)(b - a + 1);
 		if (*p == ',')
 			p++;

@@ -1,0 +1,33 @@
+#!/bin/sh
+# On every fixture host, what gpuprov reads agrees with lspci (pciutils) on the
+# same tree: the devices, their IDs and class, NUMA node, IOMMU group,
+# physical slot, and the parent bridge from lspci's tree.
+set -eu
+for root in build/hosts/*/; do
+	root=${root%/}
+	build/test/gpuprov -r "$root" --json scan >/tmp/gp-agree.$$.json
+	lspci -O sysfs.path="$root/sys/bus/pci" -D -vmm -nn >/tmp/gp-agree.$$.vmm 2>/dev/null
+	python3 - "$root" /tmp/gp-agree.$$.json /tmp/gp-agree.$$.vmm <<'PY'
+import json, re, sys
+root, ours, vmm = sys.argv[1:4]
+doc = {d["bdf"]: d for d in json.load(open(ours))["devices"]}
+theirs = {}
+for block in open(vmm).read().strip().split("\n\n"):
+    f = dict(l.split(":\t", 1) for l in block.splitlines())
+    theirs[f["Slot"]] = f
+assert set(doc) == set(theirs), (root, set(doc) ^ set(theirs))
+for bdf, f in theirs.items():
+    d = doc[bdf]
+    ids = lambda s: re.search(r"\[([0-9a-f]{4})\]$", s).group(1)
+    assert ids(f["Vendor"]) == d["vendor"], (root, bdf)
+    assert ids(f["Device"]) == d["device"], (root, bdf)
+    assert ids(f["Class"]) == d["class"], (root, bdf)
+    assert int(f.get("NUMANode", -1)) == (d["numa_node"] if d["numa_node"] is not None else -1), (root, bdf, f.get("NUMANode"))
+    if "IOMMUGroup" in f:
+        assert int(f["IOMMUGroup"]) == d["iommu_group"], (root, bdf)
+    else:
+        assert d["iommu_group"] is None, (root, bdf)
+    assert f.get("PhySlot") == d["slot"], (root, bdf, f.get("PhySlot"), d["slot"])
+PY
+done
+rm -f /tmp/gp-agree.$$.json /tmp/gp-agree.$$.vmm

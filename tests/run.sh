@@ -1,0 +1,53 @@
+#!/bin/sh
+# Runs every test and ends with one line: "N passed, N failed".
+# UPDATE=1 rewrites the CLI tests' expected files from the current output.
+set -u
+cd "$(dirname "$0")/.."
+
+PASS=0
+FAIL=0
+FAILED=""
+ok() { PASS=$((PASS + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+bad() { FAIL=$((FAIL + 1)); FAILED="$FAILED $1"; echo "FAIL $1"; }
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# ---- unit tests (cmocka): each test case counts ----
+for t in build/test/test_*; do
+	[ -x "$t" ] || continue
+	out=$("$t" 2>&1)
+	rc=$?
+	n=$(printf '%s\n' "$out" | grep -c '^\[       OK \]')
+	PASS=$((PASS + n))
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | grep -E 'FAILED|ERROR|error|Sanitizer' | head -20
+		FAIL=$((FAIL + (rc > 0 && rc < 100 ? rc : 1)))
+		FAILED="$FAILED $(basename "$t")"
+	fi
+done
+echo "unit: $PASS passed so far"
+
+# ---- the binary on fixture hosts, against expected files ----
+. tests/cli/run_cases.sh
+run_cases tests/cli/cases
+echo "cli: $PASS passed so far"
+
+# ---- other scripted tests ----
+for t in tests/cli/t_*.sh; do
+	name=$(basename "$t" .sh)
+	if out=$(sh "$t" 2>&1); then ok "$name"; else printf '%s\n' "$out" | tail -20; bad "$name"; fi
+done
+
+# ---- the fuzz harnesses replay their corpus: what once crashed stays fixed ----
+for f in build/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	name=$(basename "$f")
+	corpus=tests/fuzz/corpus/${name#fuzz_}
+	if out=$("$f" -runs=0 "$corpus" 2>&1); then ok "$name corpus"; else
+		printf '%s\n' "$out" | tail -20; bad "$name corpus"; fi
+done
+
+[ -n "$FAILED" ] && echo "failed:$FAILED"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Every check, on the fixture host that provokes it and on the one that does not. */
+#include "unit.h"
+
+#define A100 "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+
+struct run {
+	struct gp_host h;
+	struct gp_profile p;
+	struct gp_report r;
+};
+
+static void run_checks(struct run *x, const char *host, const char *profile)
+{
+	memset(x, 0, sizeof(*x));
+	unit_profile(profile, &x->p);
+	unit_host(host, &x->p, &x->h);
+	gp_checks_run(&x->h, &x->p, &x->r);
+}
+
+static void done(struct run *x)
+{
+	gp_report_release(&x->r);
+	gp_host_release(&x->h);
+}
+
+/* The finding with this id and subject; fails the test when absent. */
+static const struct gp_finding *get(const struct run *x, const char *id, const char *subject)
+{
+	size_t i;
+
+	for (i = 0; i < x->r.n; i++)
+		if (!strcmp(x->r.items[i].id, id) && !strcmp(x->r.items[i].subject, subject))
+			return &x->r.items[i];
+	fail_msg("no finding %s for %s", id, subject);
+	return NULL;
+}
+
+static void expect(const struct run *x, const char *id, const char *subject,
+		   enum gp_severity sev, const char *words)
+{
+	const struct gp_finding *f = get(x, id, subject);
+
+	if (f->severity != sev)
+		fail_msg("%s %s: severity %s, want %s (%s)", id, subject,
+			 gp_severity_name(f->severity), gp_severity_name(sev), f->message);
+	if (words && !strstr(f->message, words))
+		fail_msg("%s %s: '%s' lacks '%s'", id, subject, f->message, words);
+	if (sev != GP_OK && !f->hint[0])
+		fail_msg("%s %s: no hint", id, subject);
+}
+
+static void test_ready(void **state)
+{
+	static const char *const ids[] = {
+		"iommu.off",  "iommu.group_shared", "bios.version", "bar.unassigned",
+		"bar.below_4g", "gpu.count", "gpu.slot", "gpu.numa_split", "gpu.link",
+		"gpu.in_use", "gpu.reset", "p2p.path", "p2p.acs", "vfio.module",
+		"vfio.ids_inherited",
+	};
+	struct run x;
+	size_t i, j;
+
+	(void)state;
+	run_checks(&x, "r5350-ready", A100);
+	assert_int_equal(gp_report_count(&x.r, GP_WARN), 0);
+	assert_int_equal(gp_report_count(&x.r, GP_FAIL), 0);
+	/* every check reports, even when it passes */
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		for (j = 0; j < x.r.n && strcmp(x.r.items[j].id, ids[i]); j++)
+			;
+		if (j == x.r.n)
+			fail_msg("no %s finding", ids[i]);
+	}
+	expect(&x, "p2p.path", "0000:41:00.0-0000:42:00.0", GP_OK, "PHB");
+	expect(&x, "gpu.link", "0000:41:00.0", GP_OK, "16 GT/s x16");
+	done(&x);
+}
+
+static void test_numa_and_p2p(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "numa-split", A100);
+	expect(&x, "gpu.numa_split", "gpus", GP_FAIL, "0000:82:00.0 on node 1");
+	expect(&x, "p2p.path", "0000:41:00.0-0000:82:00.0", GP_FAIL, "SYS");
+	done(&x);
+	run_checks(&x, "numa-split", A100 "p2p = preferred\nsame_numa_node = no\n");
+	expect(&x, "gpu.numa_split", "gpus", GP_OK, NULL);
+	expect(&x, "p2p.path", "0000:41:00.0-0000:82:00.0", GP_WARN, "SYS");
+	done(&x);
+	run_checks(&x, "numa-split", A100 "p2p = off\n");
+	expect(&x, "p2p.path", "0000:41:00.0-0000:82:00.0", GP_OK, "not wanted");
+	done(&x);
+	run_checks(&x, "node", A100);
+	expect(&x, "p2p.path", "0000:02:00.0-0000:41:00.0", GP_WARN, "NODE");
+	done(&x);
+	run_checks(&x, "malformed", A100);
+	expect(&x, "gpu.numa_split", "gpus", GP_WARN, "unknown node");
+	done(&x);
+}
+
+static void test_groups(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "group-shared", A100);
+	expect(&x, "iommu.group_shared", "0000:41:00.0", GP_FAIL, "0000:41:00.1 (10de:1aef");
+	expect(&x, "iommu.group_shared", "0000:42:00.0", GP_OK, NULL);
+	done(&x);
+	run_checks(&x, "group-shared", A100 "companions = bind\n");
+	expect(&x, "iommu.group_shared", "0000:41:00.0", GP_WARN, "snd_hda_intel");
+	done(&x);
+	run_checks(&x, "iommu-off", A100);
+	expect(&x, "iommu.off", "host", GP_FAIL, "no IOMMU groups");
+	done(&x);
+	/* the switch host's GPUs are in separate groups: the ACS is on */
+	run_checks(&x, "switch", A100);
+	expect(&x, "iommu.group_shared", "0000:43:00.0", GP_OK, NULL);
+	done(&x);
+}
+
+static void test_iommu_cmdline(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "r5350-ready", A100);
+	gp_report_release(&x.r);
+	strcpy(x.h.cmdline, "ro quiet amd_iommu=off");
+	gp_checks_run(&x.h, &x.p, &x.r);
+	expect(&x, "iommu.off", "host", GP_FAIL, "'amd_iommu=off'");
+	done(&x);
+}
+
+static void test_bars(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "bars", A100);
+	expect(&x, "bar.unassigned", "0000:41:00.0", GP_FAIL, "BAR1 (128GiB)");
+	expect(&x, "bar.below_4g", "0000:42:00.0", GP_WARN, "0xd0000000");
+	expect(&x, "bar.unassigned", "0000:42:00.0", GP_OK, NULL);
+	done(&x);
+	run_checks(&x, "malformed", A100);
+	expect(&x, "bar.unassigned", "0000:41:00.0", GP_FAIL, "cannot read the BARs");
+	done(&x);
+}
+
+static void test_links(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "link", A100);
+	expect(&x, "gpu.link", "0000:41:00.0", GP_FAIL, "x8, the card supports x16");
+	expect(&x, "gpu.link", "0000:42:00.0", GP_WARN, "2.5 GT/s");
+	/* the slowest hop of the pair is the x8 link */
+	expect(&x, "p2p.path", "0000:41:00.0-0000:42:00.0", GP_OK, "2.5 GT/s x16");
+	done(&x);
+	run_checks(&x, "malformed", A100);
+	expect(&x, "gpu.link", "0000:42:00.0", GP_WARN, "cannot read the PCIe link");
+	done(&x);
+}
+
+static void test_slots(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "r5350-ready", A100 "slots = 1 3\n"
+					   "[slot.1]\nroot_port = 0000:40:01.1\nnuma_node = 0\n"
+					   "[slot.3]\nroot_port = 0000:40:03.1\nnuma_node = 1\n");
+	expect(&x, "gpu.slot", "0000:41:00.0", GP_OK, "slot 1");
+	expect(&x, "gpu.slot", "0000:42:00.0", GP_WARN, "NUMA node 1 per the profile");
+	done(&x);
+	run_checks(&x, "numa-split", A100 "slots = 1 3\n"
+					  "[slot.1]\nroot_port = 0000:40:01.1\n"
+					  "[slot.3]\nroot_port = 0000:40:03.1\n");
+	expect(&x, "gpu.slot", "0000:82:00.0", GP_FAIL, "the profile wants slot 1, 3");
+	done(&x);
+	run_checks(&x, "switch", A100);
+	expect(&x, "gpu.slot", "0000:43:00.0", GP_WARN, "not a CPU root port");
+	done(&x);
+	run_checks(&x, "r5350-ready", A100 "[slot.1]\nroot_port = 0000:40:01.1\ncpu_direct = no\n");
+	expect(&x, "gpu.slot", "0000:41:00.0", GP_WARN, "slot 1");
+	done(&x);
+}
+
+static void test_count(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "r5350-ready", "[gpus]\nmatch = 10de:20b5\ncount = 4\n");
+	expect(&x, "gpu.count", "host", GP_FAIL, "2 GPUs match the profile, which expects 4");
+	done(&x);
+	run_checks(&x, "r5350-ready", "[gpus]\nmatch = 0000:42:00.0\ncount = 1\n");
+	expect(&x, "gpu.count", "host", GP_OK, "1 GPU match");
+	done(&x);
+}
+
+static void test_acs(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "switch", A100);
+	expect(&x, "p2p.path", "0000:43:00.0-0000:44:00.0", GP_OK, "PIX");
+	expect(&x, "p2p.acs", "0000:43:00.0-0000:44:00.0", GP_WARN,
+	       "0000:42:00.0 (ReqRedir CmpltRedir)");
+	done(&x);
+	run_checks(&x, "switch2", A100);
+	expect(&x, "p2p.path", "0000:45:00.0-0000:48:00.0", GP_OK, "PXB");
+	expect(&x, "p2p.acs", "0000:45:00.0-0000:48:00.0", GP_OK, "no bridge");
+	done(&x);
+}
+
+static void test_in_use_and_reset(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "in-use", A100);
+	expect(&x, "gpu.in_use", "0000:41:00.0", GP_FAIL, "PID 2817 (nvidia-persiste) /dev/nvidia0");
+	expect(&x, "gpu.in_use", "0000:42:00.0", GP_FAIL, "PID 40211 (python3) /dev/nvidia1");
+	assert_null(strstr(get(&x, "gpu.in_use", "0000:41:00.0")->message, "40211"));
+	done(&x);
+	run_checks(&x, "r5350-ready", A100);
+	expect(&x, "gpu.in_use", "0000:41:00.0", GP_OK, NULL);
+	expect(&x, "gpu.reset", "0000:41:00.0", GP_OK, "flr bus");
+	/* an empty reset_method: the kernel cannot reset the card */
+	gp_report_release(&x.r);
+	x.h.devs[unit_index(&x.h, "0000:41:00.0")].reset_method[0] = '\0';
+	gp_checks_run(&x.h, &x.p, &x.r);
+	expect(&x, "gpu.reset", "0000:41:00.0", GP_WARN, "no reset method");
+	done(&x);
+}
+
+static void test_bios_and_vfio(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "vfio-inherited", "[server]\nmin_bios = 5.20\n" A100);
+	expect(&x, "bios.version", "host", GP_WARN, "BIOS 4.10 is older than 5.20");
+	expect(&x, "vfio.module", "vfio-pci", GP_FAIL, "has no vfio-pci module");
+	expect(&x, "vfio.ids_inherited", "vfio-pci", GP_WARN,
+	       "/proc/cmdline, /etc/modprobe.d/fixture.conf");
+	done(&x);
+	run_checks(&x, "r5350-ready", "[server]\nmin_bios = 5.9\n" A100);
+	expect(&x, "bios.version", "host", GP_OK, "BIOS 5.32 (minimum 5.9)");
+	expect(&x, "vfio.module", "vfio-pci", GP_OK, "loaded");
+	done(&x);
+	run_checks(&x, "h200x2-guest", A100);
+	expect(&x, "vfio.module", "vfio-pci", GP_WARN, "cannot tell");
+	expect(&x, "iommu.off", "host", GP_FAIL, NULL);
+	expect(&x, "gpu.count", "host", GP_FAIL, "0 GPUs");
+	done(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ready),      cmocka_unit_test(test_numa_and_p2p),
+		cmocka_unit_test(test_groups),     cmocka_unit_test(test_iommu_cmdline),
+		cmocka_unit_test(test_bars),       cmocka_unit_test(test_links),
+		cmocka_unit_test(test_slots),      cmocka_unit_test(test_count),
+		cmocka_unit_test(test_acs),        cmocka_unit_test(test_in_use_and_reset),
+		cmocka_unit_test(test_bios_and_vfio),
+	};
+
+	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Config-space and resource-file parsers, on hand-made bytes. */
+#include "unit.h"
+
+static void put16(uint8_t *b, size_t off, unsigned v)
+{
+	b[off] = v & 0xff;
+	b[off + 1] = (v >> 8) & 0xff;
+}
+
+static void put32(uint8_t *b, size_t off, uint32_t v)
+{
+	put16(b, off, v & 0xffff);
+	put16(b, off + 2, v >> 16);
+}
+
+/* A bridge with the PCIe capability at 0x60 behind a PM capability at 0x40. */
+static void make_cfg(uint8_t *b)
+{
+	memset(b, 0, 4096);
+	put16(b, 0, 0x1000);
+	put16(b, 2, 0xc030);
+	put16(b, 6, 0x0010);
+	b[0x0e] = 0x81; /* multifunction bridge */
+	b[0x34] = 0x40;
+	b[0x40] = 0x01;
+	b[0x41] = 0x60;
+	b[0x60] = 0x10;
+	put16(b, 0x62, 0x2 | (6 << 4));
+	put32(b, 0x60 + 0x0c, 5 | (16 << 4));
+	put16(b, 0x60 + 0x12, 4 | (8 << 4));
+	put32(b, 0x100, 0x0001 | (1 << 16) | (0x150 << 20)); /* AER, next 0x150 */
+	put32(b, 0x150, 0x000d | (1 << 16));
+	put16(b, 0x154, 0x5f);
+	put16(b, 0x156, 0x001d);
+}
+
+static void test_cfg_bridge(void **state)
+{
+	uint8_t b[4096];
+	struct gp_cfg c;
+
+	(void)state;
+	make_cfg(b);
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_int_equal(c.vendor, 0x1000);
+	assert_int_equal(c.header_type, 1);
+	assert_int_equal(c.pcie_type, GP_PCIE_DOWNSTREAM);
+	assert_true(c.link.max_speed == 32.0);
+	assert_int_equal(c.link.max_width, 16);
+	assert_true(c.link.speed == 16.0);
+	assert_int_equal(c.link.width, 8);
+	assert_true(c.has_acs);
+	assert_int_equal(c.acs_pos, 0x150);
+	assert_int_equal(c.acs_ctrl, 0x1d);
+}
+
+static void test_cfg_short_and_loops(void **state)
+{
+	uint8_t b[4096];
+	struct gp_cfg c;
+
+	(void)state;
+	make_cfg(b);
+	assert_int_not_equal(gp_cfg_parse(b, 32, &c), 0);
+	/* 64 bytes: IDs, no capabilities beyond the buffer */
+	assert_int_equal(gp_cfg_parse(b, 64, &c), 0);
+	assert_int_equal(c.pcie_type, GP_PCIE_NONE);
+	assert_int_equal(c.link.width, 0);
+	/* a capability list that points at itself ends */
+	b[0x41] = 0x40;
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_int_equal(c.pcie_type, GP_PCIE_NONE);
+	/* an extended list that loops ends too */
+	put32(b, 0x150, 0x0001 | (1 << 16) | (0x100 << 20));
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_false(c.has_acs);
+	/* no capability-list bit: nothing is followed */
+	make_cfg(b);
+	put16(b, 6, 0);
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_int_equal(c.pcie_type, GP_PCIE_NONE);
+}
+
+static void test_link_math(void **state)
+{
+	(void)state;
+	assert_true(gp_link_speed_gts(4) == 16.0);
+	assert_true(gp_link_speed_gts(1) == 2.5);
+	assert_true(gp_link_speed_gts(9) == 0);
+	/* PCIe 4.0 x16: 31.5 GB/s per direction; 1.0 x1: 0.25 GB/s */
+	assert_true(gp_link_bandwidth(16.0, 16) > 31.5 && gp_link_bandwidth(16.0, 16) < 31.6);
+	assert_true(gp_link_bandwidth(2.5, 1) == 0.25);
+	assert_true(gp_link_bandwidth(32.0, 16) > 63.0 && gp_link_bandwidth(32.0, 16) < 63.1);
+	assert_true(gp_link_bandwidth(0, 16) == 0);
+}
+
+static void test_resource(void **state)
+{
+	/* the real H200's: 16 MiB, 256 GiB, 32 MiB, all 64-bit prefetchable */
+	const char *h200 = "0x0000104003000000 0x0000104003ffffff 0x000000000014220c\n"
+			   "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+			   "0x0000108000000000 0x000010bfffffffff 0x000000000014220c\n"
+			   "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+			   "0x0000104004000000 0x0000104005ffffff 0x000000000014220c\n"
+			   "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+			   "0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+	struct gp_bar bars[GP_MAX_BARS];
+
+	(void)state;
+	assert_int_equal(gp_resource_parse(h200, bars, GP_MAX_BARS), 3);
+	assert_int_equal(bars[1].index, 2);
+	assert_true(bars[1].size == 256ull << 30);
+	assert_true(bars[1].is64 && bars[1].prefetchable && !bars[1].unset);
+	assert_true(bars[0].size == 16 << 20);
+	assert_int_equal(bars[2].index, 4);
+	/* unassigned: start 0 with a size, and the UNSET flag */
+	assert_int_equal(gp_resource_parse("0x0 0xfffffff 0x20140200\n", bars, 6), 1);
+	assert_true(bars[0].unset);
+	/* an I/O BAR */
+	assert_int_equal(gp_resource_parse("0x1000 0x101f 0x40101\n", bars, 6), 1);
+	assert_true(bars[0].io);
+	/* malformed */
+	assert_int_equal(gp_resource_parse("0x1000 zz\n", bars, 6), -EINVAL);
+	assert_int_equal(gp_resource_parse("0x2000 0x1000 0x200\n", bars, 6), -EINVAL);
+	assert_int_equal(gp_resource_parse("0x1000 0x1fff 0x200 junk\n", bars, 6), -EINVAL);
+	assert_int_equal(gp_resource_parse("", bars, 6), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cfg_bridge),
+		cmocka_unit_test(test_cfg_short_and_loops),
+		cmocka_unit_test(test_link_math),
+		cmocka_unit_test(test_resource),
+	};
+
+	return cmocka_run_group_tests_name("pcicfg", tests, NULL, NULL);
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The profile parser: every key, every kind of error, each naming file:line. */
+#include "unit.h"
+
+#define GPUS "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+
+static void test_shipped(void **state)
+{
+	struct gp_profile p;
+
+	(void)state;
+	assert_int_equal(gp_profile_load("profiles/h3c-r5350-g6.ini", &p), 0);
+	assert_string_equal(p.model, "H3C UniServer R5350 G6");
+	assert_false(p.verified);
+	assert_int_equal(p.nslots, 2);
+	assert_string_equal(p.slots[0].root_port, "0000:40:01.1");
+	assert_int_equal(p.slots[1].numa_node, 0);
+	assert_int_equal(p.slots[1].cpu_direct, 1);
+	assert_int_equal(p.nmatch, 3);
+	assert_int_equal(p.match[0].vendor, 0x10de);
+	assert_int_equal(p.match[0].device, 0x20b5);
+	assert_int_equal(p.count, 2);
+	assert_int_equal(p.ngpu_slots, 2);
+	assert_int_equal(p.p2p, GP_P2P_REQUIRED);
+	assert_int_equal(p.companions, GP_COMP_REFUSE);
+	assert_true(p.has_vm);
+	assert_string_equal(p.vm.name, "a100-vm");
+	assert_int_equal(p.vm.vcpus, 32);
+	assert_true(p.vm.memory == 256ull << 30);
+	assert_true(p.vm.hugepages == 1ull << 30);
+	assert_int_equal(p.vm.clique, 0);
+	assert_true(p.has_bond);
+	assert_int_equal(p.bond.nslaves, 2);
+	assert_string_equal(p.bond.slaves[1], "ens1f1np1");
+	assert_string_equal(p.bond.lacp_rate, "fast");
+	assert_int_equal(p.bond.mtu, 9000);
+	assert_string_equal(p.bond.address, "192.168.1.100/24");
+	assert_int_equal(gp_profile_load("profiles/generic-2gpu.ini", &p), 0);
+	assert_int_equal(p.nslots, 0);
+	assert_false(p.has_bond);
+}
+
+static void test_defaults_and_values(void **state)
+{
+	struct gp_profile p;
+
+	(void)state;
+	unit_profile(GPUS, &p);
+	assert_true(p.same_numa_node);
+	assert_int_equal(p.p2p, GP_P2P_REQUIRED);
+	assert_int_equal(p.companions, GP_COMP_REFUSE);
+	assert_false(p.has_vm);
+	unit_profile("; comment\n[gpus]\nmatch = 0000:41:00.0, 42:00.0 ; inline\ncount = 2\n"
+		     "p2p = off\ncompanions = bind\nsame_numa_node = no\n"
+		     "[vm]\nname = x\ngpudirect_clique = off\nhugepages = none\n"
+		     "[bond]\nname = bond1\nslaves = 0000:c1:00.0 ens2\naddress = fd00::1/64\n",
+		     &p);
+	assert_true(p.match[0].is_bdf);
+	assert_string_equal(p.match[1].bdf, "0000:42:00.0");
+	assert_int_equal(p.p2p, GP_P2P_OFF);
+	assert_int_equal(p.companions, GP_COMP_BIND);
+	assert_false(p.same_numa_node);
+	assert_int_equal(p.vm.clique, -1);
+	assert_true(p.vm.hugepages == 0);
+	assert_string_equal(p.bond.slaves[0], "0000:c1:00.0");
+	assert_string_equal(p.bond.mode, "802.3ad");
+	assert_string_equal(p.vm.uri, "qemu:///system");
+}
+
+struct bad {
+	const char *text;
+	int line;
+	const char *words;
+};
+
+static const struct bad bad[] = {
+	{ "[gpu]\nmatch = 10de:20b5\n", 1, "unknown section [gpu]" },
+	{ GPUS "colour = red\n", 4, "unknown key 'colour' in section [gpus]" },
+	{ GPUS "match = 10de:20b5\n", 4, "duplicate key 'match' in [gpus] (first set on line 2)" },
+	{ "match = 1\n" GPUS, 1, "outside of any section" },
+	{ GPUS "p2p\n", 4, "syntax error" },
+	{ "[gpus\n", 1, "syntax error" },
+	{ "[server]\nmodel = x\n", 2, "missing section [gpus]" },
+	{ "[server]\nmodel = x\n[gpus]\ncount = 2\n", 3, "missing key 'match' in [gpus]" },
+	{ "[gpus]\nmatch = 10de:20b5\n", 1, "missing key 'count' in [gpus]" },
+	{ GPUS "[slot.1]\nnuma_node = 0\n", 4, "missing key 'root_port' in [slot.1]" },
+	{ GPUS "[vm]\nvcpus = 4\n", 4, "missing key 'name' in [vm]" },
+	{ GPUS "[bond]\nslaves = a b\n", 4, "missing key 'name' in [bond]" },
+	{ GPUS "[bond]\nname = bond0\n", 4, "missing key 'slaves' in [bond]" },
+	{ GPUS "[bond]\nname = bond0\nslaves = a\nmin_links = 2\n", 4, "min_links 2" },
+	{ GPUS "slots = 7\n", 4, "slot '7' has no [slot.7] section" },
+	{ GPUS "  continued\n", 4, "continuation lines are not supported" },
+	{ "[server]\nmodel = "
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n" GPUS,
+	  2, "line longer than" },
+	{ "[server]\nverified = maybe\n" GPUS, 2, "bad value for verified: 'maybe'" },
+	{ "[server]\nmin_bios =\n" GPUS, 2, "bad value for min_bios" },
+	{ "[gpus]\nmatch = nvidia\ncount = 2\n", 2, "bad value for match: 'nvidia'" },
+	{ "[gpus]\nmatch = 10de:20b5\ncount = 0\n", 3, "bad value for count" },
+	{ "[gpus]\nmatch = 10de:20b5\ncount = 17\n", 3, "expected a number from 1 to 16" },
+	{ GPUS "p2p = sometimes\n", 4, "bad value for p2p" },
+	{ GPUS "companions = share\n", 4, "bad value for companions" },
+	{ GPUS "same_numa_node = 2\n", 4, "bad value for same_numa_node" },
+	{ GPUS "[slot.1]\nroot_port = 40:01\n", 5, "bad value for root_port" },
+	{ GPUS "[slot.1]\nroot_port = 0000:40:01.1\nnuma_node = -1\n", 6,
+	  "bad value for numa_node" },
+	{ GPUS "[slot.1]\nroot_port = 0000:40:01.1\ncpu_direct = perhaps\n", 6,
+	  "bad value for cpu_direct" },
+	{ GPUS "[slot.1]\nroot_port = 0000:40:01.1\nwidth = 16\n", 6, "unknown key 'width'" },
+	{ GPUS "[slot.]\nroot_port = 0000:40:01.1\n", 4, "bad section name [slot.]" },
+	{ GPUS "[vm]\nname = my vm\n", 5, "bad value for name" },
+	{ GPUS "[vm]\nname = v\nvcpus = 0\n", 6, "bad value for vcpus" },
+	{ GPUS "[vm]\nname = v\nmemory = 64GB\n", 6, "bad value for memory" },
+	{ GPUS "[vm]\nname = v\nhugepages = 4MiB\n", 6, "bad value for hugepages" },
+	{ GPUS "[vm]\nname = v\nnuma = interleave\n", 6, "bad value for numa" },
+	{ GPUS "[vm]\nname = v\ngpudirect_clique = 16\n", 6, "bad value for gpudirect_clique" },
+	{ GPUS "[vm]\nname = v\nuri = system\n", 6, "bad value for uri" },
+	{ GPUS "[vm]\nname = v\ndefine = sure\n", 6, "bad value for define" },
+	{ GPUS "[vm]\nname = v\ntemplate =\n", 6, "bad value for template" },
+	{ GPUS "[vm]\nname = v\noutput =\n", 6, "bad value for output" },
+	{ GPUS "[bond]\nname = averyveryverylongname\n", 5, "bad value for name" },
+	{ GPUS "[bond]\nname = b\nslaves = eth/0\n", 6, "bad value for slaves" },
+	{ GPUS "[bond]\nname = b\nmode = balance-rr\n", 6, "bad value for mode" },
+	{ GPUS "[bond]\nname = b\nmiimon = fast\n", 6, "bad value for miimon" },
+	{ GPUS "[bond]\nname = b\nlacp_rate = medium\n", 6, "bad value for lacp_rate" },
+	{ GPUS "[bond]\nname = b\nxmit_hash_policy = layer4\n", 6,
+	  "bad value for xmit_hash_policy" },
+	{ GPUS "[bond]\nname = b\nad_select = best\n", 6, "bad value for ad_select" },
+	{ GPUS "[bond]\nname = b\nmin_links = -1\n", 6, "bad value for min_links" },
+	{ GPUS "[bond]\nname = b\nmtu = 9\n", 6, "bad value for mtu" },
+	{ GPUS "[bond]\nname = b\naddress = 192.168.1.300/24\n", 6, "bad value for address" },
+	{ GPUS "[bond]\nname = b\naddress = 192.168.1.3\n", 6, "bad value for address" },
+	{ GPUS "[bond]\nname = b\naddress = 192.168.1.3/33\n", 6, "bad value for address" },
+	{ GPUS "[bond]\nname = b\npersist = systemd\n", 6, "bad value for persist" },
+};
+
+static void test_errors(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gp_profile p;
+		char where[32];
+
+		snprintf(where, sizeof(where), "bad.ini:%d: ", bad[i].line);
+		if (!gp_profile_parse_string("bad.ini", bad[i].text, &p))
+			fail_msg("case %zu accepted: %s", i, bad[i].text);
+		if (strncmp(gp_profile_error(), where, strlen(where)) ||
+		    !strstr(gp_profile_error(), bad[i].words))
+			fail_msg("case %zu: got '%s', want '%s%s'", i, gp_profile_error(), where,
+				 bad[i].words);
+	}
+}
+
+static void test_missing_file(void **state)
+{
+	struct gp_profile p;
+
+	(void)state;
+	assert_int_equal(gp_profile_load("tests/no/such.ini", &p), -ENOENT);
+	assert_non_null(strstr(gp_profile_error(), "cannot open profile 'tests/no/such.ini'"));
+}
+
+static void test_match(void **state)
+{
+	struct gp_profile p;
+	struct gp_dev d = { .vendor = 0x10de, .device = 0x20b5 };
+
+	(void)state;
+	strcpy(d.bdf, "0000:41:00.0");
+	unit_profile(GPUS, &p);
+	assert_true(gp_profile_matches(&p, &d));
+	d.device = 0x20b7; /* an A30 is not an A100 */
+	assert_false(gp_profile_matches(&p, &d));
+	unit_profile("[gpus]\nmatch = 0000:41:00.0\ncount = 1\n", &p);
+	assert_true(gp_profile_matches(&p, &d));
+	strcpy(d.bdf, "0000:42:00.0");
+	assert_false(gp_profile_matches(&p, &d));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped),     cmocka_unit_test(test_defaults_and_values),
+		cmocka_unit_test(test_errors),      cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_match),
+	};
+
+	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "unit.h"
+
+static void test_size(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(gp_parse_size("64GiB", &v), 0);
+	assert_true(v == 64ull << 30);
+	assert_int_equal(gp_parse_size("2MiB", &v), 0);
+	assert_true(v == 2ull << 20);
+	assert_int_equal(gp_parse_size("4096", &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(gp_parse_size("1 TiB", &v), 0);
+	assert_true(v == 1ull << 40);
+	assert_int_not_equal(gp_parse_size("64GB", &v), 0);
+	assert_int_not_equal(gp_parse_size("-1GiB", &v), 0);
+	assert_int_not_equal(gp_parse_size("GiB", &v), 0);
+	assert_int_not_equal(gp_parse_size("99999999999999999999TiB", &v), 0);
+	assert_int_not_equal(gp_parse_size("20000000TiB", &v), 0);
+}
+
+static void test_bdf(void **state)
+{
+	char out[GP_BDF_LEN];
+
+	(void)state;
+	assert_int_equal(gp_parse_bdf("0000:41:00.0", out), 0);
+	assert_string_equal(out, "0000:41:00.0");
+	assert_int_equal(gp_parse_bdf("c1:00.1", out), 0);
+	assert_string_equal(out, "0000:c1:00.1");
+	assert_int_not_equal(gp_parse_bdf("0000:41:20.0", out), 0);
+	assert_int_not_equal(gp_parse_bdf("0000:41:00.8", out), 0);
+	assert_int_not_equal(gp_parse_bdf("0000:41:00", out), 0);
+	assert_int_not_equal(gp_parse_bdf("0000:41:00.0x", out), 0);
+	assert_int_not_equal(gp_parse_bdf("10de:20b5", out), 0);
+}
+
+static void test_ids(void **state)
+{
+	uint16_t v, d;
+
+	(void)state;
+	assert_int_equal(gp_parse_id_pair("10de:20b5", &v, &d), 0);
+	assert_int_equal(v, 0x10de);
+	assert_int_equal(d, 0x20b5);
+	assert_int_not_equal(gp_parse_id_pair("10de:20b", &v, &d), 0);
+	assert_int_not_equal(gp_parse_id_pair("10de:20b5:1", &v, &d), 0);
+}
+
+static void test_cpulist(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_cpulist_count("0-63,128-191"), 128);
+	assert_int_equal(gp_cpulist_count("5"), 1);
+	assert_int_equal(gp_cpulist_count("0-3\n"), 4);
+	assert_int_equal(gp_cpulist_count(""), 0);
+	assert_int_equal(gp_cpulist_count("3-1"), -1);
+	assert_int_equal(gp_cpulist_count("a"), -1);
+}
+
+static void test_version(void **state)
+{
+	(void)state;
+	assert_true(gp_version_cmp("5.9", "5.20") < 0);
+	assert_true(gp_version_cmp("5.20", "5.20") == 0);
+	assert_true(gp_version_cmp("5.32", "5.20") > 0);
+	assert_true(gp_version_cmp("2.10.1", "2.9") > 0);
+	assert_true(gp_version_cmp("1.0a", "1.0b") < 0);
+}
+
+static void test_format(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	gp_format_size(256ull << 30, buf, sizeof(buf));
+	assert_string_equal(buf, "256GiB");
+	gp_format_size(16 << 20, buf, sizeof(buf));
+	assert_string_equal(buf, "16MiB");
+	gp_format_size(4812272ull * 1024, buf, sizeof(buf));
+	assert_string_equal(buf, "4.6GiB");
+	gp_format_size(0, buf, sizeof(buf));
+	assert_string_equal(buf, "0B");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size),    cmocka_unit_test(test_bdf),
+		cmocka_unit_test(test_ids),     cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_version), cmocka_unit_test(test_format),
+	};
+
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
