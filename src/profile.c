@@ -87,11 +87,14 @@ static int v_bool(struct gp_profile *p, const char *v, void *field, const char *
 	return gp_parse_bool(v, field);
 }
 
+/* The index of v in the NULL-terminated list, or -EINVAL. */
 static int one_of(const char *v, const char *const *allowed)
 {
-	for (; *allowed; allowed++)
-		if (!strcmp(v, *allowed))
-			return 0;
+	int i;
+
+	for (i = 0; allowed[i]; i++)
+		if (!strcmp(v, allowed[i]))
+			return i;
 	return -EINVAL;
 }
 
@@ -165,31 +168,30 @@ static int v_gpu_slots(struct gp_profile *p, const char *v, void *field, const c
 	return 0;
 }
 
+/* The enum orders match these lists. */
 static int v_p2p(struct gp_profile *p, const char *v, void *field, const char **why)
 {
+	static const char *const names[] = { "required", "preferred", "off", NULL };
+	int i = one_of(v, names);
+
 	(void)field;
 	*why = "expected required, preferred or off";
-	if (!strcmp(v, "required"))
-		p->p2p = GP_P2P_REQUIRED;
-	else if (!strcmp(v, "preferred"))
-		p->p2p = GP_P2P_PREFERRED;
-	else if (!strcmp(v, "off"))
-		p->p2p = GP_P2P_OFF;
-	else
+	if (i < 0)
 		return -EINVAL;
+	p->p2p = (enum gp_p2p)i;
 	return 0;
 }
 
 static int v_companions(struct gp_profile *p, const char *v, void *field, const char **why)
 {
+	static const char *const names[] = { "refuse", "bind", NULL };
+	int i = one_of(v, names);
+
 	(void)field;
 	*why = "expected refuse or bind";
-	if (!strcmp(v, "refuse"))
-		p->companions = GP_COMP_REFUSE;
-	else if (!strcmp(v, "bind"))
-		p->companions = GP_COMP_BIND;
-	else
+	if (i < 0)
 		return -EINVAL;
+	p->companions = (enum gp_companions)i;
 	return 0;
 }
 
@@ -253,7 +255,7 @@ static int v_vm_numa(struct gp_profile *p, const char *v, void *field, const cha
 
 	(void)field;
 	*why = "expected strict, preferred or none";
-	if (one_of(v, ok))
+	if (one_of(v, ok) < 0)
 		return -EINVAL;
 	return set_string(p->vm.numa, sizeof(p->vm.numa), v, why);
 }
@@ -332,7 +334,7 @@ static int v_slaves(struct gp_profile *p, const char *v, void *field, const char
 		static const char *const ok[] = { __VA_ARGS__, NULL };                     \
 		(void)field;                                                               \
 		*why = msg;                                                                \
-		if (one_of(v, ok))                                                         \
+		if (one_of(v, ok) < 0)                                                      \
 			return -EINVAL;                                                    \
 		return set_string(p->dst, sizeof(p->dst), v, why);                         \
 	}
