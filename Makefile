@@ -76,6 +76,11 @@ check: deps
 	@$(MAKE) --no-print-directory fixtures
 	@sh tests/run.sh
 
+# the lab alone: a real kernel under QEMU (tests/lab/lab.sh)
+lab: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/lab/lab.sh
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@python3 bench/bench.py

@@ -358,6 +358,13 @@ static void check_link(const struct gp_host *h, int g, struct gp_report *r)
 	const struct gp_link *l = &d->link;
 	int parent = d->parent;
 
+	if (!l->max_width && !d->config_short) {
+		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+			      "a GPU in a PCIe slot should be a PCI Express device: check what "
+			      "the profile's match selects",
+			      "conventional PCI device: no PCIe link to train");
+		return;
+	}
 	if (!l->max_width) {
 		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
 			      "run as root: the PCIe capability is in config space beyond the "

@@ -22,6 +22,7 @@ int gp_cmd_scan(struct gp_ctx *ctx);
 int gp_cmd_topo(struct gp_ctx *ctx);
 int gp_cmd_check(struct gp_ctx *ctx);
 int gp_cmd_profile(struct gp_ctx *ctx);
+int gp_cmd_snapshot(struct gp_ctx *ctx);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);

@@ -123,6 +123,7 @@ struct gp_dev {
 	char parent_bdf[GP_BDF_LEN];
 	int pcie_type;
 	bool is_bridge;
+	bool config_short;          /* only the first 64 bytes were readable */
 	struct gp_link link;
 	bool has_acs;
 	uint16_t acs_ctrl;

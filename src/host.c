@@ -220,6 +220,7 @@ static void read_config(struct pci_dev *pd, struct gp_dev *d)
 	/* unprivileged readers get only the first 64 bytes of config space */
 	if (!pci_read_block(pd, 0, cfg, 256)) {
 		len = 64;
+		d->config_short = true;
 		if (!pci_read_block(pd, 0, cfg, 64))
 			return;
 	}

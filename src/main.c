@@ -35,6 +35,8 @@ static const struct gp_cmd commands[] = {
 	{ "topo", gp_cmd_topo, USE_PROFILE,
 	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
 	{ "check", gp_cmd_check, NEED_PROFILE, "preflight of the host against the profile" },
+	{ "snapshot", gp_cmd_snapshot, 0,
+	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
 	{ "profile", gp_cmd_profile, 0, "validate FILE | discover" },
 };
 

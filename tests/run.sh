@@ -48,6 +48,20 @@ for f in build/fuzz/fuzz_*; do
 		printf '%s\n' "$out" | tail -20; bad "$name corpus"; fi
 done
 
+# ---- the lab: a real kernel under QEMU (tests/lab/lab.sh) ----
+if [ -z "${GP_NO_LAB:-}" ]; then
+	sh tests/lab/lab.sh >build/lab.log 2>&1
+	grep -E '^(not ok|lab: )' build/lab.log | grep -v '^lab: booting\|QEMU exited' || true
+	set -- $(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/lab.log)
+	if [ $# -eq 2 ]; then
+		PASS=$((PASS + $1))
+		[ "$2" -eq 0 ] || { FAIL=$((FAIL + $2)); FAILED="$FAILED lab"; }
+	else
+		tail -20 build/lab.log
+		bad "lab (did not finish)"
+	fi
+fi
+
 [ -n "$FAILED" ] && echo "failed:$FAILED"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

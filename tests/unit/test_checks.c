@@ -262,6 +262,22 @@ static void test_bios_and_vfio(void **state)
 	done(&x);
 }
 
+/* A tree captured from a real kernel in the lab (tests/lab, messy topology). */
+static void test_lab_capture(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "lab-messy", "[gpus]\nmatch = 1b36:0005 8086:10d3\ncount = 5\n");
+	expect(&x, "iommu.group_shared", "0000:42:01.0", GP_FAIL, "0000:42:02.0 (8086:100e)");
+	expect(&x, "p2p.path", "0000:45:00.0-0000:46:00.0", GP_OK, "PIX");
+	expect(&x, "p2p.path", "0000:45:00.0-0000:81:00.0", GP_FAIL, "SYS");
+	expect(&x, "gpu.link", "0000:47:00.0", GP_OK, "2.5 GT/s x1");
+	expect(&x, "gpu.link", "0000:45:00.0", GP_WARN, "conventional PCI");
+	expect(&x, "vfio.module", "vfio-pci", GP_OK, "available for kernel 6.1");
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,7 +286,7 @@ int main(void)
 		cmocka_unit_test(test_bars),       cmocka_unit_test(test_links),
 		cmocka_unit_test(test_slots),      cmocka_unit_test(test_count),
 		cmocka_unit_test(test_acs),        cmocka_unit_test(test_in_use_and_reset),
-		cmocka_unit_test(test_bios_and_vfio),
+		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);

@@ -1,0 +1,25 @@
+#!/bin/sh
+# gpuprov snapshot of every fixture host, unpacked elsewhere, gives the same
+# scan, topo and check; bad use is exit 4.
+set -eu
+G=build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+for root in build/hosts/*/; do
+	root=${root%/}
+	rm -rf "$d/tree" && mkdir "$d/tree"
+	$G -q -r "$root" -o "$d/s.tar.gz" snapshot
+	tar xzf "$d/s.tar.gz" -C "$d/tree"
+	for c in "--json scan" "--json topo" "-p profiles/generic-2gpu.ini --json check"; do
+		# shellcheck disable=SC2086
+		$G -r "$root" $c >"$d/a" 2>&1 || true
+		# shellcheck disable=SC2086
+		$G -r "$d/tree" $c >"$d/b" 2>&1 || true
+		cmp -s "$d/a" "$d/b" || { echo "$root: '$c' differs"; diff "$d/a" "$d/b" | head; exit 1; }
+	done
+done
+set +e
+$G -r build/hosts/r5350-ready snapshot >/dev/null 2>&1; [ $? -eq 4 ] || { echo "no -o: not 4"; exit 1; }
+$G -r build/hosts/nonexistent -o "$d/x.tgz" snapshot 2>/dev/null; [ $? -eq 3 ] || { echo "bad root: not 3"; exit 1; }
+$G -r build/hosts/r5350-ready -o /nonexistent/dir/x.tgz snapshot 2>/dev/null; [ $? -eq 4 ] || { echo "unwritable: not 4"; exit 1; }
+exit 0

@@ -1,0 +1,53 @@
+# TAP helpers for the lab scenarios (busybox sh).
+T_N=0
+# t_ok DESC CMD...: runs CMD; ok when it exits 0.
+t_ok() {
+	desc=$1
+	shift
+	T_N=$((T_N + 1))
+	if "$@" >/tmp/t.out 2>&1; then
+		echo "ok $T_N - $desc"
+	else
+		echo "not ok $T_N - $desc"
+		sed 's/^/# /' /tmp/t.out | head -20
+	fi
+}
+# t_grep DESC FILE PATTERN: ok when an extended regex matches a line of FILE.
+t_grep() {
+	T_N=$((T_N + 1))
+	if grep -Eq -- "$3" "$2"; then
+		echo "ok $T_N - $1"
+	else
+		echo "not ok $T_N - $1 (no line matches '$3' in $2)"
+		sed 's/^/# /' "$2" | head -40
+	fi
+}
+# t_exit DESC WANT CMD...: ok when CMD exits with status WANT.
+t_exit() {
+	desc=$1
+	want=$2
+	shift 2
+	T_N=$((T_N + 1))
+	"$@" >/tmp/t.out 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		echo "ok $T_N - $desc"
+	else
+		echo "not ok $T_N - $desc (exit $rc, want $want)"
+		sed 's/^/# /' /tmp/t.out | head -40
+	fi
+}
+t_done() {
+	echo "1..$T_N"
+}
+# The kernel's own view of every PCI function, for the host-side comparison.
+kernel_facts() {
+	for d in /sys/bus/pci/devices/*; do
+		b=${d##*/}
+		g=-
+		[ -e "$d/iommu_group" ] && g=$(basename "$(readlink "$d/iommu_group")")
+		drv=-
+		[ -e "$d/driver" ] && drv=$(basename "$(readlink "$d/driver")")
+		echo "$b $(cat "$d/vendor") $(cat "$d/device") $(cat "$d/class") $(cat "$d/numa_node") $g $drv"
+	done
+}

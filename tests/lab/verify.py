@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Host-side checks of a lab run, printed as TAP.
+
+    verify.py TOPOLOGY OUTDIR
+
+OUTDIR is what the guest left in its 9p share: scan/topo/check JSON from
+gpuprov, kernel.txt (the kernel's own view of every PCI function) and
+snapshot.tar.gz.  Checks: gpuprov's devices, IOMMU groups, NUMA nodes and
+drivers equal the kernel's; the snapshot, unpacked here, gives the same
+scan, topo and check documents byte for byte.
+"""
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GPUPROV = os.path.join(TOP, "build/gpuprov")
+n = 0
+
+
+def tap(ok, desc, detail=""):
+    global n
+    n += 1
+    print(f"{'ok' if ok else 'not ok'} {n} - {desc}")
+    if not ok and detail:
+        for line in str(detail).splitlines()[:20]:
+            print(f"# {line}")
+
+
+def kernel_view(path):
+    out = {}
+    for line in open(path):
+        bdf, vendor, device, cls, numa, group, driver = line.split()
+        out[bdf] = {
+            "vendor": vendor[2:], "device": device[2:], "class": cls[2:6],
+            "numa_node": None if int(numa) < 0 else int(numa),
+            "iommu_group": None if group == "-" else int(group),
+            "driver": None if driver == "-" else driver,
+        }
+    return out
+
+
+def main(topo, out):
+    profile = os.path.join(TOP, "tests/lab/profiles", f"lab-{topo}.ini")
+    scan = json.load(open(os.path.join(out, "scan.json")))
+    kernel = kernel_view(os.path.join(out, "kernel.txt"))
+    ours = {d["bdf"]: d for d in scan["devices"]}
+    tap(set(ours) == set(kernel), "scan lists exactly the kernel's PCI functions",
+        set(ours) ^ set(kernel))
+    for key in ("vendor", "device", "class", "numa_node", "iommu_group", "driver"):
+        bad = [f"{b}: {ours[b][key]} vs kernel {k[key]}" for b, k in kernel.items()
+               if b in ours and ours[b][key] != k[key]]
+        tap(not bad, f"scan's {key} agrees with the kernel for every function", "\n".join(bad))
+    groups = {g["id"]: sorted(g["devices"]) for g in scan["iommu_groups"]}
+    kgroups = {}
+    for b, k in kernel.items():
+        if k["iommu_group"] is not None:
+            kgroups.setdefault(k["iommu_group"], []).append(b)
+    tap(groups == {g: sorted(v) for g, v in kgroups.items()},
+        "iommu_groups agree with the kernel's groups")
+    with tempfile.TemporaryDirectory() as tree:
+        with tarfile.open(os.path.join(out, "snapshot.tar.gz")) as tar:
+            tar.extractall(tree)
+        for name, args in (("scan", ["-p", profile, "--json", "scan"]),
+                           ("topo", ["-p", profile, "--json", "topo"]),
+                           ("check", ["-p", profile, "--json", "check"])):
+            live = open(os.path.join(out, f"{name}.json")).read()
+            here = subprocess.run([GPUPROV, "-r", tree] + args, capture_output=True,
+                                  text=True).stdout
+            live = live.replace("/etc/gpuprov/", os.path.dirname(profile) + "/")
+            tap(here == live, f"{name} --json from the snapshot equals the live one",
+                "".join(l for l in __import__("difflib").unified_diff(
+                    live.splitlines(True), here.splitlines(True))))
+    print(f"1..{n}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
