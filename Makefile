@@ -14,7 +14,9 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
+# snprintf into bounded buffers truncates on purpose: -Wno-format-truncation
+WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-format-truncation
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(PKG_CFLAGS) -DGP_DATADIR='"$(DATADIR)"'
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

@@ -13,6 +13,8 @@ struct gp_ctx {
 	struct gp_profile *profile; /* loaded when the command wants one */
 	bool json;
 	const char *output;         /* -o */
+	const char *only;           /* --only vfio,bond,vm */
+	bool yes;                   /* --yes: do not ask */
 	int argc;                   /* the command's own arguments */
 	char **argv;
 };
@@ -23,6 +25,14 @@ int gp_cmd_topo(struct gp_ctx *ctx);
 int gp_cmd_check(struct gp_ctx *ctx);
 int gp_cmd_profile(struct gp_ctx *ctx);
 int gp_cmd_snapshot(struct gp_ctx *ctx);
+int gp_cmd_plan(struct gp_ctx *ctx);
+int gp_cmd_apply(struct gp_ctx *ctx);
+int gp_cmd_rollback(struct gp_ctx *ctx);
+
+struct gp_plan;
+/* host, findings and plan for ctx's profile; exit status on failure */
+int gp_ctx_plan(struct gp_ctx *ctx, struct gp_host *h, struct gp_report *r,
+		struct gp_plan *plan, char *templates[GP_PERSIST_FILES]);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);

@@ -55,6 +55,15 @@ int gp_version_cmp(const char *a, const char *b);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* ---- the host (host.c, pcicfg.c) ---- */
+
+/* The files persist.vfio owns; host.c reads them, plan.c compares. */
+#define GP_PERSIST_FILES 5
+#define GP_MAX_OVERRIDES 64
+
+struct gp_override {
+	char bdf[GP_BDF_LEN];
+	char driver[GP_NAME_LEN];
+};
 enum gp_role { GP_ROLE_OTHER, GP_ROLE_GPU, GP_ROLE_NIC, GP_ROLE_BRIDGE };
 
 /* PCIe device/port type from the PCI Express capability, -1 for none. */
@@ -132,6 +141,10 @@ struct gp_dev {
 	bool bars_bad;              /* resource file unreadable or malformed */
 	char reset_method[GP_NAME_LEN];
 	bool has_reset_method;      /* the kernel exposes reset_method */
+	/* read for GPUs and the other members of their IOMMU groups only */
+	char driver_override[GP_NAME_LEN]; /* "" for "(null)" */
+	char modalias[128];
+	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver */
 	enum gp_role role;
 };
 
@@ -182,8 +195,15 @@ struct gp_host {
 	int vfio_available;         /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
 	char vfio_ids[256];         /* "vfio-pci ids=" from cmdline or modprobe.d */
+	bool driverctl;             /* /usr/sbin/driverctl exists */
+	/* the persistent files gpuprov writes, as they are now (NULL: absent) */
+	char *persist[GP_PERSIST_FILES];
+	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */
+	int noverrides;
 	char vfio_ids_source[512];
 };
+
+extern const char *const gp_persist_paths[GP_PERSIST_FILES];
 
 struct gp_profile;
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);

@@ -691,6 +691,105 @@ static void read_kernel(struct gp_host *h)
 	scan_modprobe(h);
 }
 
+/* ---- what binding needs: overrides, modaliases, persistent files ---- */
+
+const char *const gp_persist_paths[GP_PERSIST_FILES] = {
+	"/etc/gpuprov/vfio-rebind",
+	"/etc/modprobe.d/gpuprov-vfio.conf",
+	"/etc/modules-load.d/gpuprov-vfio.conf",
+	"/etc/udev/rules.d/60-gpuprov-vfio.rules",
+	"/etc/systemd/system/gpuprov-vfio.service",
+};
+
+static bool in_gpu_group(const struct gp_host *h, const struct gp_dev *d)
+{
+	size_t i;
+
+	if (d->role == GP_ROLE_GPU)
+		return true;
+	if (d->iommu_group < 0)
+		return false;
+	for (i = 0; i < h->ndevs; i++)
+		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group == d->iommu_group)
+			return true;
+	return false;
+}
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f = fopen(path, "r");
+	int c;
+
+	if (!f)
+		return NULL;
+	while ((c = fgetc(f)) != EOF && len < (1 << 20)) {
+		if (len + 2 > cap) {
+			cap = cap ? cap * 2 : 256;
+			buf = gp_xrealloc(buf, cap, 1);
+		}
+		buf[len++] = (char)c;
+	}
+	fclose(f);
+	if (!buf)
+		buf = gp_xcalloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Persistent overrides: one file per device, named by address, holding a driver. */
+static void read_overrides(struct gp_host *h, const char *dir, const char *prefix)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = opendir(rootp(h, path, "%s", dir));
+	size_t plen = strlen(prefix);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && h->noverrides < GP_MAX_OVERRIDES) {
+		struct gp_override *o = &h->overrides[h->noverrides];
+
+		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
+			continue;
+		if (read_text(rootp(h, path, "%s/%s", dir, e->d_name), o->driver,
+			      sizeof(o->driver)) < 0)
+			continue;
+		h->noverrides++;
+	}
+	closedir(d);
+}
+
+static void read_binding_state(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < h->ndevs; i++) {
+		struct gp_dev *d = &h->devs[i];
+
+		if (!in_gpu_group(h, d))
+			continue;
+		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
+			  d->driver_override, sizeof(d->driver_override));
+		if (!strcmp(d->driver_override, "(null)"))
+			d->driver_override[0] = '\0';
+		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf), d->modalias,
+			  sizeof(d->modalias));
+		gp_strlcpy(d->vfio_driver, "vfio-pci", sizeof(d->vfio_driver));
+		if (d->modalias[0] && h->kernel_release[0])
+			gp_vfio_variant(h->root, h->kernel_release, d->modalias, d->vfio_driver,
+					sizeof(d->vfio_driver));
+	}
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		h->persist[i] = slurp(rootp(h, path, "%s", gp_persist_paths[i]));
+	h->driverctl = !stat(rootp(h, path, "/usr/sbin/driverctl"), &st);
+	read_overrides(h, "/etc/gpuprov/override.d", "");
+	read_overrides(h, "/etc/driverctl.d", "pci-");
+}
+
 /* ---- the whole host ---- */
 
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h)
@@ -720,11 +819,16 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	scan_ifaces(h);
 	read_kernel(h);
 	scan_holders(h);
+	read_binding_state(h);
 	return 0;
 }
 
 void gp_host_release(struct gp_host *h)
 {
+	size_t i;
+
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		free(h->persist[i]);
 	free(h->root);
 	free(h->devs);
 	free(h->numa);

@@ -35,6 +35,11 @@ static const struct gp_cmd commands[] = {
 	{ "topo", gp_cmd_topo, USE_PROFILE,
 	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
 	{ "check", gp_cmd_check, NEED_PROFILE, "preflight of the host against the profile" },
+	{ "plan", gp_cmd_plan, NEED_PROFILE,
+	  "dry run: the steps apply would take, with current and target state" },
+	{ "apply", gp_cmd_apply, NEED_PROFILE,
+	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
+	{ "rollback", gp_cmd_rollback, 0, "undo a journaled run: rollback [RUN-ID]" },
 	{ "snapshot", gp_cmd_snapshot, 0,
 	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
 	{ "profile", gp_cmd_profile, 0, "validate FILE | discover" },
@@ -52,6 +57,8 @@ static void usage(FILE *f)
 		   "  -r, --root DIR      read the host under DIR (a snapshot or fixture)\n"
 		   "  -o, --output FILE   where a command writes its file\n"
 		   "      --json          one JSON document on stdout\n"
+		   "  -y, --yes           apply, rollback: do not ask\n"
+		   "      --only LIST     plan, apply: only vfio, bond, vm steps\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -100,6 +107,8 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'r' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -112,7 +121,7 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	opterr = 0; /* our own message, without the binary's path */
-	while ((c = getopt_long(argc, argv, ":p:r:o:vqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:r:o:yvqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			ctx.profile_path = optarg;
@@ -125,6 +134,12 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			ctx.json = true;
+			break;
+		case 'y':
+			ctx.yes = true;
+			break;
+		case 'O':
+			ctx.only = optarg;
 			break;
 		case 'v':
 			gp_verbosity = 2;

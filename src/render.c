@@ -11,6 +11,7 @@
 #include <json.h>
 
 #include "gp.h"
+#include "plan.h"
 #include "render.h"
 
 #define MAX_TOPO 256
@@ -534,4 +535,60 @@ void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool
 	}
 	printf("\n%d ok, %d warn, %d fail\n", gp_report_count(r, GP_OK),
 	       gp_report_count(r, GP_WARN), gp_report_count(r, GP_FAIL));
+}
+
+/* ---- plan ---- */
+
+static void plan_json(const struct gp_plan *plan)
+{
+	json_object *doc = gp_json_doc("plan"), *steps = json_object_new_array();
+	json_object *blocked = json_object_new_array();
+	size_t i;
+	int k;
+
+	for (i = 0; i < plan->n; i++) {
+		const struct gp_step *st = &plan->steps[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "kind", json_object_new_string(st->kind));
+		json_object_object_add(o, "subject", json_object_new_string(st->subject));
+		json_object_object_add(o, "current", json_object_new_string(st->current));
+		json_object_object_add(o, "target", json_object_new_string(st->target));
+		json_object_object_add(o, "reversible", json_object_new_boolean(st->reversible));
+		json_object_array_add(steps, o);
+	}
+	for (k = 0; k < plan->nblockers; k++)
+		json_object_array_add(blocked, json_object_new_string(plan->blockers[k]));
+	json_object_object_add(doc, "steps", steps);
+	json_object_object_add(doc, "changes", json_object_new_int((int)plan->n));
+	json_object_object_add(doc, "blocked", blocked);
+	json_object_object_add(doc, "note", jstr_or_null(plan->note));
+	gp_json_print(doc);
+}
+
+void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json)
+{
+	size_t i;
+	int k;
+
+	if (json) {
+		plan_json(plan);
+		return;
+	}
+	printf("plan for %s: %zu change%s\n", p->path, plan->n, plan->n == 1 ? "" : "s");
+	if (plan->n)
+		printf("\n");
+	for (i = 0; i < plan->n; i++) {
+		const struct gp_step *st = &plan->steps[i];
+
+		printf("%3zu  %-16s %-13s %s -> %s\n", i + 1, st->kind, st->subject, st->current,
+		       st->target);
+	}
+	if (plan->note[0])
+		printf("\nnote: %s\n", plan->note);
+	if (!plan->nblockers)
+		return;
+	printf("\nblocked: apply refuses while these checks fail:\n");
+	for (k = 0; k < plan->nblockers; k++)
+		printf("  %s\n", plan->blockers[k]);
 }

@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The vfio adapter: libkmod for module questions.  libkmod logs through its
+ * The vfio adapter: libkmod for modules, sysfs for driver binding, and the
+ * actuators of module.load and device.*.  libkmod logs through its
  * own function; we route that into gp_debug() so it never prints on its own,
  * and turn its negative-errno results into ours at this edge.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <libkmod.h>
 
+#include "apply.h"
 #include "gp.h"
 #include "vfio.h"
 
@@ -73,3 +81,521 @@ int gp_vfio_module_available(const char *root, const char *release)
 	kmod_unref(ctx);
 	return rc;
 }
+
+/*
+ * A variant driver (nvgrace_gpu_vfio_pci, ...) declares "vfio_pci:" aliases
+ * that match the device's modalias; use it instead of vfio-pci when present.
+ */
+void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *driver,
+		     size_t len)
+{
+	struct kmod_ctx *ctx = kmod_open(root, release);
+	struct kmod_list *list = NULL, *l;
+	char alias[256];
+
+	if (!ctx)
+		return;
+	snprintf(alias, sizeof(alias), "vfio_%s", modalias);
+	if (kmod_module_new_from_lookup(ctx, alias, &list) >= 0) {
+		kmod_list_foreach(l, list) {
+			struct kmod_module *m = kmod_module_get_module(l);
+			const char *name = kmod_module_get_name(m);
+
+			/* drivers register with dashes where modules have underscores */
+			if (strcmp(name, "vfio_pci")) {
+				char *c;
+
+				gp_strlcpy(driver, name, len);
+				for (c = driver; *c; c++)
+					if (*c == '_')
+						*c = '-';
+			}
+			kmod_module_unref(m);
+			break;
+		}
+		kmod_module_unref_list(list);
+	}
+	kmod_unref(ctx);
+}
+
+/* ================= the actuators: module.load and device.* ================= */
+
+
+#define SYSPCI "/sys/bus/pci"
+
+/* vfio-pci and what it pulls in, the order in which undo unloads them */
+static const char *const vfio_modules[] = {
+	"vfio_pci", "vfio_pci_core", "vfio_iommu_type1", "vfio", "irqbypass", NULL,
+};
+
+static bool module_loaded(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return !access(path, F_OK);
+}
+
+static int read_attr(const char *bdf, const char *attr, char *buf, size_t len)
+{
+	char path[256];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), SYSPCI "/devices/%s/%s", bdf, attr);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* The driver bound to bdf, "" when none. */
+static void current_driver(const char *bdf, char *buf, size_t len)
+{
+	char path[256], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), SYSPCI "/devices/%s/driver", bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	buf[0] = '\0';
+	if (n <= 0)
+		return;
+	link[n] = '\0';
+	gp_strlcpy(buf, strrchr(link, '/') ? strrchr(link, '/') + 1 : link, len);
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, value, strlen(value));
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+static double env_seconds(const char *name, double fallback)
+{
+	const char *s = getenv(name);
+	double v = s ? atof(s) : 0;
+
+	return v > 0 ? v : fallback;
+}
+
+/*
+ * An unbind (or any sysfs write that can block) runs in a child: unbinding
+ * a device in use hangs in the kernel and cannot be interrupted, so we stop
+ * waiting at the deadline (GPUPROV_UNBIND_TIMEOUT, 10 s) and say so.
+ */
+static int write_with_deadline(const char *path, const char *value)
+{
+	double limit = env_seconds("GPUPROV_UNBIND_TIMEOUT", 10);
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	double waited = 0;
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(-write_file(path, value) & 0xff);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0)
+			return -errno;
+		if (waited >= limit) {
+			kill(pid, SIGKILL); /* ends it only if the write ever returns */
+			gp_err("writing '%s' to '%s' did not return within %g s: the device is "
+			       "probably in use; the kernel keeps the write blocked",
+			       value, path, limit);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+		waited += 0.02;
+	}
+	if (!WIFEXITED(status))
+		return -EIO;
+	return -WEXITSTATUS(status);
+}
+
+/* ---- module.load ---- */
+
+static struct kmod_ctx *kmod_live(void)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+
+	if (ctx)
+		kmod_set_log_fn(ctx, kmod_log, NULL);
+	return ctx;
+}
+
+static int with_module(const char *name, struct kmod_ctx **ctx, struct kmod_module **mod)
+{
+	struct kmod_list *list = NULL;
+	int rc;
+
+	*ctx = kmod_live();
+	if (!*ctx)
+		return -ENOMEM;
+	rc = kmod_module_new_from_lookup(*ctx, name, &list);
+	if (rc < 0 || !list) {
+		kmod_unref(*ctx);
+		gp_err("module '%s' not found for the running kernel", name);
+		return rc < 0 ? rc : -ENOENT;
+	}
+	*mod = kmod_module_get_module(list);
+	kmod_module_unref_list(list);
+	return 0;
+}
+
+static int module_precheck(const struct gp_step *st)
+{
+	struct kmod_ctx *ctx;
+	struct kmod_module *mod;
+	int rc = with_module(st->arg, &ctx, &mod);
+
+	if (rc)
+		return rc;
+	kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return 0;
+}
+
+static int module_done(const struct gp_step *st)
+{
+	char name[64], *c;
+
+	gp_strlcpy(name, st->arg, sizeof(name));
+	for (c = name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return module_loaded(name);
+}
+
+static int module_record(const struct gp_step *st, json_object *undo)
+{
+	json_object *before = json_object_new_array();
+	int i;
+
+	(void)st;
+	for (i = 0; vfio_modules[i]; i++)
+		if (module_loaded(vfio_modules[i]))
+			json_object_array_add(before, json_object_new_string(vfio_modules[i]));
+	json_object_object_add(undo, "loaded_before", before);
+	return 0;
+}
+
+static int module_run(const struct gp_step *st)
+{
+	struct kmod_ctx *ctx;
+	struct kmod_module *mod;
+	int rc = with_module(st->arg, &ctx, &mod);
+
+	if (rc)
+		return rc;
+	rc = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL, NULL,
+					     NULL);
+	if (rc > 0) {
+		gp_err("module '%s' is blacklisted (modprobe.d)", st->arg);
+		rc = -EPERM;
+	} else if (rc < 0) {
+		gp_err("cannot load '%s': %s", st->arg, strerror(-rc));
+	}
+	kmod_module_unref(mod);
+	kmod_unref(ctx);
+	return rc;
+}
+
+static int module_verify(const struct gp_step *st)
+{
+	if (module_done(st) > 0)
+		return 0;
+	gp_err("'%s' does not show in /sys/module after loading", st->arg);
+	return -EIO;
+}
+
+static bool was_loaded(json_object *before, const char *name)
+{
+	size_t i;
+
+	for (i = 0; before && i < json_object_array_length(before); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(before, i)), name))
+			return true;
+	return false;
+}
+
+/* Unloads what the load brought in; a built-in or busy module stays. */
+static int module_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *before = json_object_object_get(undo, "loaded_before");
+	struct kmod_ctx *ctx;
+	int i, rc = 0;
+
+	(void)st;
+	if (!before)
+		return 0; /* nothing was recorded: nothing was loaded */
+	ctx = kmod_live();
+	if (!ctx)
+		return -ENOMEM;
+	for (i = 0; vfio_modules[i]; i++) {
+		struct kmod_module *mod;
+		int r;
+
+		if (was_loaded(before, vfio_modules[i]) || !module_loaded(vfio_modules[i]))
+			continue;
+		if (kmod_module_new_from_name(ctx, vfio_modules[i], &mod) < 0)
+			continue;
+		if (kmod_module_get_initstate(mod) != KMOD_MODULE_BUILTIN) {
+			r = kmod_module_remove_module(mod, 0);
+			if (r < 0 && r != -ENOENT) {
+				gp_err("cannot unload '%s': %s", vfio_modules[i], strerror(-r));
+				rc = r;
+			}
+		}
+		kmod_module_unref(mod);
+	}
+	kmod_unref(ctx);
+	return rc;
+}
+
+const struct gp_actuator gp_act_module_load = {
+	"module.load", module_precheck, module_done, module_record,
+	module_run,    module_verify,   module_undo,
+};
+
+/* ---- device.override ---- */
+
+static int device_precheck(const struct gp_step *st)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SYSPCI "/devices/%s/driver_override", st->subject);
+	if (!access(path, W_OK))
+		return 0;
+	gp_err("cannot write '%s': %s", path, strerror(errno));
+	return -errno;
+}
+
+static int override_done(const struct gp_step *st)
+{
+	char cur[64];
+
+	return !read_attr(st->subject, "driver_override", cur, sizeof(cur)) &&
+	       !strcmp(cur, st->arg);
+}
+
+static int override_record(const struct gp_step *st, json_object *undo)
+{
+	char cur[64];
+	int rc = read_attr(st->subject, "driver_override", cur, sizeof(cur));
+
+	if (rc)
+		return rc;
+	json_object_object_add(undo, "previous", json_object_new_string(cur));
+	return 0;
+}
+
+static int set_override(const char *bdf, const char *value)
+{
+	char path[256];
+	int rc;
+
+	snprintf(path, sizeof(path), SYSPCI "/devices/%s/driver_override", bdf);
+	/* "\n" clears an override; "(null)" is how the kernel shows none */
+	rc = write_file(path, !value[0] || !strcmp(value, "(null)") ? "\n" : value);
+	if (rc)
+		gp_err("cannot write '%s': %s", path, strerror(-rc));
+	return rc;
+}
+
+static int override_run(const struct gp_step *st)
+{
+	return set_override(st->subject, st->arg);
+}
+
+static int override_verify(const struct gp_step *st)
+{
+	if (override_done(st) > 0)
+		return 0;
+	gp_err("%s: driver_override does not read back as '%s'", st->subject, st->arg);
+	return -EIO;
+}
+
+static int override_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *prev = json_object_object_get(undo, "previous");
+
+	return prev ? set_override(st->subject, json_object_get_string(prev)) : 0;
+}
+
+const struct gp_actuator gp_act_override = {
+	"device.override", device_precheck, override_done,  override_record,
+	override_run,      override_verify, override_undo,
+};
+
+/* ---- device.unbind ---- */
+
+static int unbind_done(const struct gp_step *st)
+{
+	char drv[64];
+
+	current_driver(st->subject, drv, sizeof(drv));
+	return strcmp(drv, st->arg) != 0;
+}
+
+static int unbind_record(const struct gp_step *st, json_object *undo)
+{
+	char drv[64];
+
+	current_driver(st->subject, drv, sizeof(drv));
+	json_object_object_add(undo, "driver", json_object_new_string(drv));
+	return 0;
+}
+
+static int unbind_from(const char *bdf, const char *driver)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SYSPCI "/drivers/%s/unbind", driver);
+	return write_with_deadline(path, bdf);
+}
+
+static int unbind_run(const struct gp_step *st)
+{
+	int rc = unbind_from(st->subject, st->arg);
+
+	if (rc && rc != -ETIMEDOUT)
+		gp_err("cannot unbind %s from %s: %s", st->subject, st->arg, strerror(-rc));
+	return rc;
+}
+
+static int unbind_verify(const struct gp_step *st)
+{
+	char drv[64];
+
+	current_driver(st->subject, drv, sizeof(drv));
+	if (!drv[0])
+		return 0;
+	gp_err("%s is still bound to %s", st->subject, drv);
+	return -EIO;
+}
+
+/* Gives the device its driver back: the override must go first, or the
+ * kernel will not match the device to any other driver. */
+static int unbind_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *o = json_object_object_get(undo, "driver");
+	const char *orig = o ? json_object_get_string(o) : "";
+	char drv[64], path[256];
+	int rc;
+
+	current_driver(st->subject, drv, sizeof(drv));
+	if (!orig[0] || !strcmp(drv, orig))
+		return 0;
+	if (drv[0]) {
+		rc = unbind_from(st->subject, drv);
+		if (rc)
+			return rc;
+	}
+	set_override(st->subject, "");
+	snprintf(path, sizeof(path), SYSPCI "/drivers/%s/bind", orig);
+	rc = write_file(path, st->subject);
+	if (rc) /* the driver may be gone: let the kernel pick */
+		rc = write_file(SYSPCI "/drivers_probe", st->subject);
+	current_driver(st->subject, drv, sizeof(drv));
+	if (strcmp(drv, orig)) {
+		gp_err("cannot give %s back to %s (now: %s)", st->subject, orig,
+		       drv[0] ? drv : "no driver");
+		return rc ? rc : -EIO;
+	}
+	return 0;
+}
+
+const struct gp_actuator gp_act_unbind = {
+	"device.unbind", device_precheck, unbind_done, unbind_record,
+	unbind_run,      unbind_verify,   unbind_undo,
+};
+
+/* ---- device.bind ---- */
+
+static int bind_done(const struct gp_step *st)
+{
+	char drv[64];
+
+	current_driver(st->subject, drv, sizeof(drv));
+	return !strcmp(drv, st->arg);
+}
+
+static int bind_record(const struct gp_step *st, json_object *undo)
+{
+	(void)st;
+	(void)undo;
+	return 0;
+}
+
+static int bind_run(const struct gp_step *st)
+{
+	int rc = write_file(SYSPCI "/drivers_probe", st->subject);
+
+	if (rc)
+		gp_err("probing %s for %s failed: %s", st->subject, st->arg, strerror(-rc));
+	return rc;
+}
+
+/* The driver link and the group's /dev/vfio node are what QEMU needs. */
+static int bind_verify(const struct gp_step *st)
+{
+	char path[256], link[256], node[64];
+	ssize_t n;
+
+	if (bind_done(st) <= 0) {
+		char drv[64];
+
+		current_driver(st->subject, drv, sizeof(drv));
+		gp_err("%s did not bind to %s (driver: %s)", st->subject, st->arg,
+		       drv[0] ? drv : "none");
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), SYSPCI "/devices/%s/iommu_group", st->subject);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0; /* no IOMMU group: plan/check refused that already */
+	link[n] = '\0';
+	snprintf(node, sizeof(node), "/dev/vfio/%s", strrchr(link, '/') + 1);
+	if (access(node, F_OK)) {
+		gp_err("%s is bound to %s but %s does not exist", st->subject, st->arg, node);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int bind_undo(const struct gp_step *st, json_object *undo)
+{
+	(void)undo;
+	if (bind_done(st) <= 0)
+		return 0;
+	return unbind_from(st->subject, st->arg);
+}
+
+const struct gp_actuator gp_act_bind = {
+	"device.bind", device_precheck, bind_done, bind_record, bind_run, bind_verify, bind_undo,
+};

@@ -3,6 +3,10 @@
 #ifndef GP_VFIO_H
 #define GP_VFIO_H
 
+#include <stddef.h>
+
 int gp_vfio_module_available(const char *root, const char *release);
+void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *driver,
+		     size_t len);
 
 #endif

@@ -12,7 +12,7 @@ run_cases() {
 		rc=$?
 		if [ -n "${UPDATE:-}" ]; then
 			cp "/tmp/gp-case.$$.out" "$exp.out"
-			[ -s "/tmp/gp-case.$$.err" ] && cp "/tmp/gp-case.$$.err" "$exp.err"
+			if [ -s "/tmp/gp-case.$$.err" ]; then cp "/tmp/gp-case.$$.err" "$exp.err"; else rm -f "$exp.err"; fi
 		fi
 		why=""
 		[ "$rc" = "$want" ] || why="exit $rc, want $want"

@@ -76,6 +76,8 @@ initramfs() {
 		"$ROOTFS/lib/modules/$rel/"
 	depmod -b "$ROOTFS" "$rel"
 	cp "$LAB"/profiles/*.ini "$TOP"/profiles/*.ini "$ROOTFS/etc/gpuprov/"
+	mkdir -p "$ROOTFS/usr/local/share/gpuprov/templates"
+	cp "$TOP"/templates/* "$ROOTFS/usr/local/share/gpuprov/templates/"
 	cp "$LAB/tap.sh" "$ROOTFS/tap.sh"
 	cp "$LAB/scenarios/$topo.sh" "$ROOTFS/scenario.sh"
 	cp "$LAB/init" "$ROOTFS/init"

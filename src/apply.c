@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The apply engine: lock, journal, then each step in order: record what
+ * undoing needs, do it, verify it.  On the first failure the steps already
+ * done are undone in reverse order.  Rollback runs the same undo from a
+ * journal, after a crash or a reboot too, and does nothing the second time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply.h"
+
+#define LOCK_PATH "/run/lock/gpuprov.lock"
+
+static const struct gp_actuator *const actuators[] = {
+	&gp_act_module_load, &gp_act_override, &gp_act_unbind, &gp_act_bind,
+	&gp_act_persist_vfio,
+};
+
+const struct gp_actuator *gp_actuator_find(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(actuators) / sizeof(actuators[0]); i++)
+		if (!strcmp(actuators[i]->kind, kind))
+			return actuators[i];
+	return NULL;
+}
+
+/* Held until the process ends; a second run learns the holder's PID. */
+int gp_lock_take(void)
+{
+	char buf[32];
+	int fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	if (fd < 0) {
+		gp_err("cannot open the lock '%s': %s", LOCK_PATH, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		gp_err("another gpuprov run (PID %s) holds '%s'", buf[0] ? buf : "unknown",
+		       LOCK_PATH);
+		close(fd);
+		return -EWOULDBLOCK;
+	}
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0)
+		gp_warn("cannot write the PID into '%s'", LOCK_PATH);
+	return 0; /* fd stays open: the lock lives as long as we do */
+}
+
+/* GPUPROV_STEP_DELAY: seconds to pause after each step (demonstrations, tests). */
+static void step_delay(void)
+{
+	const char *s = getenv("GPUPROV_STEP_DELAY");
+	double secs = s ? atof(s) : 0;
+	struct timespec ts;
+
+	if (secs <= 0)
+		return;
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+static int undo_one(struct gp_journal *j, size_t i)
+{
+	json_object *o = gp_journal_step(j, i), *undo;
+	const char *state = json_object_get_string(json_object_object_get(o, "state"));
+	const struct gp_actuator *a;
+	struct gp_step st;
+	int rc;
+
+	if (!state || (strcmp(state, "done") && strcmp(state, "doing")))
+		return 0;
+	gp_step_from_json(o, &st);
+	a = gp_actuator_find(st.kind);
+	if (!a) {
+		gp_err("step %zu: unknown kind '%s' in the journal", i + 1, st.kind);
+		return -EINVAL;
+	}
+	undo = json_object_object_get(o, "undo");
+	gp_info("undo %s %s", st.kind, st.subject);
+	rc = a->undo(&st, undo);
+	if (rc)
+		return rc;
+	gp_journal_set(j, i, "undone");
+	return gp_journal_save(j);
+}
+
+/* Undoes steps [0, upto) in reverse; keeps going past a failure, reports it. */
+static int undo_range(struct gp_journal *j, size_t upto)
+{
+	int rc = 0;
+
+	while (upto-- > 0)
+		if (undo_one(j, upto))
+			rc = -EIO;
+	return rc;
+}
+
+static int precheck_all(const struct gp_plan *plan)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < plan->n; i++) {
+		const struct gp_actuator *a = gp_actuator_find(plan->steps[i].kind);
+
+		if (!a) {
+			gp_err("no actuator for '%s'", plan->steps[i].kind);
+			return -EINVAL;
+		}
+		if (a->precheck && a->precheck(&plan->steps[i]))
+			rc = -EINVAL;
+	}
+	return rc;
+}
+
+static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i)
+{
+	const struct gp_actuator *a = gp_actuator_find(st->kind);
+	json_object *undo = json_object_object_get(gp_journal_step(j, i), "undo");
+	int rc;
+
+	if (a->done(st) > 0) {
+		gp_info("[%zu] %s %s: already done", i + 1, st->kind, st->subject);
+		gp_journal_set(j, i, "skipped");
+		return gp_journal_save(j);
+	}
+	rc = a->record(st, undo);
+	if (rc)
+		return rc;
+	gp_journal_set(j, i, "doing");
+	rc = gp_journal_save(j); /* on disk before the host changes */
+	if (rc)
+		return rc;
+	gp_info("[%zu] %s %s: %s -> %s", i + 1, st->kind, st->subject, st->current, st->target);
+	rc = a->run(st);
+	if (!rc)
+		rc = a->verify(st);
+	if (rc)
+		return rc;
+	gp_journal_set(j, i, "done");
+	rc = gp_journal_save(j);
+	step_delay();
+	return rc;
+}
+
+int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j)
+{
+	size_t i;
+	int rc;
+
+	rc = precheck_all(plan);
+	if (rc) {
+		gp_err("a precondition does not hold: nothing was changed");
+		return rc;
+	}
+	rc = gp_journal_create(j, profile, plan);
+	if (rc)
+		return rc;
+	gp_info("run %s: journal %s", j->run_id, j->path);
+	/* the point of no return: from here on the host changes */
+	for (i = 0; i < plan->n; i++) {
+		rc = run_one(j, &plan->steps[i], i);
+		if (!rc)
+			continue;
+		gp_err("step %zu (%s %s) failed: undoing the steps before it", i + 1,
+		       plan->steps[i].kind, plan->steps[i].subject);
+		gp_journal_set(j, i, "doing"); /* it may have half-happened */
+		gp_journal_save(j);
+		rc = undo_range(j, i + 1);
+		gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
+		gp_journal_save(j);
+		return -EIO;
+	}
+	gp_journal_status(j, "done");
+	return gp_journal_save(j);
+}
+
+int gp_rollback_run(struct gp_journal *j)
+{
+	int rc = undo_range(j, gp_journal_nsteps(j));
+
+	gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
+	if (gp_journal_save(j))
+		return -EIO;
+	return rc;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The apply engine and its actuators.  Each step kind has an actuator that
+ * can check its preconditions, tell whether the step is already done, do it,
+ * verify it, and undo it from what it recorded before acting.  Actuators
+ * return 0 or a negative errno and say what went wrong with gp_err().
+ */
+#ifndef GP_APPLY_H
+#define GP_APPLY_H
+
+#include <json.h>
+
+#include "plan.h"
+
+struct gp_actuator {
+	const char *kind;
+	int (*precheck)(const struct gp_step *st);
+	int (*done)(const struct gp_step *st);
+	/* records in undo what undoing will need, before anything changes */
+	int (*record)(const struct gp_step *st, json_object *undo);
+	int (*run)(const struct gp_step *st);
+	int (*verify)(const struct gp_step *st);
+	int (*undo)(const struct gp_step *st, json_object *undo);
+};
+
+const struct gp_actuator *gp_actuator_find(const char *kind);
+
+/* vfio.c */
+extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind,
+	gp_act_bind;
+/* files.c */
+extern const struct gp_actuator gp_act_persist_vfio;
+void gp_files_set_persist(const struct gp_persist *ps);
+
+/* journal.c */
+struct gp_journal {
+	char path[512];
+	char run_id[64];
+	json_object *doc;    /* the whole journal, rewritten on each change */
+};
+
+int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp_plan *plan);
+int gp_journal_open(struct gp_journal *j, const char *run_id);
+int gp_journal_save(struct gp_journal *j);
+void gp_journal_close(struct gp_journal *j);
+json_object *gp_journal_step(struct gp_journal *j, size_t i);
+size_t gp_journal_nsteps(struct gp_journal *j);
+void gp_journal_set(struct gp_journal *j, size_t i, const char *state);
+void gp_journal_status(struct gp_journal *j, const char *status);
+void gp_step_from_json(json_object *o, struct gp_step *st);
+const char *gp_journal_dir(void);
+
+/* apply.c */
+int gp_lock_take(void);
+int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j);
+int gp_rollback_run(struct gp_journal *j);
+
+#endif

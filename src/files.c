@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The files actuator: persistent configuration, written atomically (temp
+ * file, fsync, rename), each file's previous content kept in the journal so
+ * that undo puts back exactly what was there, or removes what was not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+
+#define WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
+#define WANTS_TARGET "../gpuprov-vfio.service"
+
+static const struct gp_persist *persist; /* rendered by the plan */
+
+void gp_files_set_persist(const struct gp_persist *ps)
+{
+	persist = ps;
+}
+
+static int mkdir_parents(const char *path)
+{
+	char buf[512], *p;
+
+	gp_strlcpy(buf, path, sizeof(buf));
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static int write_atomic(const char *path, const char *text, mode_t mode)
+{
+	char tmp[600];
+	size_t len = strlen(text);
+	int fd, rc = mkdir_parents(path);
+
+	if (rc)
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.gpuprov-tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, mode) || fsync(fd)) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
+	close(fd);
+	if (rename(tmp, path)) {
+		rc = -errno;
+		unlink(tmp);
+		return rc;
+	}
+	return 0;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int c;
+
+	if (!f)
+		return NULL;
+	while ((c = fgetc(f)) != EOF) {
+		if (len + 2 > cap) {
+			cap = cap ? cap * 2 : 256;
+			buf = gp_xrealloc(buf, cap, 1);
+		}
+		buf[len++] = (char)c;
+	}
+	fclose(f);
+	if (!buf)
+		buf = gp_xcalloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Every (path, content, mode) persist.vfio owns, in writing order. */
+struct target {
+	char path[256];
+	const char *text;
+	mode_t mode;
+};
+
+static int targets(struct target *t, int max)
+{
+	int i, n = 0;
+
+	if (!persist)
+		return 0;
+	for (i = 0; i < GP_PERSIST_FILES && n < max; i++) {
+		if (!persist->files[i])
+			continue;
+		gp_strlcpy(t[n].path, gp_persist_paths[i], sizeof(t[n].path));
+		t[n].text = persist->files[i];
+		t[n++].mode = i == 0 ? 0755 : 0644;
+	}
+	for (i = 0; i < persist->noverrides && n < max; i++) {
+		const struct gp_override *o = &persist->overrides[i];
+
+		snprintf(t[n].path, sizeof(t[n].path),
+			 persist->driverctl ? "/etc/driverctl.d/pci-%s" : "/etc/gpuprov/override.d/%s",
+			 o->bdf);
+		t[n].text = o->driver;
+		t[n++].mode = 0644;
+	}
+	return n;
+}
+
+static bool same(const char *path, const char *text)
+{
+	char *cur = read_file(path);
+	bool eq;
+
+	if (!cur)
+		return false;
+	/* override files hold the bare driver name; a newline is fine too */
+	eq = !strcmp(cur, text) || (strlen(cur) == strlen(text) + 1 &&
+				    !strncmp(cur, text, strlen(text)) && cur[strlen(text)] == '\n');
+	free(cur);
+	return eq;
+}
+
+static int persist_precheck(const struct gp_step *st)
+{
+	(void)st;
+	if (!persist) {
+		gp_err("persist.vfio: nothing rendered to write");
+		return -EINVAL;
+	}
+	if (geteuid()) {
+		gp_err("persist.vfio: writing under /etc needs root");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int persist_done(const struct gp_step *st)
+{
+	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+
+	(void)st;
+	for (i = 0; i < n; i++)
+		if (!same(t[i].path, t[i].text))
+			return 0;
+	return 1;
+}
+
+static int persist_record(const struct gp_step *st, json_object *undo)
+{
+	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	json_object *files = json_object_new_array();
+	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+	char link[256];
+	ssize_t len;
+
+	(void)st;
+	for (i = 0; i < n; i++) {
+		json_object *f = json_object_new_object();
+		char *prev = read_file(t[i].path);
+
+		json_object_object_add(f, "path", json_object_new_string(t[i].path));
+		json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
+		json_object_array_add(files, f);
+		free(prev);
+	}
+	json_object_object_add(undo, "files", files);
+	len = readlink(WANTS_LINK, link, sizeof(link) - 1);
+	json_object_object_add(undo, "wants_link_existed", json_object_new_boolean(len > 0));
+	return 0;
+}
+
+static int persist_run(const struct gp_step *st)
+{
+	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	int i, rc, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+
+	(void)st;
+	for (i = 0; i < n; i++) {
+		rc = write_atomic(t[i].path, t[i].text, t[i].mode);
+		if (rc) {
+			gp_err("cannot write '%s': %s", t[i].path, strerror(-rc));
+			return rc;
+		}
+	}
+	if (persist->driverctl)
+		return 0;
+	/* `systemctl enable`, done by hand so it works without a running systemd */
+	rc = mkdir_parents(WANTS_LINK);
+	if (!rc && symlink(WANTS_TARGET, WANTS_LINK) && errno != EEXIST)
+		rc = -errno;
+	if (rc)
+		gp_err("cannot enable gpuprov-vfio.service: %s", strerror(-rc));
+	return rc;
+}
+
+static int persist_verify(const struct gp_step *st)
+{
+	if (persist_done(st) > 0)
+		return 0;
+	gp_err("persist.vfio: the files do not read back as written");
+	return -EIO;
+}
+
+static int persist_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *files = json_object_object_get(undo, "files");
+	json_object *wl = json_object_object_get(undo, "wants_link_existed");
+	size_t i;
+	int rc = 0;
+
+	(void)st;
+	for (i = 0; files && i < json_object_array_length(files); i++) {
+		json_object *f = json_object_array_get_idx(files, i);
+		const char *path = json_object_get_string(json_object_object_get(f, "path"));
+		json_object *prev = json_object_object_get(f, "previous");
+		int r;
+
+		if (!path)
+			continue;
+		if (prev)
+			r = write_atomic(path, json_object_get_string(prev), 0644);
+		else
+			/* absent, or its directory is not one: nothing to remove */
+			r = unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
+		if (r) {
+			gp_err("cannot restore '%s': %s", path, strerror(-r));
+			rc = r;
+		}
+	}
+	if (files && wl && !json_object_get_boolean(wl))
+		unlink(WANTS_LINK);
+	return rc;
+}
+
+const struct gp_actuator gp_act_persist_vfio = {
+	"persist.vfio", persist_precheck, persist_done, persist_record,
+	persist_run,    persist_verify,   persist_undo,
+};

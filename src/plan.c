@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The plan: the ordered steps that bring the host to what the profile wants,
+ * each with its current and target state.  A pure function of the host, the
+ * profile, the findings and the templates: nothing here reads or writes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+/* Findings that make binding unsafe: apply refuses while any of them fails. */
+static const char *const blocking[] = {
+	"iommu.off", "iommu.group_shared", "gpu.in_use", "gpu.count", "vfio.module", NULL,
+};
+
+struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
+{
+	struct gp_step *st;
+
+	if (plan->n == plan->cap) {
+		plan->cap = plan->cap ? plan->cap * 2 : 16;
+		plan->steps = gp_xrealloc(plan->steps, plan->cap, sizeof(*plan->steps));
+	}
+	st = &plan->steps[plan->n++];
+	memset(st, 0, sizeof(*st));
+	gp_strlcpy(st->kind, kind, sizeof(st->kind));
+	gp_strlcpy(st->subject, subject, sizeof(st->subject));
+	st->reversible = true;
+	st->group = GP_GROUP_VFIO;
+	return st;
+}
+
+void gp_plan_release(struct gp_plan *plan)
+{
+	free(plan->steps);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int gp_parse_groups(const char *list, unsigned *groups)
+{
+	char buf[128], *items[8];
+	int n, i;
+
+	gp_strlcpy(buf, list, sizeof(buf));
+	n = gp_split_list(buf, items, 8);
+	if (n <= 0)
+		return -1;
+	*groups = 0;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(items[i], "vfio"))
+			*groups |= GP_GROUP_VFIO;
+		else if (!strcmp(items[i], "bond"))
+			*groups |= GP_GROUP_BOND;
+		else if (!strcmp(items[i], "vm"))
+			*groups |= GP_GROUP_VM;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static void blockers(const struct gp_report *r, struct gp_plan *plan)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gp_finding *f = &r->items[i];
+
+		if (f->severity != GP_FAIL)
+			continue;
+		for (k = 0; blocking[k] && strcmp(blocking[k], f->id); k++)
+			;
+		if (!blocking[k] || plan->nblockers == GP_MAX_BLOCKERS)
+			continue;
+		snprintf(plan->blockers[plan->nblockers++], sizeof(plan->blockers[0]), "%s %s: %s",
+			 f->id, f->subject, f->message);
+	}
+}
+
+/* The GPUs, and with companions = bind the other endpoints of their groups. */
+static bool to_bind(const struct gp_host *h, const struct gp_profile *p, size_t i)
+{
+	const struct gp_dev *d = &h->devs[i];
+	size_t j;
+
+	if (d->role == GP_ROLE_GPU)
+		return true;
+	if (p->companions != GP_COMP_BIND || d->is_bridge || d->iommu_group < 0)
+		return false;
+	for (j = 0; j < h->ndevs; j++)
+		if (h->devs[j].role == GP_ROLE_GPU && h->devs[j].iommu_group == d->iommu_group)
+			return true;
+	return false;
+}
+
+static const char *driver_for(const struct gp_dev *d)
+{
+	return d->vfio_driver[0] ? d->vfio_driver : "vfio-pci";
+}
+
+static void device_steps(const struct gp_dev *d, struct gp_plan *plan)
+{
+	const char *want = driver_for(d);
+	struct gp_step *st;
+
+	if (strcmp(d->driver_override, want)) {
+		st = gp_plan_add(plan, "device.override", d->bdf);
+		snprintf(st->current, sizeof(st->current), "%s",
+			 d->driver_override[0] ? d->driver_override : "(none)");
+		gp_strlcpy(st->target, want, sizeof(st->target));
+		gp_strlcpy(st->arg, want, sizeof(st->arg));
+	}
+	if (!strcmp(d->driver, want))
+		return;
+	if (d->driver[0]) {
+		st = gp_plan_add(plan, "device.unbind", d->bdf);
+		snprintf(st->current, sizeof(st->current), "bound to %s", d->driver);
+		gp_strlcpy(st->target, "unbound", sizeof(st->target));
+		gp_strlcpy(st->arg, d->driver, sizeof(st->arg));
+	}
+	st = gp_plan_add(plan, "device.bind", d->bdf);
+	snprintf(st->current, sizeof(st->current), "%s", d->driver[0] ? d->driver : "no driver");
+	gp_strlcpy(st->target, want, sizeof(st->target));
+	gp_strlcpy(st->arg, want, sizeof(st->arg));
+}
+
+/* Kernel 6.2 merged vfio_virqfd into vfio: listing it there fails the load. */
+static bool has_virqfd(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major < 6 || (major == 6 && minor < 2);
+}
+
+void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out)
+{
+	const char *module = "vfio-pci";
+	char modules[128];
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->driverctl = h->driverctl;
+	for (i = 0; i < h->ndevs && out->noverrides < GP_MAX_OVERRIDES; i++) {
+		struct gp_override *o = &out->overrides[out->noverrides];
+
+		if (!to_bind(h, p, i))
+			continue;
+		gp_strlcpy(o->bdf, h->devs[i].bdf, sizeof(o->bdf));
+		gp_strlcpy(o->driver, driver_for(&h->devs[i]), sizeof(o->driver));
+		out->noverrides++;
+	}
+	snprintf(modules, sizeof(modules), "vfio\nvfio_iommu_type1\n%svfio_pci",
+		 has_virqfd(h->kernel_release) ? "vfio_virqfd\n" : "");
+	{
+		const char *pairs[] = { "VFIO_MODULE", module, "MODULES", modules, NULL };
+
+		for (i = 0; i < GP_PERSIST_FILES; i++) {
+			/* driverctl brings its own udev rule, unit and script */
+			if (out->driverctl && i != 1 && i != 2)
+				continue;
+			out->files[i] = gp_subst(templates[i], pairs);
+		}
+	}
+}
+
+void gp_persist_release(struct gp_persist *ps)
+{
+	int i;
+
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		free(ps->files[i]);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static bool has_override(const struct gp_host *h, const struct gp_override *o)
+{
+	int i;
+
+	for (i = 0; i < h->noverrides; i++)
+		if (!strcmp(h->overrides[i].bdf, o->bdf) && !strcmp(h->overrides[i].driver, o->driver))
+			return true;
+	return false;
+}
+
+static void persist_step(const struct gp_host *h, const struct gp_profile *p,
+			 char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
+{
+	struct gp_persist ps;
+	int i, missing = 0, present = 0;
+	struct gp_step *st;
+
+	gp_persist_render(h, p, templates, &ps);
+	for (i = 0; i < GP_PERSIST_FILES; i++) {
+		if (!ps.files[i])
+			continue;
+		if (h->persist[i] && !strcmp(h->persist[i], ps.files[i]))
+			present++;
+		else
+			missing++;
+	}
+	for (i = 0; i < ps.noverrides; i++) {
+		if (has_override(h, &ps.overrides[i]))
+			present++;
+		else
+			missing++;
+	}
+	gp_persist_release(&ps);
+	if (!missing)
+		return;
+	st = gp_plan_add(plan, "persist.vfio", "host");
+	snprintf(st->current, sizeof(st->current), "%s",
+		 present ? "partly written or outdated" : "absent");
+	snprintf(st->target, sizeof(st->target), "%s",
+		 h->driverctl ? "driverctl overrides, modprobe softdep"
+			      : "overrides, udev rule, boot unit, modprobe softdep");
+}
+
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
+		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
+		   unsigned groups, struct gp_plan *plan)
+{
+	struct gp_step *st;
+	size_t i;
+
+	memset(plan, 0, sizeof(*plan));
+	blockers(r, plan);
+	if (!(groups & GP_GROUP_VFIO))
+		return;
+	if (h->vfio_ids[0])
+		snprintf(plan->note, sizeof(plan->note),
+			 "vfio-pci also takes every device with IDs %s at boot ('ids=' in %s); "
+			 "gpuprov binds by address and leaves that setting alone",
+			 h->vfio_ids, h->vfio_ids_source);
+	if (!h->vfio_loaded) {
+		st = gp_plan_add(plan, "module.load", "vfio-pci");
+		gp_strlcpy(st->current, "not loaded", sizeof(st->current));
+		gp_strlcpy(st->target, "loaded", sizeof(st->target));
+		gp_strlcpy(st->arg, "vfio-pci", sizeof(st->arg));
+	}
+	for (i = 0; i < h->ndevs; i++)
+		if (to_bind(h, p, i))
+			device_steps(&h->devs[i], plan);
+	persist_step(h, p, templates, plan);
+}

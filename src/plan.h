@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Steps: what apply will do, as data.  plan.c builds them (a pure function of
+ * host, profile, findings and templates), apply.c runs them through the
+ * actuator of their kind, journal.c keeps them on disk.
+ */
+#ifndef GP_PLAN_H
+#define GP_PLAN_H
+
+#include <stdbool.h>
+
+#include <json.h>
+
+#include "gp.h"
+
+#define GP_MAX_BLOCKERS 16
+
+enum gp_group { GP_GROUP_VFIO = 1, GP_GROUP_BOND = 2, GP_GROUP_VM = 4 };
+
+struct gp_step {
+	char kind[24];       /* module.load, device.override, ... (DESIGN.md) */
+	char subject[64];    /* a PCI address, a module, "host" */
+	char current[128];
+	char target[128];
+	char arg[64];        /* the driver or module the step deals in */
+	bool reversible;
+	enum gp_group group;
+};
+
+struct gp_plan {
+	struct gp_step *steps;
+	size_t n, cap;
+	char blockers[GP_MAX_BLOCKERS][300];
+	int nblockers;
+	char note[400];      /* what the operator should know, not a step */
+};
+
+/* The text persist.vfio writes, from templates/ (NULL where not used). */
+struct gp_persist {
+	char *files[GP_PERSIST_FILES];
+	bool driverctl;      /* overrides go to /etc/driverctl.d instead */
+	struct gp_override overrides[GP_MAX_OVERRIDES];
+	int noverrides;
+};
+
+/* templates.c */
+int gp_templates_load(char *out[GP_PERSIST_FILES]);
+void gp_templates_release(char *t[GP_PERSIST_FILES]);
+char *gp_subst(const char *tmpl, const char *const *pairs);
+
+/* plan.c */
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
+		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
+		   unsigned groups, struct gp_plan *plan);
+void gp_plan_release(struct gp_plan *plan);
+struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
+void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out);
+void gp_persist_release(struct gp_persist *ps);
+int gp_parse_groups(const char *list, unsigned *groups);
+
+/* render.c */
+void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json);
+
+#endif

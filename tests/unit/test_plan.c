@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The plan on fixture hosts: the expected steps, in order, or the blockers. */
+#include "unit.h"
+#include "plan.h"
+
+struct run {
+	struct gp_host h;
+	struct gp_profile p;
+	struct gp_report r;
+	struct gp_plan plan;
+	char *templates[GP_PERSIST_FILES];
+};
+
+static void plan_for(struct run *x, const char *host, const char *profile, unsigned groups)
+{
+	memset(x, 0, sizeof(*x));
+	setenv("GPUPROV_TEMPLATES", "templates", 1);
+	assert_int_equal(gp_templates_load(x->templates), 0);
+	unit_profile(profile, &x->p);
+	unit_host(host, &x->p, &x->h);
+	gp_checks_run(&x->h, &x->p, &x->r);
+	gp_plan_build(&x->h, &x->p, &x->r, x->templates, groups, &x->plan);
+}
+
+static void done(struct run *x)
+{
+	gp_plan_release(&x->plan);
+	gp_report_release(&x->r);
+	gp_templates_release(x->templates);
+	gp_host_release(&x->h);
+}
+
+/* "kind subject current->target" of every step, one per line */
+static void steps_text(const struct gp_plan *plan, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < plan->n && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s %s %s->%s\n", plan->steps[i].kind,
+				      plan->steps[i].subject, plan->steps[i].current,
+				      plan->steps[i].target);
+}
+
+#define A100 "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+#define ALL (GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM)
+
+static void test_ready(void **state)
+{
+	struct run x;
+	char text[2048];
+
+	(void)state;
+	plan_for(&x, "r5350-ready", A100, ALL);
+	steps_text(&x.plan, text, sizeof(text));
+	assert_string_equal(text,
+			    "device.override 0000:41:00.0 (none)->vfio-pci\n"
+			    "device.unbind 0000:41:00.0 bound to nvidia->unbound\n"
+			    "device.bind 0000:41:00.0 nvidia->vfio-pci\n"
+			    "device.override 0000:42:00.0 (none)->vfio-pci\n"
+			    "device.unbind 0000:42:00.0 bound to nvidia->unbound\n"
+			    "device.bind 0000:42:00.0 nvidia->vfio-pci\n"
+			    "persist.vfio host absent->overrides, udev rule, boot unit, modprobe "
+			    "softdep\n");
+	assert_int_equal(x.plan.nblockers, 0);
+	assert_string_equal(x.plan.steps[1].arg, "nvidia");
+	done(&x);
+	/* --only bond: nothing of vfio */
+	plan_for(&x, "r5350-ready", A100, GP_GROUP_BOND);
+	assert_int_equal(x.plan.n, 0);
+	done(&x);
+}
+
+static void test_blocked(void **state)
+{
+	struct run x;
+
+	(void)state;
+	plan_for(&x, "group-shared", A100, ALL);
+	assert_int_equal(x.plan.nblockers, 1);
+	assert_non_null(strstr(x.plan.blockers[0], "iommu.group_shared 0000:41:00.0"));
+	done(&x);
+	plan_for(&x, "in-use", A100, ALL);
+	assert_int_equal(x.plan.nblockers, 2);
+	done(&x);
+	plan_for(&x, "iommu-off", A100, ALL);
+	assert_non_null(strstr(x.plan.blockers[0], "iommu.off"));
+	done(&x);
+	/* a NUMA split or a slow link is not unsafe: warned, not blocked */
+	plan_for(&x, "numa-split", A100, ALL);
+	assert_int_equal(x.plan.nblockers, 0);
+	done(&x);
+}
+
+static void test_companions(void **state)
+{
+	struct run x;
+	char text[2048];
+
+	(void)state;
+	plan_for(&x, "group-shared", A100 "companions = bind\n", ALL);
+	assert_int_equal(x.plan.nblockers, 0);
+	steps_text(&x.plan, text, sizeof(text));
+	assert_non_null(strstr(text, "device.unbind 0000:41:00.1 bound to snd_hda_intel->unbound\n"));
+	assert_non_null(strstr(text, "device.bind 0000:41:00.1 snd_hda_intel->vfio-pci\n"));
+	done(&x);
+}
+
+static void test_lab_capture(void **state)
+{
+	struct run x;
+	char text[2048];
+
+	(void)state;
+	/* a real kernel's tree: vfio-pci not loaded, an e1000e bound to e1000e */
+	plan_for(&x, "lab-messy", "[gpus]\nmatch = 8086:10d3 0000:81:00.0\ncount = 2\n", ALL);
+	steps_text(&x.plan, text, sizeof(text));
+	assert_non_null(strstr(text, "module.load vfio-pci not loaded->loaded\n"));
+	assert_non_null(strstr(text, "device.unbind 0000:47:00.0 bound to e1000e->unbound\n"));
+	/* the testdev has no driver: nothing to unbind */
+	assert_null(strstr(text, "device.unbind 0000:81:00.0"));
+	assert_non_null(strstr(text, "device.bind 0000:81:00.0 no driver->vfio-pci\n"));
+	done(&x);
+}
+
+static void test_already_done(void **state)
+{
+	struct run x;
+	struct gp_persist ps;
+	int i, k;
+
+	(void)state;
+	plan_for(&x, "r5350-ready", A100, ALL);
+	/* make the host look as apply leaves it, then plan again: nothing to do */
+	gp_persist_render(&x.h, &x.p, x.templates, &ps);
+	for (i = 0; i < GP_PERSIST_FILES; i++) {
+		free(x.h.persist[i]);
+		x.h.persist[i] = ps.files[i] ? strdup(ps.files[i]) : NULL;
+	}
+	x.h.noverrides = ps.noverrides;
+	memcpy(x.h.overrides, ps.overrides, sizeof(ps.overrides));
+	for (k = 0; k < 2; k++) {
+		struct gp_dev *d = &x.h.devs[unit_index(&x.h, k ? "0000:42:00.0" : "0000:41:00.0")];
+
+		strcpy(d->driver, "vfio-pci");
+		strcpy(d->driver_override, "vfio-pci");
+	}
+	gp_persist_release(&ps);
+	gp_plan_release(&x.plan);
+	gp_plan_build(&x.h, &x.p, &x.r, x.templates, ALL, &x.plan);
+	assert_int_equal(x.plan.n, 0);
+	/* one override file missing: persist.vfio is back */
+	x.h.noverrides--;
+	gp_plan_release(&x.plan);
+	gp_plan_build(&x.h, &x.p, &x.r, x.templates, ALL, &x.plan);
+	assert_int_equal(x.plan.n, 1);
+	assert_string_equal(x.plan.steps[0].kind, "persist.vfio");
+	assert_string_equal(x.plan.steps[0].current, "partly written or outdated");
+	done(&x);
+}
+
+static void test_persist_render(void **state)
+{
+	struct run x;
+	struct gp_persist ps;
+
+	(void)state;
+	plan_for(&x, "r5350-ready", A100, ALL);
+	gp_persist_render(&x.h, &x.p, x.templates, &ps);
+	/* kernel 6.1: vfio_virqfd is still a module of its own */
+	assert_non_null(strstr(ps.files[2], "\nvfio_virqfd\n"));
+	assert_non_null(strstr(ps.files[1], "softdep nvidia pre: vfio-pci\n"));
+	assert_int_equal(ps.noverrides, 2);
+	assert_string_equal(ps.overrides[1].bdf, "0000:42:00.0");
+	gp_persist_release(&ps);
+	strcpy(x.h.kernel_release, "6.8.0-40-generic");
+	gp_persist_render(&x.h, &x.p, x.templates, &ps);
+	assert_null(strstr(ps.files[2], "vfio_virqfd"));
+	gp_persist_release(&ps);
+	/* driverctl installed: its files, not ours */
+	x.h.driverctl = true;
+	gp_persist_render(&x.h, &x.p, x.templates, &ps);
+	assert_null(ps.files[0]);
+	assert_null(ps.files[3]);
+	assert_non_null(ps.files[1]);
+	assert_true(ps.driverctl);
+	gp_persist_release(&ps);
+	done(&x);
+}
+
+static void test_groups(void **state)
+{
+	unsigned g;
+
+	(void)state;
+	assert_int_equal(gp_parse_groups("vfio,vm", &g), 0);
+	assert_int_equal(g, GP_GROUP_VFIO | GP_GROUP_VM);
+	assert_int_not_equal(gp_parse_groups("vfio,disk", &g), 0);
+	assert_int_not_equal(gp_parse_groups("", &g), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ready),        cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
+		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
+		cmocka_unit_test(test_groups),
+	};
+
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
