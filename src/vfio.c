@@ -201,7 +201,7 @@ static double env_seconds(const char *name, double fallback)
  * a device in use hangs in the kernel and cannot be interrupted, so we stop
  * waiting at the deadline (GPUPROV_UNBIND_TIMEOUT, 10 s) and say so.
  */
-static int write_with_deadline(const char *path, const char *value)
+int gp_write_deadline(const char *path, const char *value)
 {
 	double limit = env_seconds("GPUPROV_UNBIND_TIMEOUT", 10);
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
@@ -224,6 +224,8 @@ static int write_with_deadline(const char *path, const char *value)
 			return -errno;
 		if (waited >= limit) {
 			kill(pid, SIGKILL); /* ends it only if the write ever returns */
+			for (r = 0; r < 5 && !waitpid(pid, &status, WNOHANG); r++)
+				nanosleep(&tick, NULL); /* reap it when it did die */
 			gp_err("writing '%s' to '%s' did not return within %g s: the device is "
 			       "probably in use; the kernel keeps the write blocked",
 			       value, path, limit);
@@ -476,7 +478,7 @@ static int unbind_from(const char *bdf, const char *driver)
 	char path[256];
 
 	snprintf(path, sizeof(path), SYSPCI "/drivers/%s/unbind", driver);
-	return write_with_deadline(path, bdf);
+	return gp_write_deadline(path, bdf);
 }
 
 static int unbind_run(const struct gp_step *st)

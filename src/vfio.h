@@ -9,4 +9,7 @@ int gp_vfio_module_available(const char *root, const char *release);
 void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *driver,
 		     size_t len);
 
+/* a sysfs write that may block for good, in a child, bounded in time */
+int gp_write_deadline(const char *path, const char *value);
+
 #endif

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The deadline on blocking sysfs writes: a FIFO without a reader blocks the
+ * writer as a busy GPU's unbind does; the write must give up in time.
+ */
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "vfio.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_deadline(void **state)
+{
+	char dir[] = "/tmp/gp-fifo.XXXXXX", fifo[64], file[64];
+	double t0;
+	int rc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/unbind", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	setenv("GPUPROV_UNBIND_TIMEOUT", "0.3", 1);
+	t0 = now();
+	rc = gp_write_deadline(fifo, "0000:41:00.0");
+	assert_int_equal(rc, -ETIMEDOUT);
+	assert_true(now() - t0 < 2.0);
+	/* a write that can happen happens, and its error comes back */
+	snprintf(file, sizeof(file), "%s/ok", dir);
+	fclose(fopen(file, "w"));
+	assert_int_equal(gp_write_deadline(file, "x"), 0);
+	assert_int_equal(gp_write_deadline("/nonexistent/unbind", "x"), -ENOENT);
+	unlink(file);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deadline),
+	};
+
+	return cmocka_run_group_tests_name("vfio", tests, NULL, NULL);
+}
