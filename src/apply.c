@@ -20,7 +20,7 @@
 
 static const struct gp_actuator *const actuators[] = {
 	&gp_act_module_load, &gp_act_override, &gp_act_unbind, &gp_act_bind,
-	&gp_act_persist_vfio,
+	&gp_act_persist_vfio, &gp_act_domain_write, &gp_act_domain_define,
 };
 
 const struct gp_actuator *gp_actuator_find(const char *kind)

@@ -29,8 +29,22 @@ const struct gp_actuator *gp_actuator_find(const char *kind);
 extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind,
 	gp_act_bind;
 /* files.c */
-extern const struct gp_actuator gp_act_persist_vfio;
+extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write;
 void gp_files_set_persist(const struct gp_persist *ps);
+
+/* What domain.write and domain.define put in place. */
+struct gp_vm_target {
+	const char *xml;
+	char digest[24];
+	const char *output;
+	const char *uri;
+	const char *name;
+};
+
+void gp_files_set_vm(const struct gp_vm_target *t);
+/* virt.c */
+extern const struct gp_actuator gp_act_domain_define;
+void gp_virt_set_target(const struct gp_vm_target *t);
 
 /* journal.c */
 struct gp_journal {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gp.h"
+#include "vm.h"
 
 #define MAX_GPUS 64
 
@@ -566,6 +567,165 @@ static void check_vfio(const struct gp_host *h, struct gp_report *r)
 		      "'ids=%s' is set in %s", h->vfio_ids, h->vfio_ids_source);
 }
 
+/* ---- vm.* ---- */
+
+static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
+		       const struct gp_vm_layout *l, struct gp_report *r)
+{
+	char bars[32], win[32], mem[32];
+	uint64_t need;
+
+	gp_format_size(l->bar64_total, bars, sizeof(bars));
+	gp_format_size(l->mmio_window, win, sizeof(win));
+	if (!l->bar64_total) {
+		gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
+			      "no 64-bit BARs: the default window does");
+		return;
+	}
+	if (!h->phys_bits) {
+		gp_report_add(r, "vm.mmio", GP_WARN, p->vm.name,
+			      "check 'address sizes' in /proc/cpuinfo",
+			      "64-bit BARs of %s need a %s window; the CPU's address width is "
+			      "unknown", bars, win);
+		return;
+	}
+	/* RAM, the 32-bit hole below 4 GiB, then the window, all below 2^bits */
+	need = p->vm.memory + (4ull << 30) + l->mmio_window;
+	gp_format_size(need, mem, sizeof(mem));
+	if (h->phys_bits < 64 && need > (1ull << h->phys_bits)) {
+		gp_report_add(r, "vm.mmio", GP_FAIL, p->vm.name,
+			      "fewer or smaller-BAR GPUs per VM, less VM memory, or a CPU with "
+			      "more physical address bits",
+			      "memory and a %s MMIO window need %s, more than the %d-bit guest "
+			      "address space", win, mem, h->phys_bits);
+		return;
+	}
+	gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
+		      "64-bit BARs %s: a %s window%s, within %d address bits", bars, win,
+		      l->bar64_total > (32ull << 30) ? " (OVMF X-PciMmio64Mb)" : "",
+		      h->phys_bits);
+}
+
+/* Turing and later (device IDs from 0x1e00) put MSI-X at QEMU 7.2's clique offset. */
+static bool turing_or_newer(const struct gp_host *h, const struct gp_vm_layout *l)
+{
+	int i;
+
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[l->devs[i].dev];
+
+		if (l->devs[i].gpu && d->vendor == 0x10de && d->device >= 0x1e00)
+			return true;
+	}
+	return false;
+}
+
+static void check_clique(const struct gp_host *h, const struct gp_profile *p,
+			 const struct gp_vm_layout *l, struct gp_report *r)
+{
+	if (p->vm.clique < 0) {
+		gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+			      "no GPUDirect clique set (the guest driver will refuse P2P)");
+		return;
+	}
+	if (!turing_or_newer(h, l)) {
+		gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+			      "clique %d; no Turing-or-newer NVIDIA GPU in the VM", p->vm.clique);
+		return;
+	}
+	if (!h->qemu_version[0]) {
+		gp_report_add(r, "vm.qemu_clique", GP_WARN, p->vm.name,
+			      "check 'qemu-system-x86_64 --version': 8.1 or later is needed",
+			      "cannot tell QEMU's version; QEMU before 8.1 cannot add the "
+			      "clique to Turing-or-newer GPUs");
+		return;
+	}
+	if (gp_version_cmp(h->qemu_version, "8.1") < 0) {
+		gp_report_add(r, "vm.qemu_clique", GP_WARN, p->vm.name,
+			      "install QEMU 8.1 or later (bookworm-backports), or check that "
+			      "your build has the 0xD4 fallback by starting the VM; "
+			      "'gpudirect_clique = off' starts it but the guest refuses P2P",
+			      "QEMU %s puts x-nv-gpudirect-clique at offset 0xC8, where this "
+			      "GPU has MSI-X: the VM may fail to start (\"Failed to add NVIDIA "
+			      "GPUDirect cap\")", h->qemu_version);
+		return;
+	}
+	gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+		      "QEMU %s places the clique capability for Turing and later",
+		      h->qemu_version);
+}
+
+/* Free memory (or free huge pages) on the host nodes the VM's cells use. */
+static uint64_t node_free(const struct gp_numa *nn, uint64_t page)
+{
+	if (page == (1ull << 30))
+		return nn->hugepages_1g_free > 0 ? (uint64_t)nn->hugepages_1g_free << 30 : 0;
+	if (page == (2ull << 20))
+		return nn->hugepages_2m_free > 0 ? (uint64_t)nn->hugepages_2m_free << 21 : 0;
+	return nn->mem_free;
+}
+
+static void check_memory(const struct gp_host *h, const struct gp_profile *p,
+			 const struct gp_vm_layout *l, struct gp_report *r)
+{
+	const char *kind = p->vm.hugepages ? "free huge pages" : "free memory";
+	char want[32], have[32];
+	uint64_t free_bytes = 0;
+	size_t i;
+	int c;
+
+	if (l->numa_known) {
+		for (c = 0; c < l->ncells; c++) {
+			const struct gp_numa *nn = gp_host_numa(h, l->cells[c].host_node);
+
+			if (!nn)
+				continue;
+			gp_format_size(l->cells[c].memory, want, sizeof(want));
+			gp_format_size(node_free(nn, p->vm.hugepages), have, sizeof(have));
+			if (node_free(nn, p->vm.hugepages) < l->cells[c].memory) {
+				gp_report_add(r, "vm.memory", GP_FAIL, p->vm.name,
+					      p->vm.hugepages
+						      ? "reserve more huge pages on that node "
+							"(hugepages= on the kernel command line, or "
+							"nr_hugepages in /sys/devices/system/node)"
+						      : "give the VM less memory, or free memory on "
+							"that node",
+					      "cell %d wants %s on node %d, which has %s of %s", c,
+					      want, l->cells[c].host_node, have, kind);
+				return;
+			}
+		}
+		gp_format_size(p->vm.memory, want, sizeof(want));
+		gp_report_add(r, "vm.memory", GP_OK, p->vm.name, NULL,
+			      "%s fits in the %s of the GPUs' node%s", want, kind,
+			      l->ncells > 1 ? "s" : "");
+		return;
+	}
+	for (i = 0; i < h->nnuma; i++)
+		free_bytes += node_free(&h->numa[i], p->vm.hugepages);
+	gp_format_size(p->vm.memory, want, sizeof(want));
+	gp_format_size(free_bytes, have, sizeof(have));
+	if (free_bytes < p->vm.memory)
+		gp_report_add(r, "vm.memory", GP_FAIL, p->vm.name,
+			      "give the VM less memory, or reserve more huge pages",
+			      "the VM wants %s; the host has %s of %s", want, have, kind);
+	else
+		gp_report_add(r, "vm.memory", GP_OK, p->vm.name, NULL,
+			      "%s fits in the host's %s of %s", want, have, kind);
+}
+
+static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	struct gp_vm_layout l;
+
+	if (!p->has_vm)
+		return;
+	gp_vm_layout(h, p, &l);
+	check_mmio(h, p, &l, r);
+	check_clique(h, p, &l, r);
+	check_memory(h, p, &l, r);
+}
+
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	int gpus[MAX_GPUS], n = gp_gpus(h, gpus, MAX_GPUS), i, j;
@@ -588,4 +748,5 @@ void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct g
 			check_acs_pair(h, gpus[i], gpus[j], r);
 		}
 	check_vfio(h, r);
+	check_vm(h, p, r);
 }

@@ -26,13 +26,16 @@ int gp_cmd_check(struct gp_ctx *ctx);
 int gp_cmd_profile(struct gp_ctx *ctx);
 int gp_cmd_snapshot(struct gp_ctx *ctx);
 int gp_cmd_plan(struct gp_ctx *ctx);
+int gp_cmd_domxml(struct gp_ctx *ctx);
+int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len);
 int gp_cmd_apply(struct gp_ctx *ctx);
 int gp_cmd_rollback(struct gp_ctx *ctx);
 
 struct gp_plan;
-/* host, findings and plan for ctx's profile; exit status on failure */
+struct gp_vm_target;
+/* host, findings, the VM's XML and the plan for ctx's profile; exit status on failure */
 int gp_ctx_plan(struct gp_ctx *ctx, struct gp_host *h, struct gp_report *r,
-		struct gp_plan *plan, char *templates[GP_PERSIST_FILES]);
+		struct gp_plan *plan, char *templates[GP_PERSIST_FILES], struct gp_vm_target *vm);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);

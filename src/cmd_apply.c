@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,6 +78,7 @@ static void print_journal(struct gp_journal *j, const char *command)
 int gp_cmd_apply(struct gp_ctx *ctx)
 {
 	char *templates[GP_PERSIST_FILES];
+	struct gp_vm_target vm;
 	struct gp_persist ps;
 	struct gp_journal j = { 0 };
 	struct gp_report r;
@@ -95,7 +97,7 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 		return rc;
 	if (gp_lock_take())
 		return GP_EXIT_LOCKED;
-	rc = gp_ctx_plan(ctx, &h, &r, &plan, templates);
+	rc = gp_ctx_plan(ctx, &h, &r, &plan, templates, &vm);
 	if (rc)
 		return rc;
 	if (!ctx->json || plan.nblockers)
@@ -112,8 +114,12 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 	} else if (!(rc = confirm(ctx, "apply these changes?"))) {
 		gp_persist_render(&h, ctx->profile, templates, &ps);
 		gp_files_set_persist(&ps);
+		gp_files_set_vm(vm.xml ? &vm : NULL);
+		gp_virt_set_target(vm.xml ? &vm : NULL);
 		rc = gp_apply_run(&plan, ctx->profile_path, &j) ? GP_EXIT_FAIL : GP_EXIT_OK;
 		gp_files_set_persist(NULL);
+		gp_files_set_vm(NULL);
+		gp_virt_set_target(NULL);
 		gp_persist_release(&ps);
 		if (j.doc && ctx->json)
 			print_journal(&j, "apply");
@@ -121,6 +127,7 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 			gp_info("%s: run %s", rc ? "failed and rolled back" : "applied", j.run_id);
 		gp_journal_close(&j);
 	}
+	free((char *)vm.xml);
 	gp_plan_release(&plan);
 	gp_report_release(&r);
 	gp_templates_release(templates);

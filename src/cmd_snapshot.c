@@ -49,6 +49,8 @@ static const char *const bond_files[] = {
 	"min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system", NULL,
 };
 
+
+
 static int mkdirs(const char *path)
 {
 	char buf[PATH_LEN], *p;
@@ -390,6 +392,37 @@ static void modules(struct snap *s)
 	copy_files(s, dir, idx);
 }
 
+/* Of dpkg's status, only qemu-system-x86's stanza: its version matters. */
+static void dpkg_qemu(struct snap *s)
+{
+	char src[PATH_LEN], dst[PATH_LEN], line[1024];
+	FILE *in, *out = NULL;
+	bool ours = false;
+
+	src_path(s, src, "/var/lib/dpkg/status");
+	in = fopen(src, "r");
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		if (!strncmp(line, "Package: ", 9))
+			ours = !strcmp(line + 9, "qemu-system-x86\n");
+		if (!ours)
+			continue;
+		if (!out) {
+			dst_path(s, dst, "/var/lib/dpkg/status");
+			parent_dirs(dst);
+			out = fopen(dst, "w");
+			if (!out)
+				break;
+			s->files++;
+		}
+		fputs(line, out);
+	}
+	fclose(in);
+	if (out)
+		fclose(out);
+}
+
 static void collect(struct snap *s)
 {
 	struct stat st;
@@ -418,6 +451,7 @@ static void collect(struct snap *s)
 	each_entry(s, "/run/modprobe.d", modprobe_conf);
 	each_entry(s, "/lib/modprobe.d", modprobe_conf);
 	modules(s);
+	dpkg_qemu(s);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -253,3 +253,76 @@ const struct gp_actuator gp_act_persist_vfio = {
 	"persist.vfio", persist_precheck, persist_done, persist_record,
 	persist_run,    persist_verify,   persist_undo,
 };
+
+/* ---- domain.write: the VM's XML where the profile says ---- */
+
+static const struct gp_vm_target *vm; /* rendered by the command */
+
+void gp_files_set_vm(const struct gp_vm_target *t)
+{
+	vm = t;
+}
+
+static int domain_precheck(const struct gp_step *st)
+{
+	(void)st;
+	if (vm)
+		return 0;
+	gp_err("domain.write: no domain XML to write");
+	return -EINVAL;
+}
+
+static int domain_done(const struct gp_step *st)
+{
+	(void)st;
+	return same(vm->output, vm->xml);
+}
+
+static int domain_record(const struct gp_step *st, json_object *undo)
+{
+	char *prev = read_file(vm->output);
+
+	(void)st;
+	json_object_object_add(undo, "path", json_object_new_string(vm->output));
+	json_object_object_add(undo, "previous", prev ? json_object_new_string(prev) : NULL);
+	free(prev);
+	return 0;
+}
+
+static int domain_run(const struct gp_step *st)
+{
+	int rc = write_atomic(vm->output, vm->xml, 0644);
+
+	(void)st;
+	if (rc)
+		gp_err("cannot write '%s': %s", vm->output, strerror(-rc));
+	return rc;
+}
+
+static int domain_verify(const struct gp_step *st)
+{
+	if (domain_done(st) > 0)
+		return 0;
+	gp_err("'%s' does not read back as written", vm->output);
+	return -EIO;
+}
+
+static int domain_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *path = json_object_object_get(undo, "path");
+	json_object *prev = json_object_object_get(undo, "previous");
+	const char *p;
+
+	(void)st;
+	if (!path)
+		return 0;
+	p = json_object_get_string(path);
+	if (prev)
+		return write_atomic(p, json_object_get_string(prev), 0644);
+	return unlink(p) && errno != ENOENT ? -errno : 0;
+}
+
+const struct gp_actuator gp_act_domain_write = {
+	"domain.write", domain_precheck, domain_done, domain_record,
+	domain_run,     domain_verify,   domain_undo,
+};

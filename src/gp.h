@@ -153,6 +153,8 @@ struct gp_numa {
 	char cpus[256];
 	uint64_t mem_total;
 	uint64_t mem_free;
+	long hugepages_1g_free;     /* -1 when the kernel does not say */
+	long hugepages_2m_free;
 };
 
 struct gp_iface {
@@ -196,6 +198,10 @@ struct gp_host {
 	bool vfio_blacklisted;
 	char vfio_ids[256];         /* "vfio-pci ids=" from cmdline or modprobe.d */
 	bool driverctl;             /* /usr/sbin/driverctl exists */
+	char qemu_version[32];      /* "7.2.18", "" when unknown */
+	char *vm_xml;               /* the profile's [vm] output file as it is, or NULL */
+	int vm_defined;             /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
+	char vm_digest[24];         /* gpuprov's digest in the defined domain, or "" */
 	/* the persistent files gpuprov writes, as they are now (NULL: absent) */
 	char *persist[GP_PERSIST_FILES];
 	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */

@@ -22,6 +22,7 @@
 
 #include "gp.h"
 #include "vfio.h"
+#include "virt.h"
 
 #define PATH_LEN 4096
 
@@ -374,6 +375,15 @@ static void scan_numa(struct gp_host *h)
 			nn->mem_total = meminfo_field(text, "MemTotal:");
 			nn->mem_free = meminfo_field(text, "MemFree:");
 		}
+		nn->hugepages_1g_free = nn->hugepages_2m_free = -1;
+		if (read_text(rootp(h, path, "/sys/devices/system/node/%s/hugepages/"
+					     "hugepages-1048576kB/free_hugepages", e->d_name),
+			      text, sizeof(text)) > 0)
+			nn->hugepages_1g_free = strtol(text, NULL, 10);
+		if (read_text(rootp(h, path, "/sys/devices/system/node/%s/hugepages/"
+					     "hugepages-2048kB/free_hugepages", e->d_name),
+			      text, sizeof(text)) > 0)
+			nn->hugepages_2m_free = strtol(text, NULL, 10);
 	}
 	closedir(dir);
 	qsort(h->numa, h->nnuma, sizeof(*h->numa), numa_cmp);
@@ -761,6 +771,47 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 	closedir(d);
 }
 
+/* "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is. */
+static void qemu_from_dpkg(struct gp_host *h)
+{
+	char path[PATH_LEN], line[512];
+	FILE *f = fopen(rootp(h, path, "/var/lib/dpkg/status"), "r");
+	bool ours = false;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Package: ", 9))
+			ours = !strcmp(line + 9, "qemu-system-x86\n");
+		if (ours && !strncmp(line, "Version: ", 9)) {
+			const char *v = strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
+
+			snprintf(h->qemu_version, sizeof(h->qemu_version), "%.*s",
+				 (int)strspn(v, "0123456789."), v);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
+{
+	char path[PATH_LEN];
+
+	h->vm_defined = -1;
+	if (!h->root[0])
+		gp_virt_qemu_version(h->qemu_version, sizeof(h->qemu_version));
+	if (!h->qemu_version[0])
+		qemu_from_dpkg(h);
+	if (!p || !p->has_vm)
+		return;
+	h->vm_xml = slurp(rootp(h, path, "%s", p->vm.output));
+	/* libvirt answers for the live host only, not for a tree under --root */
+	if (!h->root[0] && p->vm.define)
+		h->vm_defined = gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest,
+					       sizeof(h->vm_digest));
+}
+
 static void read_binding_state(struct gp_host *h)
 {
 	char path[PATH_LEN];
@@ -820,6 +871,7 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	read_kernel(h);
 	scan_holders(h);
 	read_binding_state(h);
+	read_vm_state(h, p);
 	return 0;
 }
 
@@ -829,6 +881,7 @@ void gp_host_release(struct gp_host *h)
 
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		free(h->persist[i]);
+	free(h->vm_xml);
 	free(h->root);
 	free(h->devs);
 	free(h->numa);

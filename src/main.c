@@ -40,6 +40,8 @@ static const struct gp_cmd commands[] = {
 	{ "apply", gp_cmd_apply, NEED_PROFILE,
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
 	{ "rollback", gp_cmd_rollback, 0, "undo a journaled run: rollback [RUN-ID]" },
+	{ "domxml", gp_cmd_domxml, NEED_PROFILE,
+	  "the libvirt domain XML for the profile's VM (stdout or -o FILE)" },
 	{ "snapshot", gp_cmd_snapshot, 0,
 	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
 	{ "profile", gp_cmd_profile, 0, "validate FILE | discover" },

@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apply.h"
 #include "plan.h"
 
-/* Findings that make binding unsafe: apply refuses while any of them fails. */
-static const char *const blocking[] = {
+/* Findings that make a group's steps unsafe: apply refuses while one fails. */
+static const char *const blocking_vfio[] = {
 	"iommu.off", "iommu.group_shared", "gpu.in_use", "gpu.count", "vfio.module", NULL,
 };
+static const char *const blocking_vm[] = { "vm.mmio", "vm.memory", NULL };
 
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
 {
@@ -61,7 +63,8 @@ int gp_parse_groups(const char *list, unsigned *groups)
 	return 0;
 }
 
-static void blockers(const struct gp_report *r, struct gp_plan *plan)
+static void blockers(const struct gp_report *r, const char *const *blocking,
+		     struct gp_plan *plan)
 {
 	size_t i;
 	int k;
@@ -221,17 +224,34 @@ static void persist_step(const struct gp_host *h, const struct gp_profile *p,
 			      : "overrides, udev rule, boot unit, modprobe softdep");
 }
 
-void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
-		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
-		   unsigned groups, struct gp_plan *plan)
+static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
+		     const struct gp_vm_target *vm, struct gp_plan *plan)
+{
+	struct gp_step *st;
+
+	if (!h->vm_xml || strcmp(h->vm_xml, vm->xml)) {
+		st = gp_plan_add(plan, "domain.write", p->vm.output);
+		st->group = GP_GROUP_VM;
+		gp_strlcpy(st->current, h->vm_xml ? "differs" : "absent", sizeof(st->current));
+		snprintf(st->target, sizeof(st->target), "written (digest %s)", vm->digest);
+	}
+	if (!p->vm.define || (h->vm_defined == 1 && !strcmp(h->vm_digest, vm->digest)))
+		return;
+	st = gp_plan_add(plan, "domain.define", p->vm.name);
+	st->group = GP_GROUP_VM;
+	snprintf(st->current, sizeof(st->current), "%s",
+		 h->vm_defined < 0   ? "unknown (libvirt not asked or not reachable)"
+		 : h->vm_defined == 0 ? "not defined"
+				      : "defined, differs");
+	snprintf(st->target, sizeof(st->target), "defined in %s", p->vm.uri);
+}
+
+static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
 {
 	struct gp_step *st;
 	size_t i;
 
-	memset(plan, 0, sizeof(*plan));
-	blockers(r, plan);
-	if (!(groups & GP_GROUP_VFIO))
-		return;
 	if (h->vfio_ids[0])
 		snprintf(plan->note, sizeof(plan->note),
 			 "vfio-pci also takes every device with IDs %s at boot ('ids=' in %s); "
@@ -247,4 +267,19 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
 		if (to_bind(h, p, i))
 			device_steps(&h->devs[i], plan);
 	persist_step(h, p, templates, plan);
+}
+
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
+		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
+		   const struct gp_vm_target *vm, unsigned groups, struct gp_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	if (groups & GP_GROUP_VFIO) {
+		blockers(r, blocking_vfio, plan);
+		vfio_steps(h, p, templates, plan);
+	}
+	if ((groups & GP_GROUP_VM) && vm) {
+		blockers(r, blocking_vm, plan);
+		vm_steps(h, p, vm, plan);
+	}
 }

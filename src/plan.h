@@ -8,6 +8,7 @@
 #define GP_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <json.h>
 
@@ -45,13 +46,15 @@ struct gp_persist {
 
 /* templates.c */
 int gp_templates_load(char *out[GP_PERSIST_FILES]);
+int gp_template_path(const char *name, char *path, size_t len);
 void gp_templates_release(char *t[GP_PERSIST_FILES]);
 char *gp_subst(const char *tmpl, const char *const *pairs);
 
 /* plan.c */
+struct gp_vm_target;
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
 		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
-		   unsigned groups, struct gp_plan *plan);
+		   const struct gp_vm_target *vm, unsigned groups, struct gp_plan *plan);
 void gp_plan_release(struct gp_plan *plan);
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,

@@ -673,6 +673,8 @@ static int validate(struct parse_state *st)
 				    p->slots[i].name);
 	if (p->has_vm && !p->vm.name[0])
 		return fail(st, st->section_line[2], "missing key 'name' in [vm]");
+	if (p->has_vm && !p->vm.output[0])
+		snprintf(p->vm.output, sizeof(p->vm.output), "/var/lib/gpuprov/%s.xml", p->vm.name);
 	if (p->has_bond && !p->bond.name[0])
 		return fail(st, st->section_line[3], "missing key 'name' in [bond]");
 	if (p->has_bond && !p->bond.nslaves)

@@ -87,6 +87,19 @@ static char *read_all(const char *path)
 	return buf;
 }
 
+/* The path of one template file, for those read elsewhere (the domain XML). */
+int gp_template_path(const char *name, char *path, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (find_dir(dir, sizeof(dir))) {
+		gp_err("cannot find the templates (%s/templates)", GP_DATADIR);
+		return -ENOENT;
+	}
+	snprintf(path, len, "%s/%s", dir, name);
+	return 0;
+}
+
 int gp_templates_load(char *out[GP_PERSIST_FILES])
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64];

@@ -19,7 +19,7 @@ static void plan_for(struct run *x, const char *host, const char *profile, unsig
 	unit_profile(profile, &x->p);
 	unit_host(host, &x->p, &x->h);
 	gp_checks_run(&x->h, &x->p, &x->r);
-	gp_plan_build(&x->h, &x->p, &x->r, x->templates, groups, &x->plan);
+	gp_plan_build(&x->h, &x->p, &x->r, x->templates, NULL, groups, &x->plan);
 }
 
 static void done(struct run *x)
@@ -147,12 +147,12 @@ static void test_already_done(void **state)
 	}
 	gp_persist_release(&ps);
 	gp_plan_release(&x.plan);
-	gp_plan_build(&x.h, &x.p, &x.r, x.templates, ALL, &x.plan);
+	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, &x.plan);
 	assert_int_equal(x.plan.n, 0);
 	/* one override file missing: persist.vfio is back */
 	x.h.noverrides--;
 	gp_plan_release(&x.plan);
-	gp_plan_build(&x.h, &x.p, &x.r, x.templates, ALL, &x.plan);
+	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, &x.plan);
 	assert_int_equal(x.plan.n, 1);
 	assert_string_equal(x.plan.steps[0].kind, "persist.vfio");
 	assert_string_equal(x.plan.steps[0].current, "partly written or outdated");

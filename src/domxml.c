@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The libvirt domain XML, built with libxml2's tree API and merged into the
+ * operator's template: gpuprov rewrites only what it owns (see the shipped
+ * template's comment) and keeps everything else.  libxml2's errors are
+ * converted here into one message naming the template's file and line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "vm.h"
+
+#define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+#define OWN_PREFIX "ua-gpu" /* every alias gpuprov gives starts with it */
+#define PXB_BUS_TOP 256     /* pxb bus numbers count down from here, 16 apart */
+
+static const xmlChar *X(const char *s)
+{
+	return (const xmlChar *)s;
+}
+
+static bool is(const xmlNode *n, const char *name)
+{
+	return n && n->type == XML_ELEMENT_NODE && !xmlStrcmp(n->name, X(name));
+}
+
+static xmlNode *child(xmlNode *parent, const char *name)
+{
+	xmlNode *n;
+
+	for (n = parent->children; n; n = n->next)
+		if (is(n, name))
+			return n;
+	return NULL;
+}
+
+/* The child called name, created (at the end) when missing. */
+static xmlNode *ensure(xmlNode *parent, const char *name)
+{
+	xmlNode *n = child(parent, name);
+
+	return n ? n : xmlNewChild(parent, NULL, X(name), NULL);
+}
+
+static void drop_children(xmlNode *parent, const char *name)
+{
+	xmlNode *n = parent->children, *next;
+
+	for (; n; n = next) {
+		next = n->next;
+		if (is(n, name)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+}
+
+/* A fresh element where the old one stood, or before <devices> for a new one. */
+static xmlNode *replace(xmlNode *parent, const char *name)
+{
+	xmlNode *old = child(parent, name), *n = xmlNewNode(NULL, X(name));
+	xmlNode *devs = child(parent, "devices"), *dup, *next;
+
+	for (dup = old ? old->next : NULL; dup; dup = next) { /* a second one, if any */
+		next = dup->next;
+		if (is(dup, name)) {
+			xmlUnlinkNode(dup);
+			xmlFreeNode(dup);
+		}
+	}
+	if (old) {
+		xmlReplaceNode(old, n);
+		xmlFreeNode(old);
+	} else if (devs) {
+		xmlAddPrevSibling(devs, n);
+	} else {
+		xmlAddChild(parent, n);
+	}
+	return n;
+}
+
+static void set(xmlNode *n, const char *attr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set(xmlNode *n, const char *attr, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	xmlSetProp(n, X(attr), X(buf));
+}
+
+static void text(xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text(xmlNode *n, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	xmlNodeSetContent(n, X(buf));
+}
+
+/* Whether n carries one of gpuprov's aliases (<alias name='ua-gpu...'/>). */
+static bool owned(xmlNode *n)
+{
+	xmlNode *a = child(n, "alias");
+	xmlChar *name;
+	bool own;
+
+	if (!a)
+		return false;
+	name = xmlGetProp(a, X("name"));
+	own = name && !xmlStrncmp(name, X(OWN_PREFIX), (int)strlen(OWN_PREFIX));
+	xmlFree(name);
+	return own;
+}
+
+static void drop_owned(xmlNode *parent)
+{
+	xmlNode *n = parent->children, *next;
+
+	for (; n; n = next) {
+		next = n->next;
+		if (n->type == XML_ELEMENT_NODE && owned(n)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+}
+
+/* ---- the parts gpuprov owns ---- */
+
+static void basics(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_layout *l)
+{
+	xmlNode *os = ensure(dom, "os"), *type = ensure(os, "type"), *vcpu;
+	xmlChar *machine = xmlGetProp(type, X("machine"));
+
+	text(ensure(dom, "name"), "%s", p->vm.name);
+	set(ensure(dom, "memory"), "unit", "KiB");
+	text(child(dom, "memory"), "%" PRIu64, p->vm.memory >> 10);
+	if (!child(dom, "currentMemory"))
+		xmlAddNextSibling(child(dom, "memory"), xmlNewNode(NULL, X("currentMemory")));
+	set(child(dom, "currentMemory"), "unit", "KiB");
+	text(child(dom, "currentMemory"), "%" PRIu64, p->vm.memory >> 10);
+	vcpu = ensure(dom, "vcpu");
+	set(vcpu, "placement", "static");
+	text(vcpu, "%u", p->vm.vcpus);
+	/* OVMF: UEFI, which libvirt only accepts with ACPI */
+	set(os, "firmware", "efi");
+	set(type, "arch", "x86_64");
+	if (!machine || !xmlStrstr(machine, X("q35")))
+		set(type, "machine", "q35");
+	xmlFree(machine);
+	text(type, "hvm");
+	ensure(ensure(dom, "features"), "acpi");
+	(void)l;
+}
+
+/* host-passthrough with the host's address width: OVMF sizes its 64-bit
+ * window from it, and the guest cells mirror the host nodes used. */
+static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
+{
+	xmlNode *c = replace(dom, "cpu"), *numa, *cell;
+	unsigned first = 0;
+	int i;
+
+	set(c, "mode", "host-passthrough");
+	set(c, "check", "none");
+	set(xmlNewChild(c, NULL, X("maxphysaddr"), NULL), "mode", "passthrough");
+	numa = xmlNewChild(c, NULL, X("numa"), NULL);
+	for (i = 0; i < l->ncells; i++) {
+		cell = xmlNewChild(numa, NULL, X("cell"), NULL);
+		set(cell, "id", "%d", i);
+		set(cell, "cpus", "%u-%u", first, first + l->cells[i].vcpus - 1);
+		set(cell, "memory", "%" PRIu64, l->cells[i].memory >> 10);
+		set(cell, "unit", "KiB");
+		first += l->cells[i].vcpus;
+	}
+}
+
+static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_layout *l)
+{
+	xmlNode *tune, *nt, *mb, *hp;
+	unsigned v = 0, k;
+	int i;
+
+	drop_children(dom, "cputune");
+	drop_children(dom, "numatune");
+	drop_children(dom, "memoryBacking");
+	if (l->numa_known) {
+		tune = replace(dom, "cputune");
+		for (i = 0; i < l->ncells; i++)
+			for (k = 0; k < l->cells[i].vcpus; k++, v++) {
+				xmlNode *pin = xmlNewChild(tune, NULL, X("vcpupin"), NULL);
+
+				set(pin, "vcpu", "%u", v);
+				set(pin, "cpuset", "%s", l->cells[i].cpus);
+			}
+		set(xmlNewChild(tune, NULL, X("emulatorpin"), NULL), "cpuset", "%s",
+		    l->cells[0].cpus);
+	}
+	if (l->numa_known && strcmp(p->vm.numa, "none")) {
+		char nodes[64] = "";
+		size_t len = 0;
+
+		for (i = 0; i < l->ncells; i++)
+			len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%d", i ? "," : "",
+						l->cells[i].host_node);
+		nt = replace(dom, "numatune");
+		set(xmlNewChild(nt, NULL, X("memory"), NULL), "mode", "%s", p->vm.numa);
+		set(nt->children, "nodeset", "%s", nodes);
+		for (i = 0; i < l->ncells; i++) {
+			xmlNode *mn = xmlNewChild(nt, NULL, X("memnode"), NULL);
+
+			set(mn, "cellid", "%d", i);
+			set(mn, "mode", "%s", p->vm.numa);
+			set(mn, "nodeset", "%d", l->cells[i].host_node);
+		}
+	}
+	if (p->vm.hugepages) {
+		mb = replace(dom, "memoryBacking");
+		hp = xmlNewChild(xmlNewChild(mb, NULL, X("hugepages"), NULL), NULL, X("page"), NULL);
+		set(hp, "size", "%" PRIu64, p->vm.hugepages >> 10);
+		set(hp, "unit", "KiB");
+		xmlNewChild(mb, NULL, X("locked"), NULL); /* VFIO pins it all anyway */
+	}
+}
+
+static int max_pci_index(xmlNode *devices)
+{
+	xmlNode *n;
+	int max = 0;
+
+	for (n = devices->children; n; n = n->next) {
+		xmlChar *type, *index;
+
+		if (!is(n, "controller"))
+			continue;
+		type = xmlGetProp(n, X("type"));
+		index = xmlGetProp(n, X("index"));
+		if (type && index && !xmlStrcmp(type, X("pci")) && atoi((char *)index) > max)
+			max = atoi((char *)index);
+		xmlFree(type);
+		xmlFree(index);
+	}
+	return max;
+}
+
+static xmlNode *controller(xmlNode *devices, int index, const char *model, const char *alias)
+{
+	xmlNode *c = xmlNewChild(devices, NULL, X("controller"), NULL);
+
+	set(c, "type", "pci");
+	set(c, "index", "%d", index);
+	set(c, "model", "%s", model);
+	set(xmlNewChild(c, NULL, X("alias"), NULL), "name", "%s", alias);
+	return c;
+}
+
+static void pci_address(xmlNode *parent, unsigned dom, unsigned bus, unsigned slot, unsigned fn)
+{
+	xmlNode *a = xmlNewChild(parent, NULL, X("address"), NULL);
+
+	if (!xmlStrcmp(parent->name, X("hostdev")) || !xmlStrcmp(parent->name, X("controller")))
+		set(a, "type", "pci");
+	set(a, "domain", "0x%04x", dom);
+	set(a, "bus", "0x%02x", bus);
+	set(a, "slot", "0x%02x", slot);
+	set(a, "function", "0x%x", fn);
+}
+
+/*
+ * One pcie-expander-bus per guest cell, its <node> that cell, and behind it
+ * a pcie-root-port per device: the guest driver sees each GPU on the NUMA
+ * node it has on the host.  Hostdevs are managed='no': gpuprov binds them.
+ */
+static void devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l)
+{
+	xmlNode *devs = ensure(dom, "devices");
+	int next, pxb[GP_VM_MAX_CELLS], slot[GP_VM_MAX_CELLS] = { 0 }, i;
+
+	drop_owned(devs);
+	next = max_pci_index(devs) + 1;
+	for (i = 0; i < l->ncells; i++) {
+		char alias[32];
+		xmlNode *c, *target;
+
+		snprintf(alias, sizeof(alias), OWN_PREFIX "prov-pxb%d", i);
+		pxb[i] = next++;
+		c = controller(devs, pxb[i], "pcie-expander-bus", alias);
+		set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pxb-pcie");
+		target = xmlNewChild(c, NULL, X("target"), NULL);
+		set(target, "busNr", "%d", PXB_BUS_TOP - 16 * (i + 1));
+		text(xmlNewChild(target, NULL, X("node"), NULL), "%d", i);
+	}
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_vm_dev *v = &l->devs[i];
+		const struct gp_dev *d = &h->devs[v->dev];
+		xmlNode *c, *hd, *src;
+		char alias[32];
+		int port = next++;
+
+		snprintf(alias, sizeof(alias), OWN_PREFIX "prov-rp%d", i);
+		c = controller(devs, port, "pcie-root-port", alias);
+		set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
+		pci_address(c, 0, (unsigned)pxb[v->cell], (unsigned)slot[v->cell]++, 0);
+		hd = xmlNewChild(devs, NULL, X("hostdev"), NULL);
+		set(hd, "mode", "subsystem");
+		set(hd, "type", "pci");
+		set(hd, "managed", "no");
+		set(xmlNewChild(hd, NULL, X("driver"), NULL), "name", "vfio");
+		src = xmlNewChild(hd, NULL, X("source"), NULL);
+		pci_address(src, d->domain, d->bus, d->dev, d->func);
+		set(xmlNewChild(hd, NULL, X("alias"), NULL), "name", "%s", v->alias);
+		pci_address(hd, 0, (unsigned)port, 0, 0);
+	}
+}
+
+static xmlNs *qemu_ns(xmlNode *dom)
+{
+	xmlNs *ns = xmlSearchNsByHref(dom->doc, dom, X(QEMU_NS));
+
+	return ns ? ns : xmlNewNs(dom, X(QEMU_NS), X("qemu"));
+}
+
+static xmlNode *qemu_child(xmlNode *dom, xmlNs *ns, const char *name)
+{
+	xmlNode *n;
+
+	for (n = dom->children; n; n = n->next)
+		if (is(n, name) && n->ns && !xmlStrcmp(n->ns->href, X(QEMU_NS)))
+			return n;
+	return xmlNewChild(dom, ns, X(name), NULL);
+}
+
+static bool attr_starts(xmlNode *n, const char *attr, const char *prefix)
+{
+	xmlChar *v = xmlGetProp(n, X(attr));
+	bool yes = v && !xmlStrncmp(v, X(prefix), (int)strlen(prefix));
+
+	xmlFree(v);
+	return yes;
+}
+
+/* The GPUDirect clique on each GPU, so the guest driver allows P2P. */
+static void clique(xmlNode *dom, xmlNs *ns, const struct gp_profile *p,
+		   const struct gp_vm_layout *l)
+{
+	xmlNode *ov = qemu_child(dom, ns, "override"), *n, *next;
+	int i;
+
+	for (n = ov->children; n; n = next) {
+		next = n->next;
+		if (is(n, "device") && attr_starts(n, "alias", OWN_PREFIX)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+	for (i = 0; p->vm.clique >= 0 && i < l->ndevs; i++) {
+		xmlNode *dev, *prop;
+
+		if (!l->devs[i].gpu)
+			continue;
+		dev = xmlNewChild(ov, ns, X("device"), NULL);
+		set(dev, "alias", "%s", l->devs[i].alias);
+		prop = xmlNewChild(xmlNewChild(dev, ns, X("frontend"), NULL), ns, X("property"),
+				   NULL);
+		set(prop, "name", "x-nv-gpudirect-clique");
+		set(prop, "type", "unsigned");
+		set(prop, "value", "%d", p->vm.clique);
+	}
+	if (!ov->children) {
+		xmlUnlinkNode(ov);
+		xmlFreeNode(ov);
+	}
+}
+
+/* OVMF takes X-PciMmio64Mb as the least 64-bit window it opens. */
+static void mmio(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
+{
+	xmlNode *cl = qemu_child(dom, ns, "commandline"), *n, *next;
+
+	for (n = cl->children; n; n = next) {
+		next = n->next;
+		if (!is(n, "arg"))
+			continue;
+		if (attr_starts(n, "value", "opt/ovmf/X-PciMmio64Mb") ||
+		    (attr_starts(n, "value", "-fw_cfg") && next && is(next, "arg") &&
+		     attr_starts(next, "value", "opt/ovmf/X-PciMmio64Mb"))) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+	if (l->bar64_total > (32ull << 30)) {
+		set(xmlNewChild(cl, ns, X("arg"), NULL), "value", "-fw_cfg");
+		set(xmlNewChild(cl, ns, X("arg"), NULL), "value",
+		    "opt/ovmf/X-PciMmio64Mb,string=%" PRIu64, l->mmio_window >> 20);
+	}
+	if (!cl->children) {
+		xmlUnlinkNode(cl);
+		xmlFreeNode(cl);
+	}
+}
+
+/* FNV-1a, 64 bits: a digest of the XML that libvirt keeps in <metadata>. */
+static void digest_of(const char *text, char *out, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *text; text++) {
+		h ^= (unsigned char)*text;
+		h *= 0x100000001b3ull;
+	}
+	snprintf(out, len, "%016" PRIx64, h);
+}
+
+#define GP_NS "urn:gpuprov:1"
+
+static void drop_metadata(xmlNode *dom)
+{
+	xmlNode *md = child(dom, "metadata"), *n, *next;
+
+	if (!md)
+		return;
+	for (n = md->children; n; n = next) {
+		next = n->next;
+		if (n->type == XML_ELEMENT_NODE && n->ns && !xmlStrcmp(n->ns->href, X(GP_NS))) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+	if (!md->children) {
+		xmlUnlinkNode(md);
+		xmlFreeNode(md);
+	}
+}
+
+/* <metadata><gp:gpuprov digest='...'/>: what domain.define compares. */
+static void add_metadata(xmlNode *dom, const struct gp_profile *p, const char *digest)
+{
+	xmlNode *md = child(dom, "metadata"), *g;
+	xmlNs *ns;
+
+	if (!md) {
+		md = xmlNewNode(NULL, X("metadata"));
+		xmlAddNextSibling(child(dom, "name"), md);
+	}
+	g = xmlNewChild(md, NULL, X("gpuprov"), NULL);
+	ns = xmlNewNs(g, X(GP_NS), X("gp"));
+	xmlSetNs(g, ns);
+	set(g, "digest", "%s", digest);
+	set(g, "profile", "%s", p->path);
+}
+
+static char *dump(xmlDoc *doc)
+{
+	xmlChar *buf;
+	char *out;
+	int len;
+
+	xmlDocDumpFormatMemoryEnc(doc, &buf, &len, "UTF-8", 1);
+	out = gp_xstrdup((char *)buf);
+	xmlFree(buf);
+	return out;
+}
+
+/* libxml2 reports each error to a callback: keep the first, with its line. */
+static char first_error[300];
+static int first_line;
+
+static void on_error(void *ctx, xmlErrorPtr e)
+{
+	(void)ctx;
+	if (first_error[0] || !e || !e->message)
+		return;
+	snprintf(first_error, sizeof(first_error), "%.*s", (int)strcspn(e->message, "\n"),
+		 e->message);
+	first_line = e->line;
+}
+
+static int parse_error(const char *path)
+{
+	if (first_error[0])
+		gp_err("%s:%d: %s", path, first_line, first_error);
+	else
+		gp_err("cannot read the template '%s'", path);
+	return -EINVAL;
+}
+
+int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
+		    char **out, char *digest, size_t dlen)
+{
+	char *plain;
+	struct gp_vm_layout l;
+	xmlDoc *doc;
+	xmlNode *dom;
+	xmlNs *ns;
+
+	if (access(tmpl_path, R_OK)) {
+		gp_err("cannot read the template '%s': %s", tmpl_path, strerror(errno));
+		return -errno;
+	}
+	first_error[0] = '\0';
+	xmlSetStructuredErrorFunc(NULL, on_error);
+	xmlKeepBlanksDefault(0);
+	doc = xmlReadFile(tmpl_path, NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
+	if (!doc)
+		return parse_error(tmpl_path);
+	dom = xmlDocGetRootElement(doc);
+	if (!is(dom, "domain")) {
+		gp_err("template '%s': the root element is not <domain>", tmpl_path);
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	gp_vm_layout(h, p, &l);
+	if (!l.ndevs)
+		gp_warn("no device of the profile's [gpus] on this host: the VM gets no GPU");
+	basics(dom, p, &l);
+	cpu(dom, &l);
+	tuning(dom, p, &l);
+	devices(dom, h, &l);
+	ns = qemu_ns(dom);
+	clique(dom, ns, p, &l);
+	mmio(dom, ns, &l);
+	drop_metadata(dom);
+	plain = dump(doc);
+	digest_of(plain, digest, dlen);
+	free(plain);
+	add_metadata(dom, p, digest);
+	*out = dump(doc);
+	xmlFreeDoc(doc);
+	return 0;
+}

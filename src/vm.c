@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The VM's layout, a pure function of host and profile: which devices go in,
+ * one guest NUMA cell per host node that holds them, vCPUs and memory per
+ * cell, and the 64-bit MMIO window the guest firmware must open for the
+ * real BAR sizes.  domxml.c turns it into XML; checks.c judges it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm.h"
+
+#define GIB (1ull << 30)
+#define MIB (1ull << 20)
+
+static uint64_t pow2_up(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v && p < (1ull << 62))
+		p <<= 1;
+	return p;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a ? (v + a - 1) / a * a : v;
+}
+
+/* The GPUs, and with companions = bind the other endpoints of their groups. */
+static bool passed_through(const struct gp_host *h, const struct gp_profile *p, size_t i,
+			   bool *gpu)
+{
+	const struct gp_dev *d = &h->devs[i];
+	size_t j;
+
+	*gpu = d->role == GP_ROLE_GPU;
+	if (*gpu)
+		return true;
+	if (p->companions != GP_COMP_BIND || d->is_bridge || d->iommu_group < 0)
+		return false;
+	for (j = 0; j < h->ndevs; j++)
+		if (h->devs[j].role == GP_ROLE_GPU && h->devs[j].iommu_group == d->iommu_group)
+			return true;
+	return false;
+}
+
+static int cell_of(struct gp_vm_layout *l, const struct gp_host *h, int node)
+{
+	const struct gp_numa *nn;
+	int c;
+
+	for (c = 0; c < l->ncells; c++)
+		if (l->cells[c].host_node == node)
+			return c;
+	if (l->ncells == GP_VM_MAX_CELLS)
+		return l->ncells - 1;
+	c = l->ncells++;
+	l->cells[c].host_node = node;
+	nn = gp_host_numa(h, node);
+	gp_strlcpy(l->cells[c].cpus, nn ? nn->cpus : "", sizeof(l->cells[c].cpus));
+	return c;
+}
+
+/* One root port window per device, packed largest alignment first. */
+struct window {
+	uint64_t size, align;
+};
+
+static int window_cmp(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	return x->align < y->align ? 1 : x->align > y->align ? -1 : 0;
+}
+
+static void mmio(const struct gp_host *h, struct gp_vm_layout *l)
+{
+	struct window w[GP_VM_MAX_DEVS];
+	uint64_t addr = 0;
+	int i, k;
+
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[l->devs[i].dev];
+		uint64_t sizes[GP_MAX_BARS];
+		int n = 0;
+
+		for (k = 0; k < d->nbars; k++)
+			if (d->bars[k].is64 && !d->bars[k].io)
+				sizes[n++] = pow2_up(d->bars[k].size);
+		w[i].size = w[i].align = 0;
+		/* BARs of one device: largest first, each then naturally aligned */
+		while (n) {
+			int best = 0;
+
+			for (k = 1; k < n; k++)
+				if (sizes[k] > sizes[best])
+					best = k;
+			if (!w[i].align)
+				w[i].align = sizes[best];
+			w[i].size += sizes[best];
+			l->bar64_total += sizes[best];
+			sizes[best] = sizes[--n];
+		}
+		w[i].size = align_up(w[i].size, MIB); /* bridge window granularity */
+	}
+	qsort(w, (size_t)l->ndevs, sizeof(w[0]), window_cmp);
+	for (i = 0; i < l->ndevs; i++)
+		addr = align_up(addr, w[i].align) + w[i].size;
+	/* a quarter more for what the firmware places there too, then a power of two */
+	l->mmio_window = addr ? pow2_up(addr + addr / 4) : 0;
+	if (l->mmio_window && l->mmio_window < 32 * GIB)
+		l->mmio_window = 32 * GIB;
+}
+
+void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l)
+{
+	unsigned vcpus = p->vm.vcpus, left;
+	size_t i;
+	int c, gpus = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->numa_known = true;
+	for (i = 0; i < h->ndevs && l->ndevs < GP_VM_MAX_DEVS; i++) {
+		struct gp_vm_dev *v = &l->devs[l->ndevs];
+		bool gpu;
+
+		if (!passed_through(h, p, i, &gpu))
+			continue;
+		if (h->devs[i].numa_node < 0)
+			l->numa_known = false;
+		v->dev = (int)i;
+		v->gpu = gpu;
+		snprintf(v->alias, sizeof(v->alias), gpu ? "ua-gpu%d" : "ua-gpuprov-dev%d",
+			 gpu ? gpus++ : l->ndevs);
+		l->ndevs++;
+	}
+	if (!l->ndevs)
+		l->numa_known = false; /* nothing to place: no pinning either */
+	for (i = 0; i < (size_t)l->ndevs; i++)
+		l->devs[i].cell = cell_of(l, h, l->numa_known ? h->devs[l->devs[i].dev].numa_node
+								: -1);
+	if (!l->ncells)
+		cell_of(l, h, -1);
+	for (c = 0; c < l->ncells; c++)
+		if (!l->cells[c].cpus[0])
+			l->numa_known = false; /* the host does not list the node's CPUs */
+	/* vCPUs and memory split over the cells, the remainder to the first */
+	left = vcpus;
+	for (c = 0; c < l->ncells; c++) {
+		l->cells[c].vcpus = vcpus / (unsigned)l->ncells;
+		left -= l->cells[c].vcpus;
+		l->cells[c].memory = p->vm.memory / (uint64_t)l->ncells;
+	}
+	l->cells[0].vcpus += left;
+	l->cells[0].memory += p->vm.memory % (uint64_t)l->ncells;
+	mmio(h, l);
+}

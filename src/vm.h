@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GP_VM_H
+#define GP_VM_H
+
+#include "gp.h"
+
+#define GP_VM_MAX_CELLS 8
+#define GP_VM_MAX_DEVS 32
+
+struct gp_vm_dev {
+	int dev;        /* index in host->devs */
+	int cell;       /* guest NUMA cell */
+	bool gpu;
+	char alias[32]; /* ua-gpuN, ua-gpuprov-devN: libvirt user aliases */
+};
+
+struct gp_vm_cell {
+	int host_node;  /* -1 when the host does not say */
+	char cpus[256]; /* the host node's CPUs, for pinning */
+	unsigned vcpus;
+	uint64_t memory;
+};
+
+struct gp_vm_layout {
+	struct gp_vm_dev devs[GP_VM_MAX_DEVS];
+	int ndevs;
+	struct gp_vm_cell cells[GP_VM_MAX_CELLS];
+	int ncells;
+	bool numa_known;
+	uint64_t bar64_total;  /* the 64-bit BARs, each rounded up to a power of two */
+	uint64_t mmio_window;  /* what the guest firmware must open, bytes */
+};
+
+void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l);
+
+/* domxml.c: the domain XML for the profile's VM, merged into a template */
+int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
+		    char **out, char *digest, size_t dlen);
+
+#endif

@@ -1,0 +1,56 @@
+#!/bin/sh
+# apply --only vm and rollback for real, against libvirt's in-process QEMU
+# driver (qemu:///embed): domain.write writes the file, domain.define defines
+# the domain, a second plan has nothing to do, rollback removes both, and a
+# second rollback does nothing.  Runs on this machine (root) with the journal
+# in a scratch directory; the VM has no GPU here, which is all libvirt needs.
+set -eu
+G=$(pwd)/build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+export GPUPROV_STATE_DIR=$d/journal
+mkdir -p "$d/embed/etc"
+printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
+id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
+uri="qemu:///embed?root=$d/embed"
+cat >"$d/p.ini" <<EOP
+[gpus]
+match = 10de:20b5
+count = 2
+[vm]
+name = gp-test-vm
+vcpus = 1
+memory = 256MiB
+numa = none
+output = $d/out/gp-test-vm.xml
+uri = $uri
+EOP
+chmod 644 "$d/p.ini"
+defined() { virsh -q -c "$uri" list --all --name 2>/dev/null | grep -qx gp-test-vm; }
+fail() { echo "$*"; exit 1; }
+
+set +e
+$G -p "$d/p.ini" --only vm plan >"$d/plan" 2>&1; rc=$?
+set -e
+[ $rc -eq 1 ] || { cat "$d/plan"; fail "plan: exit $rc, want 1"; }
+grep -q "domain.write .*absent" "$d/plan" || fail "plan lacks domain.write"
+grep -q "domain.define .*gp-test-vm .*not defined" "$d/plan" || fail "plan lacks domain.define"
+
+chmod 666 "$d/p.ini"
+set +e
+$G -p "$d/p.ini" --only vm apply --yes 2>"$d/err"; rc=$?
+set -e
+[ $rc -eq 4 ] && grep -q "writable by group or others" "$d/err" || fail "a writable profile was not refused"
+chmod 644 "$d/p.ini"
+
+$G -p "$d/p.ini" --only vm apply --yes 2>"$d/apply.log" || { cat "$d/apply.log"; fail "apply failed"; }
+[ -f "$d/out/gp-test-vm.xml" ] || fail "no domain XML written"
+defined || fail "the domain is not defined"
+virsh -q -c "$uri" dumpxml --inactive gp-test-vm | grep -q "urn:gpuprov:1" || fail "no digest"
+$G -p "$d/p.ini" --only vm plan >"$d/plan2" || { cat "$d/plan2"; fail "second plan not empty"; }
+
+$G rollback --yes 2>"$d/rb.log" || { cat "$d/rb.log"; fail "rollback failed"; }
+[ ! -e "$d/out/gp-test-vm.xml" ] || fail "the XML is still there"
+! defined || fail "the domain is still defined"
+$G rollback --yes 2>"$d/rb2.log" || fail "second rollback failed"
+grep -q "nothing to roll back" "$d/rb2.log" || fail "second rollback did something"

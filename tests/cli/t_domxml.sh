@@ -1,0 +1,95 @@
+#!/bin/sh
+# The generated domain XML means what we think: it passes libvirt's schema,
+# libvirt's own QEMU driver (in-process, qemu:///embed) defines it, and the
+# QEMU command line it makes has each GPU as vfio-pci at its host address
+# with the clique, on a pcie-root-port of a pxb-pcie on the right NUMA node,
+# host phys-bits, and an OVMF 64-bit window large enough for the real BARs.
+set -eu
+G=build/test/gpuprov
+d=$(mktemp -d)
+root=$d/embed
+cleanup() { umount "$root/hp1g" "$root/hp2m" 2>/dev/null || true; rm -rf "$d"; }
+trap cleanup EXIT
+id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
+mkdir -p "$root/etc" "$root/hp1g" "$root/hp2m"
+# hugepage backing needs a hugetlbfs of that page size for libvirt to accept it
+mount -t hugetlbfs -o pagesize=1G none "$root/hp1g"
+mount -t hugetlbfs -o pagesize=2M none "$root/hp2m"
+printf 'user = "root"\ngroup = "root"\nhugetlbfs_mount = ["%s", "%s"]\n' \
+	"$root/hp1g" "$root/hp2m" >"$root/etc/qemu.conf"
+virsh_() { virsh -q -c "qemu:///embed?root=$root" "$@"; }
+
+argv() { # host profile name -> the QEMU argv, one word per line
+	$G -r "build/hosts/$1" -p "$2" domxml -o "$d/$3.xml" 2>/dev/null
+	virt-xml-validate "$d/$3.xml" domain >/dev/null
+	virsh_ define "$d/$3.xml" >/dev/null
+	virsh_ domxml-to-native qemu-argv --domain "$3" >"$d/$3.raw" 2>"$d/$3.err" ||
+		{ cat "$d/$3.err"; exit 1; }
+	tr ' ' '\n' <"$d/$3.raw" >"$d/$3.argv"
+}
+
+argv r5350-ready profiles/h3c-r5350-g6.ini a100-vm
+argv h200x2-guest tests/cli/profiles/vm-h200.ini h200-vm
+argv lab-messy tests/cli/profiles/vm-lab.ini lab-vm
+argv r5350-ready tests/cli/profiles/vm-operator.ini a100-train
+
+python3 - "$d" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+
+def devices(name):
+    args = open(f"{d}/{name}.argv").read().split("\n")
+    out = [json.loads(args[i + 1].strip("'")) for i, a in enumerate(args)
+           if a == "-device" and args[i + 1].startswith("'{")]
+    return args, {x["id"]: x for x in out}
+
+def check(name, gpus, clique, numa, window):
+    args, devs = devices(name)
+    for alias, host in gpus.items():
+        v = devs[alias]
+        assert v["driver"] == "vfio-pci" and v["host"] == host, v
+        if clique is None:
+            assert "x-nv-gpudirect-clique" not in v, v
+        else:
+            assert v["x-nv-gpudirect-clique"] == clique, v
+        port = devs[v["bus"]]
+        assert port["driver"] == "pcie-root-port", port
+        pxb = devs[port["bus"]]
+        assert pxb["driver"] == "pxb-pcie" and pxb["numa_node"] == numa[alias], pxb
+    cpu = args[args.index("-cpu") + 1]
+    assert "host-phys-bits=on" in cpu and cpu.startswith("host"), cpu
+    fw = [args[i + 1] for i, a in enumerate(args) if a == "-fw_cfg"]
+    if window is None:
+        assert not fw, fw
+    else:
+        mib = int(re.search(r"X-PciMmio64Mb,string=(\d+)", fw[0]).group(1))
+        assert mib >= window, (mib, window)
+    return args
+
+# two A100s (128 GiB BAR each) on node 0, clique 0
+check("a100-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, 0,
+      {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 128 * 1024)
+# the real H200 capture: two 256 GiB BARs need at least 512 GiB of window
+check("h200-vm", {"ua-gpu0": "0000:00:06.0", "ua-gpu1": "0000:00:07.0"}, 3,
+      {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 256 * 1024)
+# a real kernel's tree: GPUs on both nodes, one guest cell each; no clique
+args = check("lab-vm", {"ua-gpu0": "0000:42:01.0", "ua-gpu3": "0000:81:00.0"}, None,
+             {"ua-gpu0": 0, "ua-gpu3": 1}, None)
+_, devs = devices("lab-vm")
+assert devs["ua-gpuprov-dev1"]["host"] == "0000:42:02.0"  # the group companion
+numa = [args[i + 1] for i, a in enumerate(args) if a == "-numa"]
+assert any("node,nodeid=1" in n for n in numa), numa
+print("libvirt accepts and means it")
+PY
+# the operator's template keeps its own disk, NIC and title
+t=$d/a100-train.xml
+grep -q "/dev/vg0/train-root" "$t"
+grep -q "br-mgmt" "$t"
+grep -q "52:54:00:12:34:56" "$t"
+grep -q "<title>Training VM, team ML</title>" "$t"
+grep -q 'machine="pc-q35-7.2"' "$t"
+grep -q 'vfio-pci' "$d/a100-train.argv"
+# generating again from the output changes nothing (what gpuprov owns is replaced)
+sed "s|domain-operator.xml|$t|" tests/cli/profiles/vm-operator.ini >"$d/again.ini"
+$G -r build/hosts/r5350-ready -p "$d/again.ini" domxml | sed 's/ profile="[^"]*"//' >"$d/again.xml"
+sed 's/ profile="[^"]*"//' "$t" | cmp - "$d/again.xml"
