@@ -42,6 +42,13 @@ struct gp_vm_target {
 };
 
 void gp_files_set_vm(const struct gp_vm_target *t);
+/* bond.c */
+extern const struct gp_actuator gp_act_bond_create, gp_act_bond_enslave, gp_act_link_up;
+void gp_bond_set_target(const struct gp_profile *p);
+/* files.c: persist.bond */
+extern const struct gp_actuator gp_act_persist_bond;
+struct gp_netconf;
+void gp_files_set_netconf(const struct gp_netconf *nc);
 /* virt.c */
 extern const struct gp_actuator gp_act_domain_define;
 void gp_virt_set_target(const struct gp_vm_target *t);

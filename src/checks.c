@@ -714,6 +714,131 @@ static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 			      "%s fits in the host's %s of %s", want, have, kind);
 }
 
+/* ---- nic.* and bond.* ---- */
+
+/* The bond's ports as interfaces of this host; -1 for those missing. */
+static int bond_ports(const struct gp_host *h, const struct gp_profile *p, int *idx)
+{
+	int i, found = 0;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		idx[i] = gp_host_iface(h, p->bond.slaves[i]);
+		found += idx[i] >= 0;
+	}
+	return found;
+}
+
+static void check_nic_missing(const struct gp_host *h, const struct gp_profile *p,
+			      const int *idx, struct gp_report *r)
+{
+	char missing[256] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < p->bond.nslaves; i++)
+		if (idx[i] < 0 && len < sizeof(missing) - GP_NAME_LEN)
+			len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s",
+						len ? ", " : "", p->bond.slaves[i]);
+	if (len)
+		gp_report_add(r, "nic.missing", GP_FAIL, p->bond.name,
+			      "check the names with 'ip link' (or the addresses with 'lspci -D "
+			      "-d 15b3:'), and that the NIC driver is loaded",
+			      "no such interface on this host: %s", missing);
+	else
+		gp_report_add(r, "nic.missing", GP_OK, p->bond.name, NULL,
+			      "all %d ports present", p->bond.nslaves);
+	(void)h;
+}
+
+/*
+ * mlx5 makes one RoCE LAG device only from both ports of one card, and
+ * nothing else, in mode 1, 2 or 4, with SR-IOV off.
+ */
+static void check_roce_lag(const struct gp_host *h, const struct gp_profile *p, const int *idx,
+			   struct gp_report *r)
+{
+	const struct gp_iface *a = idx[0] >= 0 ? &h->ifaces[idx[0]] : NULL;
+	const struct gp_iface *b = p->bond.nslaves > 1 && idx[1] >= 0 ? &h->ifaces[idx[1]] : NULL;
+	int i;
+
+	for (i = 0; i < p->bond.nslaves; i++)
+		if (idx[i] >= 0 && h->ifaces[idx[i]].sriov_numvfs > 0) {
+			gp_report_add(r, "bond.roce_lag", GP_WARN, p->bond.name,
+				      "set sriov_numvfs to 0 on the ports for a RoCE LAG; the bond "
+				      "itself works either way",
+				      "SR-IOV is on for %s (%d VFs): the card will not form a RoCE LAG",
+				      h->ifaces[idx[i]].name, h->ifaces[idx[i]].sriov_numvfs);
+			return;
+		}
+	if (p->bond.nslaves != 2 || !a || !b || !a->bdf[0] || !b->bdf[0] ||
+	    strncmp(a->bdf, b->bdf, 10) || !strcmp(a->bdf, b->bdf)) {
+		gp_report_add(r, "bond.roce_lag", GP_WARN, p->bond.name,
+			      "use the two ports of one ConnectX card for a single RoCE LAG device "
+			      "(mlx5_bond_0); the Ethernet bond works as it is",
+			      "the ports are not the two functions of one card: no RoCE LAG");
+		return;
+	}
+	gp_report_add(r, "bond.roce_lag", GP_OK, p->bond.name, NULL,
+		      "%s and %s are two functions of one card (%.10s): RoCE LAG possible in %s",
+		      a->name, b->name, a->bdf, p->bond.mode);
+}
+
+static void check_mgmt(const struct gp_host *h, const struct gp_profile *p, const int *idx,
+		       struct gp_report *r)
+{
+	int i;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		const struct gp_iface *f = idx[i] >= 0 ? &h->ifaces[idx[i]] : NULL;
+
+		if (!f || (!f->default_route && !f->ssh))
+			continue;
+		gp_report_add(r, "bond.mgmt", GP_FAIL, p->bond.name,
+			      "bonding it cuts the host off: pick other ports, or run from the "
+			      "console with --force-mgmt",
+			      "%s carries %s", f->name,
+			      f->ssh ? "this SSH session" : "the default route");
+		return;
+	}
+	gp_report_add(r, "bond.mgmt", GP_OK, p->bond.name, NULL,
+		      "no port carries the default route or this SSH session");
+}
+
+static void check_nic_numa(const struct gp_host *h, const struct gp_profile *p, const int *idx,
+			   struct gp_report *r)
+{
+	int gpus[64], n = gp_gpus(h, gpus, 64), i, gnode = n ? h->devs[gpus[0]].numa_node : -1;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		const struct gp_iface *f = idx[i] >= 0 ? &h->ifaces[idx[i]] : NULL;
+		int node = f && f->dev >= 0 ? h->devs[f->dev].numa_node : -1;
+
+		if (!f || node < 0 || gnode < 0 || node == gnode)
+			continue;
+		gp_report_add(r, "bond.nic_numa", GP_WARN, p->bond.name,
+			      "put the RoCE card in a slot of the GPUs' node: GPUDirect RDMA "
+			      "then stays on one socket",
+			      "%s is on NUMA node %d, the GPUs on node %d", f->name, node, gnode);
+		return;
+	}
+	gp_report_add(r, "bond.nic_numa", GP_OK, p->bond.name, NULL,
+		      gnode < 0 ? "NUMA nodes unknown or no GPU: nothing to compare"
+				: "the ports share the GPUs' NUMA node");
+}
+
+static void check_bond(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	int idx[GP_MAX_LIST];
+
+	if (!p->has_bond)
+		return;
+	bond_ports(h, p, idx);
+	check_nic_missing(h, p, idx, r);
+	check_roce_lag(h, p, idx, r);
+	check_mgmt(h, p, idx, r);
+	check_nic_numa(h, p, idx, r);
+}
+
 static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	struct gp_vm_layout l;
@@ -749,4 +874,5 @@ void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct g
 		}
 	check_vfio(h, r);
 	check_vm(h, p, r);
+	check_bond(h, p, r);
 }

@@ -15,6 +15,7 @@ struct gp_ctx {
 	const char *output;         /* -o */
 	const char *only;           /* --only vfio,bond,vm */
 	bool yes;                   /* --yes: do not ask */
+	bool force_mgmt;            /* --force-mgmt: may bond the management port */
 	int argc;                   /* the command's own arguments */
 	char **argv;
 };
@@ -30,6 +31,7 @@ int gp_cmd_domxml(struct gp_ctx *ctx);
 int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len);
 int gp_cmd_apply(struct gp_ctx *ctx);
 int gp_cmd_rollback(struct gp_ctx *ctx);
+int gp_cmd_bond(struct gp_ctx *ctx);
 
 struct gp_plan;
 struct gp_vm_target;

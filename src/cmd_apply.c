@@ -13,6 +13,7 @@
 
 #include "apply.h"
 #include "cmd.h"
+#include "netconf.h"
 #include "render.h"
 
 static int confirm(const struct gp_ctx *ctx, const char *question)
@@ -79,6 +80,7 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 {
 	char *templates[GP_PERSIST_FILES];
 	struct gp_vm_target vm;
+	struct gp_netconf nc = { 0 };
 	struct gp_persist ps;
 	struct gp_journal j = { 0 };
 	struct gp_report r;
@@ -116,10 +118,17 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 		gp_files_set_persist(&ps);
 		gp_files_set_vm(vm.xml ? &vm : NULL);
 		gp_virt_set_target(vm.xml ? &vm : NULL);
+		if (ctx->profile->has_bond)
+			gp_netconf_render(&h, ctx->profile, &nc);
+		gp_files_set_netconf(&nc);
+		gp_bond_set_target(ctx->profile);
 		rc = gp_apply_run(&plan, ctx->profile_path, &j) ? GP_EXIT_FAIL : GP_EXIT_OK;
 		gp_files_set_persist(NULL);
 		gp_files_set_vm(NULL);
 		gp_virt_set_target(NULL);
+		gp_files_set_netconf(NULL);
+		gp_bond_set_target(NULL);
+		gp_netconf_release(&nc);
 		gp_persist_release(&ps);
 		if (j.doc && ctx->json)
 			print_journal(&j, "apply");

@@ -42,6 +42,8 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_host *h, struct gp_report *r,
 		gp_err("--only takes a list of vfio, bond, vm: '%s'", ctx->only);
 		return GP_EXIT_INPUT;
 	}
+	if (ctx->force_mgmt)
+		groups |= GP_FORCE_MGMT;
 	if (gp_templates_load(templates))
 		return GP_EXIT_INPUT;
 	rc = gp_ctx_host(ctx, h);

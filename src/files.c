@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "netconf.h"
 
 #define WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
 #define WANTS_TARGET "../gpuprov-vfio.service"
@@ -325,4 +326,81 @@ static int domain_undo(const struct gp_step *st, json_object *undo)
 const struct gp_actuator gp_act_domain_write = {
 	"domain.write", domain_precheck, domain_done, domain_record,
 	domain_run,     domain_verify,   domain_undo,
+};
+
+/* ---- persist.bond: the bond in the network owner's format ---- */
+
+static const struct gp_netconf *netconf;
+
+void gp_files_set_netconf(const struct gp_netconf *nc)
+{
+	netconf = nc;
+}
+
+static int bondfiles_precheck(const struct gp_step *st)
+{
+	(void)st;
+	if (netconf && netconf->n)
+		return 0;
+	gp_err("persist.bond: nothing rendered to write");
+	return -EINVAL;
+}
+
+static int bondfiles_done(const struct gp_step *st)
+{
+	int i;
+
+	(void)st;
+	for (i = 0; i < netconf->n; i++)
+		if (!same(netconf->files[i].path, netconf->files[i].text))
+			return 0;
+	return 1;
+}
+
+static int bondfiles_record(const struct gp_step *st, json_object *undo)
+{
+	json_object *files = json_object_new_array();
+	int i;
+
+	(void)st;
+	for (i = 0; i < netconf->n; i++) {
+		json_object *f = json_object_new_object();
+		char *prev = read_file(netconf->files[i].path);
+
+		json_object_object_add(f, "path", json_object_new_string(netconf->files[i].path));
+		json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
+		json_object_array_add(files, f);
+		free(prev);
+	}
+	json_object_object_add(undo, "files", files);
+	return 0;
+}
+
+static int bondfiles_run(const struct gp_step *st)
+{
+	int i, rc;
+
+	(void)st;
+	for (i = 0; i < netconf->n; i++) {
+		rc = write_atomic(netconf->files[i].path, netconf->files[i].text,
+				  (mode_t)netconf->files[i].mode);
+		if (rc) {
+			gp_err("cannot write '%s': %s", netconf->files[i].path, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int bondfiles_verify(const struct gp_step *st)
+{
+	if (bondfiles_done(st) > 0)
+		return 0;
+	gp_err("persist.bond: the files do not read back as written");
+	return -EIO;
+}
+
+const struct gp_actuator gp_act_persist_bond = {
+	"persist.bond", bondfiles_precheck, bondfiles_done, bondfiles_record,
+	bondfiles_run,  bondfiles_verify,   persist_undo,
 };

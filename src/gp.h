@@ -167,6 +167,9 @@ struct gp_iface {
 	long speed;                 /* Mb/s, -1 when unknown */
 	int mtu;
 	bool is_bond;
+	bool default_route;         /* carries a default route (/proc/net/route) */
+	bool ssh;                   /* holds this SSH session's local address */
+	int sriov_numvfs;           /* of its PCI function; -1 when none */
 };
 
 struct gp_holder {
@@ -202,6 +205,8 @@ struct gp_host {
 	char *vm_xml;               /* the profile's [vm] output file as it is, or NULL */
 	int vm_defined;             /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
 	char vm_digest[24];         /* gpuprov's digest in the defined domain, or "" */
+	char net_owner[16];         /* networkmanager, netplan, networkd, ifupdown, none */
+	char *bond_persisted;       /* the bond's persistent file as it is, or NULL */
 	/* the persistent files gpuprov writes, as they are now (NULL: absent) */
 	char *persist[GP_PERSIST_FILES];
 	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */
@@ -215,6 +220,7 @@ struct gp_profile;
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
 void gp_host_release(struct gp_host *host);
 int gp_host_find(const struct gp_host *host, const char *bdf);
+int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
 const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
 
 /* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */
@@ -283,6 +289,7 @@ struct gp_profile {
 		unsigned mtu;
 		char address[64];
 		char persist[16];
+		unsigned lacp_timeout; /* seconds; 0: 15 with fast, 90 with slow */
 	} bond;
 };
 

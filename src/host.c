@@ -6,8 +6,11 @@
  * NUMA node, physical slot and config space; pcicfg.c interprets the bytes.
  * One pass over the devices, each file read once.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 #include "gp.h"
 #include "vfio.h"
 #include "virt.h"
+#include "netconf.h"
 
 #define PATH_LEN 4096
 
@@ -457,9 +461,83 @@ static void scan_ifaces(struct gp_host *h)
 			      sizeof(text)) > 0)
 			f->mtu = (int)strtol(text, NULL, 10);
 		f->is_bond = !stat(rootp(h, path, "/sys/class/net/%s/bonding", f->name), &st);
+		f->sriov_numvfs = -1;
+		if (f->bdf[0] && read_text(rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs",
+						 f->bdf),
+					   text, sizeof(text)) > 0)
+			f->sriov_numvfs = (int)strtol(text, NULL, 10);
 	}
 	closedir(dir);
 	qsort(h->ifaces, h->nifaces, sizeof(*h->ifaces), iface_cmp);
+}
+
+int gp_host_iface(const struct gp_host *host, const char *spec)
+{
+	size_t i;
+
+	for (i = 0; i < host->nifaces; i++)
+		if (!strcmp(host->ifaces[i].name, spec) || !strcmp(host->ifaces[i].bdf, spec))
+			return (int)i;
+	return -1;
+}
+
+static struct gp_iface *iface_named(struct gp_host *h, const char *name)
+{
+	int i = gp_host_iface(h, name);
+
+	return i < 0 ? NULL : &h->ifaces[i];
+}
+
+/* The default routes' interfaces, IPv4 and IPv6, as the kernel lists them. */
+static void read_routes(struct gp_host *h)
+{
+	char path[PATH_LEN], line[512], ifname[64], dst[64];
+	unsigned long d4, mask;
+	int plen;
+	FILE *f = fopen(rootp(h, path, "/proc/net/route"), "r");
+	struct gp_iface *x;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lx %*x %*x %*d %*d %*d %lx", ifname, &d4, &mask) == 3 &&
+		    !d4 && !mask && (x = iface_named(h, ifname)))
+			x->default_route = true;
+	if (f)
+		fclose(f);
+	f = fopen(rootp(h, path, "/proc/net/ipv6_route"), "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) == 3 &&
+		    !plen && strspn(dst, "0") == 32 && strcmp(ifname, "lo") &&
+		    (x = iface_named(h, ifname)))
+			x->default_route = true;
+	if (f)
+		fclose(f);
+}
+
+/* The interface holding this SSH session's local address (live host only). */
+static void read_ssh(struct gp_host *h)
+{
+	const char *conn = getenv("SSH_CONNECTION");
+	char local[64] = "";
+	struct ifaddrs *ifa, *i;
+	struct gp_iface *x;
+
+	if (h->root[0] || !conn || sscanf(conn, "%*s %*s %63s", local) != 1 || getifaddrs(&ifa))
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		char buf[64] = "";
+
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf,
+				  sizeof(buf));
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, buf,
+				  sizeof(buf));
+		if (!strcmp(buf, local) && (x = iface_named(h, i->ifa_name)))
+			x->ssh = true;
+	}
+	freeifaddrs(ifa);
 }
 
 /* ---- processes holding GPU device nodes ---- */
@@ -794,6 +872,35 @@ static void qemu_from_dpkg(struct gp_host *h)
 	fclose(f);
 }
 
+/* Who owns the network configuration: persist.bond writes in its format. */
+static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
+{
+	char path[PATH_LEN];
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	bool netplan = false;
+
+	if ((d = opendir(rootp(h, path, "/etc/netplan")))) {
+		while ((e = readdir(d)))
+			netplan |= strstr(e->d_name, ".yaml") != NULL;
+		closedir(d);
+	}
+	if (!stat(rootp(h, path, "/run/NetworkManager"), &st) &&
+	    !stat(rootp(h, path, "/etc/NetworkManager"), &st) && !netplan)
+		gp_strlcpy(h->net_owner, "networkmanager", sizeof(h->net_owner));
+	else if (netplan)
+		gp_strlcpy(h->net_owner, "netplan", sizeof(h->net_owner));
+	else if (!stat(rootp(h, path, "/run/systemd/netif"), &st))
+		gp_strlcpy(h->net_owner, "networkd", sizeof(h->net_owner));
+	else if (!stat(rootp(h, path, "/etc/network/interfaces"), &st))
+		gp_strlcpy(h->net_owner, "ifupdown", sizeof(h->net_owner));
+	else
+		gp_strlcpy(h->net_owner, "none", sizeof(h->net_owner));
+	if (p && p->has_bond)
+		h->bond_persisted = slurp(rootp(h, path, "%s", gp_bond_persist_path(p, h)));
+}
+
 static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 {
 	char path[PATH_LEN];
@@ -868,10 +975,13 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	}
 	scan_numa(h);
 	scan_ifaces(h);
+	read_routes(h);
+	read_ssh(h);
 	read_kernel(h);
 	scan_holders(h);
 	read_binding_state(h);
 	read_vm_state(h, p);
+	read_net_owner(h, p);
 	return 0;
 }
 
@@ -882,6 +992,7 @@ void gp_host_release(struct gp_host *h)
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		free(h->persist[i]);
 	free(h->vm_xml);
+	free(h->bond_persisted);
 	free(h->root);
 	free(h->devs);
 	free(h->numa);

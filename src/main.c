@@ -40,6 +40,8 @@ static const struct gp_cmd commands[] = {
 	{ "apply", gp_cmd_apply, NEED_PROFILE,
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
 	{ "rollback", gp_cmd_rollback, 0, "undo a journaled run: rollback [RUN-ID]" },
+	{ "bond", gp_cmd_bond, USE_PROFILE,
+	  "the bond's live state: mode, ports, aggregator IDs, partner MAC" },
 	{ "domxml", gp_cmd_domxml, NEED_PROFILE,
 	  "the libvirt domain XML for the profile's VM (stdout or -o FILE)" },
 	{ "snapshot", gp_cmd_snapshot, 0,
@@ -61,6 +63,7 @@ static void usage(FILE *f)
 		   "      --json          one JSON document on stdout\n"
 		   "  -y, --yes           apply, rollback: do not ask\n"
 		   "      --only LIST     plan, apply: only vfio, bond, vm steps\n"
+		   "      --force-mgmt    apply: bond a port that carries the management path\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "yes", no_argument, NULL, 'y' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "force-mgmt", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -142,6 +146,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			ctx.only = optarg;
+			break;
+		case 'F':
+			ctx.force_mgmt = true;
 			break;
 		case 'v':
 			gp_verbosity = 2;

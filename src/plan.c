@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "apply.h"
+#include "netconf.h"
 #include "plan.h"
 
 /* Findings that make a group's steps unsafe: apply refuses while one fails. */
@@ -16,6 +17,8 @@ static const char *const blocking_vfio[] = {
 	"iommu.off", "iommu.group_shared", "gpu.in_use", "gpu.count", "vfio.module", NULL,
 };
 static const char *const blocking_vm[] = { "vm.mmio", "vm.memory", NULL };
+static const char *const blocking_bond[] = { "nic.missing", "bond.mgmt", NULL };
+static const char *const blocking_bond_forced[] = { "nic.missing", NULL };
 
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
 {
@@ -269,6 +272,69 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 	persist_step(h, p, templates, plan);
 }
 
+static void bond_steps(const struct gp_host *h, const struct gp_profile *p,
+		       struct gp_plan *plan)
+{
+	int k = gp_host_iface(h, p->bond.name), i;
+	bool fresh = k < 0;
+	struct gp_netconf nc;
+	struct gp_step *st;
+
+	if (k >= 0 && !h->ifaces[k].is_bond) {
+		snprintf(plan->blockers[plan->nblockers++], sizeof(plan->blockers[0]),
+			 "%s exists and is not a bond", p->bond.name);
+		return;
+	}
+	if (fresh) {
+		st = gp_plan_add(plan, "bond.create", p->bond.name);
+		st->group = GP_GROUP_BOND;
+		gp_strlcpy(st->current, "absent", sizeof(st->current));
+		snprintf(st->target, sizeof(st->target), "%s, miimon %u%s%s%s%s", p->bond.mode,
+			 p->bond.miimon, strcmp(p->bond.mode, "802.3ad") ? "" : ", lacp_rate ",
+			 strcmp(p->bond.mode, "802.3ad") ? "" : p->bond.lacp_rate,
+			 strcmp(p->bond.mode, "active-backup") ? ", " : "",
+			 strcmp(p->bond.mode, "active-backup") ? p->bond.xmit_hash_policy : "");
+	}
+	for (i = 0; i < p->bond.nslaves; i++) {
+		int f = gp_host_iface(h, p->bond.slaves[i]);
+
+		if (f < 0 || !strcmp(h->ifaces[f].master, p->bond.name))
+			continue;
+		st = gp_plan_add(plan, "bond.enslave", h->ifaces[f].name);
+		st->group = GP_GROUP_BOND;
+		snprintf(st->current, sizeof(st->current), "%s%s",
+			 h->ifaces[f].master[0] ? "in " : "no master", h->ifaces[f].master);
+		snprintf(st->target, sizeof(st->target), "in %s", p->bond.name);
+		gp_strlcpy(st->arg, p->bond.name, sizeof(st->arg));
+	}
+	if (fresh || strcmp(h->ifaces[k].operstate, "up") || h->ifaces[k].mtu != (int)p->bond.mtu) {
+		st = gp_plan_add(plan, "link.up", p->bond.name);
+		st->group = GP_GROUP_BOND;
+		snprintf(st->current, sizeof(st->current), "%s",
+			 fresh ? "absent" : h->ifaces[k].operstate);
+		snprintf(st->target, sizeof(st->target), "up, mtu %u%s%s%s", p->bond.mtu,
+			 p->bond.address[0] ? ", " : "", p->bond.address,
+			 strcmp(p->bond.mode, "802.3ad") ? "" : ", LACP verified");
+	}
+	if (gp_netconf_render(h, p, &nc) || !nc.n) {
+		if (!nc.n)
+			snprintf(plan->note, sizeof(plan->note),
+				 "no network configuration owner found (persist = %s): the bond "
+				 "will not survive a reboot", p->bond.persist);
+		gp_netconf_release(&nc);
+		return;
+	}
+	if (!h->bond_persisted || strcmp(h->bond_persisted, nc.files[0].text)) {
+		st = gp_plan_add(plan, "persist.bond", p->bond.name);
+		st->group = GP_GROUP_BOND;
+		gp_strlcpy(st->current, h->bond_persisted ? "differs" : "absent",
+			   sizeof(st->current));
+		snprintf(st->target, sizeof(st->target), "%s: %d file%s", nc.owner, nc.n,
+			 nc.n == 1 ? "" : "s");
+	}
+	gp_netconf_release(&nc);
+}
+
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
 		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
 		   const struct gp_vm_target *vm, unsigned groups, struct gp_plan *plan)
@@ -277,6 +343,10 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
 	if (groups & GP_GROUP_VFIO) {
 		blockers(r, blocking_vfio, plan);
 		vfio_steps(h, p, templates, plan);
+	}
+	if ((groups & GP_GROUP_BOND) && p->has_bond) {
+		blockers(r, groups & GP_FORCE_MGMT ? blocking_bond_forced : blocking_bond, plan);
+		bond_steps(h, p, plan);
 	}
 	if ((groups & GP_GROUP_VM) && vm) {
 		blockers(r, blocking_vm, plan);

@@ -17,6 +17,7 @@
 #define GP_MAX_BLOCKERS 16
 
 enum gp_group { GP_GROUP_VFIO = 1, GP_GROUP_BOND = 2, GP_GROUP_VM = 4 };
+#define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
 
 struct gp_step {
 	char kind[24];       /* module.load, device.override, ... (DESIGN.md) */

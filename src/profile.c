@@ -365,6 +365,13 @@ static int v_min_links(struct gp_profile *p, const char *v, void *field, const c
 	return v_uint_range(v, 0, 16, &p->bond.min_links);
 }
 
+static int v_lacp_timeout(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	(void)field;
+	*why = "expected seconds from 1 to 600";
+	return v_uint_range(v, 1, 600, &p->bond.lacp_timeout);
+}
+
 static int v_mtu(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	(void)field;
@@ -494,6 +501,7 @@ static const struct key_def keys[] = {
 	{ "bond", "mtu", v_mtu, 0 },
 	{ "bond", "address", v_address, 0 },
 	{ "bond", "persist", v_persist, 0 },
+	{ "bond", "lacp_timeout", v_lacp_timeout, 0 },
 };
 
 static const char *const sections[] = { "server", "gpus", "vm", "bond" };

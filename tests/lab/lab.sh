@@ -59,7 +59,8 @@ initramfs() {
 		"$ROOTFS"/dev "$ROOTFS"/tmp "$ROOTFS"/run "$ROOTFS"/out "$ROOTFS"/var/lib \
 		"$ROOTFS"/lib/modules
 	cp /bin/busybox "$ROOTFS/bin/busybox"
-	copy_bin "$(command -v ip)" /sbin/ip
+	# iproute2 in /usr/sbin, ahead of busybox's own ip applet in PATH
+	copy_bin "$(command -v ip)" /usr/sbin/ip
 	copy_bin "$TOP/build/gpuprov" /usr/sbin/gpuprov
 	mkdir -p "$ROOTFS/lib64"
 	cp -L /lib64/ld-linux-x86-64.so.2 "$ROOTFS/lib64/"

@@ -51,3 +51,5 @@ kernel_facts() {
 		echo "$b $(cat "$d/vendor") $(cat "$d/device") $(cat "$d/class") $(cat "$d/numa_node") $g $drv"
 	done
 }
+# busybox sh runs its own applets before PATH: iproute2's ip by its full path
+ip() { /usr/sbin/ip "$@"; }

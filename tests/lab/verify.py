@@ -74,7 +74,38 @@ def main(topo, out):
             tap(here == live, f"{name} --json from the snapshot equals the live one",
                 "".join(l for l in __import__("difflib").unified_diff(
                     live.splitlines(True), here.splitlines(True))))
+    bond_json = os.path.join(out, "bond.json")
+    if os.path.exists(bond_json):
+        check_bond(json.load(open(bond_json)), os.path.join(out, "bond-sysfs.txt"))
     print(f"1..{n}")
+
+
+def check_bond(doc, sysfs):
+    """gpuprov bond --json (netlink) against the kernel's bonding sysfs."""
+    k = {}
+    ports = {}
+    for line in open(sysfs):
+        key, _, val = line.strip().partition(" ")
+        if key == "port":
+            name, agg = val.split()
+            ports[name] = int(agg)
+        else:
+            k[key] = val
+    want = {
+        "mode": k["mode"].split()[0], "miimon": int(k["miimon"]),
+        "lacp_rate": k["lacp_rate"].split()[0],
+        "xmit_hash_policy": k["xmit_hash_policy"].split()[0],
+        "ad_select": k["ad_select"].split()[0], "min_links": int(k["min_links"]),
+        "aggregator": int(k["ad_aggregator"]), "num_ports": int(k["ad_num_ports"]),
+        "partner_mac": k["ad_partner_mac"], "mtu": int(k["mtu"]),
+    }
+    bad = [f"{key}: {doc[key]!r} vs sysfs {v!r}" for key, v in want.items() if doc[key] != v]
+    tap(not bad, "bond --json agrees with /sys/class/net/bond0/bonding", "\n".join(bad))
+    got = {p["name"]: p["aggregator"] for p in doc["ports"]}
+    tap(got == ports, "bond --json's ports and aggregator IDs agree with sysfs",
+        f"{got} vs {ports}")
+    tap(doc["lacp_formed"] and len(set(got.values())) == 1,
+        "bond --json: LACP formed, every port in one aggregator")
 
 
 if __name__ == "__main__":

@@ -278,6 +278,31 @@ static void test_lab_capture(void **state)
 	done(&x);
 }
 
+static void test_bond(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "r5350-ready", A100 "[bond]\nname = bond0\nslaves = 0000:01:00.0 ens1f1np1\n");
+	expect(&x, "nic.missing", "bond0", GP_OK, NULL);
+	expect(&x, "bond.roce_lag", "bond0", GP_OK, "two functions of one card (0000:01:00)");
+	expect(&x, "bond.mgmt", "bond0", GP_OK, NULL);
+	expect(&x, "bond.nic_numa", "bond0", GP_OK, NULL);
+	done(&x);
+	run_checks(&x, "r5350-ready", A100 "[bond]\nname = bond0\nslaves = eno1 ens7\n");
+	expect(&x, "nic.missing", "bond0", GP_FAIL, "ens7");
+	expect(&x, "bond.mgmt", "bond0", GP_FAIL, "eno1 carries the default route");
+	done(&x);
+	run_checks(&x, "bond-problems", A100 "[bond]\nname = bond0\nslaves = ens1f1np1 ens4f0np0\n");
+	expect(&x, "bond.roce_lag", "bond0", GP_WARN, "not the two functions of one card");
+	expect(&x, "bond.nic_numa", "bond0", GP_WARN, "ens4f0np0 is on NUMA node 1");
+	expect(&x, "bond.mgmt", "bond0", GP_FAIL, "ens1f1np1");
+	done(&x);
+	run_checks(&x, "bond-problems", A100 "[bond]\nname = bond0\nslaves = ens1f0np0 ens1f1np1\n");
+	expect(&x, "bond.roce_lag", "bond0", GP_WARN, "SR-IOV is on for ens1f0np0 (8 VFs)");
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_slots),      cmocka_unit_test(test_count),
 		cmocka_unit_test(test_acs),        cmocka_unit_test(test_in_use_and_reset),
 		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
+		cmocka_unit_test(test_bond),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);

@@ -39,4 +39,74 @@ t_grep "topo: GPU0 to the node-1 partner card is SYS" /out/topo.txt 'GPU0-NIC[0-
 t_grep "topo: the two ports of one card are PIX" /out/topo.txt 'NIC[0-9]-NIC[0-9][[:space:]]+PIX'
 
 t_ok "snapshot" gpuprov -q -o /out/snapshot.tar.gz snapshot
+
+# ---- the RoCE bond (tests/lab/profiles/lab-bond.ini) ----
+B=/etc/gpuprov/lab-bond.ini
+byaddr() { basename "$(dirname "$(grep -l "$1" /sys/class/net/*/address)")"; }
+p0=$(byaddr 52:54:00:00:10:00)
+p1=$(byaddr 52:54:00:00:10:01)
+master() { basename "$(readlink /sys/class/net/$1/master 2>/dev/null)" 2>/dev/null; }
+
+gpuprov -p $B --only bond plan >/tmp/bplan.txt
+t_exit "bond plan: changes pending" 1 gpuprov -p $B --only bond plan
+t_grep "bond plan: create bond0" /tmp/bplan.txt 'bond\.create +bond0 +absent -> 802\.3ad, miimon 100, lacp_rate fast, layer3\+4'
+t_grep "bond plan: ports named by PCI address become their netdevs" /tmp/bplan.txt "bond\.enslave +$p0 +no master -> in bond0"
+t_grep "bond plan: up with LACP verified" /tmp/bplan.txt 'link\.up +bond0 +absent -> up, mtu 9000, 192\.0\.2\.10/24, LACP verified'
+t_grep "bond plan: persisted for networkd" /tmp/bplan.txt 'persist\.bond +bond0 +absent -> networkd: 4 files'
+
+t_exit "the management port is refused" 2 gpuprov -p /etc/gpuprov/lab-bond-mgmt.ini --only bond apply --yes
+t_ok "... and nothing was made" test ! -e /sys/class/net/bond1
+t_exit "--force-mgmt lifts the refusal (plan)" 1 gpuprov -p /etc/gpuprov/lab-bond-mgmt.ini --only bond --force-mgmt plan
+
+# no LACP partner yet: the bond comes up but never forms; apply must undo it all
+gpuprov -p $B --only bond apply --yes >/tmp/bapply0.log 2>&1
+t_exit "without a partner, apply fails its LACP verification" 2 sh -c "exit $?"
+sed 's/^/# apply: /' /tmp/bapply0.log
+t_grep "... saying each port sits in its own aggregator" /tmp/bapply0.log 'LACP did not form on .bond0.'
+t_ok "... and leaves no bond behind" test ! -e /sys/class/net/bond0
+t_ok "... the ports have no master" test -z "$(master $p0)$(master $p1)"
+t_ok "... no persistent files" test ! -e /etc/systemd/network/60-gpuprov-bond0.netdev
+
+# the "switch": the partner card, bonded in a network namespace
+q0=$(byaddr 52:54:00:00:20:00)
+q1=$(byaddr 52:54:00:00:20:01)
+ip netns add sw
+ip link set "$q0" netns sw
+ip link set "$q1" netns sw
+ip -n sw link add swbond type bond mode 802.3ad lacp_rate fast miimon 100
+for q in $q0 $q1; do ip -n sw link set "$q" down; ip -n sw link set "$q" master swbond; done
+ip -n sw link set swbond up
+swmac=$(ip -n sw link show swbond | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+
+gpuprov -p $B --only bond apply --yes >/tmp/bapply.log 2>&1
+t_exit "with the partner, apply succeeds" 0 sh -c "exit $?"
+sed 's/^/# apply: /' /tmp/bapply.log
+S=/sys/class/net/bond0/bonding
+t_grep "sysfs: mode 802.3ad" $S/mode '^802\.3ad 4$'
+t_grep "sysfs: lacp_rate fast" $S/lacp_rate '^fast 1$'
+t_grep "sysfs: miimon 100" $S/miimon '^100$'
+t_grep "sysfs: xmit_hash_policy layer3+4" $S/xmit_hash_policy '^layer3\+4 1$'
+t_grep "sysfs: ad_select stable" $S/ad_select '^stable 0$'
+t_grep "sysfs: mtu 9000" /sys/class/net/bond0/mtu '^9000$'
+t_ok "both ports in one aggregator" test "$(cat /sys/class/net/$p0/bonding_slave/ad_aggregator_id)" = \
+	"$(cat /sys/class/net/$p1/bonding_slave/ad_aggregator_id)"
+t_grep "the partner MAC is the partner bond's" $S/ad_partner_mac "^$swmac\$"
+t_ok "the address is on the bond" sh -c 'ip -4 addr show bond0 | grep -q "inet 192.0.2.10/24"'
+gpuprov -p $B --json bond >/out/bond.json
+gpuprov -p $B bond >/tmp/bond.txt
+t_grep "gpuprov bond: LACP formed, partner named" /tmp/bond.txt "LACP: formed; active aggregator [0-9]+ with 2 ports; partner $swmac"
+for f in $S/mode $S/miimon $S/lacp_rate $S/xmit_hash_policy $S/ad_select $S/min_links \
+	$S/ad_aggregator $S/ad_num_ports $S/ad_partner_mac /sys/class/net/bond0/mtu; do
+	echo "${f##*/} $(cat $f)"
+done >/out/bond-sysfs.txt
+for q in $p0 $p1; do echo "port $q $(cat /sys/class/net/$q/bonding_slave/ad_aggregator_id)"; done >>/out/bond-sysfs.txt
+t_grep "persisted: the networkd netdev" /etc/systemd/network/60-gpuprov-bond0.netdev '^Kind=bond$'
+t_grep "persisted: each port's network file" /etc/systemd/network/60-gpuprov-$p0.network '^Bond=bond0$'
+t_exit "a second bond plan has nothing to do" 0 gpuprov -p $B --only bond plan
+
+gpuprov rollback --yes >/tmp/brb.log 2>&1
+t_exit "rollback of the bond" 0 sh -c "exit $?"
+t_ok "... removes the bond" test ! -e /sys/class/net/bond0
+t_ok "... and frees the ports" test -z "$(master $p0)$(master $p1)"
+t_ok "... and its files" test ! -e /etc/systemd/network/60-gpuprov-bond0.netdev
 t_done

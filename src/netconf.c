@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * persist.bond's files: the bond in the format of whoever owns the host's
+ * network configuration (NetworkManager keyfiles, netplan, systemd-networkd,
+ * ifupdown), rendered from templates/.  A bond made behind NetworkManager's
+ * back is taken apart by it later: writing its own format avoids that.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netconf.h"
+#include "plan.h"
+
+static const char *owner_of(const struct gp_host *h, const struct gp_profile *p)
+{
+	return strcmp(p->bond.persist, "auto") ? p->bond.persist : h->net_owner;
+}
+
+/* The first file of the set: plan compares it to tell present from absent. */
+const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h)
+{
+	static char path[256];
+	const char *o = owner_of(h, p);
+
+	if (!strcmp(o, "networkmanager"))
+		snprintf(path, sizeof(path), "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
+			 p->bond.name);
+	else if (!strcmp(o, "netplan"))
+		snprintf(path, sizeof(path), "/etc/netplan/60-gpuprov-%s.yaml", p->bond.name);
+	else if (!strcmp(o, "networkd"))
+		snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.netdev",
+			 p->bond.name);
+	else if (!strcmp(o, "ifupdown"))
+		snprintf(path, sizeof(path), "/etc/network/interfaces.d/gpuprov-%s", p->bond.name);
+	else
+		path[0] = '\0';
+	return path;
+}
+
+/* The ports' interface names: a PCI address in the profile becomes its netdev. */
+static int port_names(const struct gp_host *h, const struct gp_profile *p,
+		      char names[][GP_NAME_LEN])
+{
+	int i, k;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		k = gp_host_iface(h, p->bond.slaves[i]);
+		gp_strlcpy(names[i], k >= 0 ? h->ifaces[k].name : p->bond.slaves[i], GP_NAME_LEN);
+	}
+	return p->bond.nslaves;
+}
+
+static void add(struct gp_netconf *nc, const char *path, char *text, int mode)
+{
+	if (nc->n == GP_NETCONF_MAX) {
+		free(text);
+		return;
+	}
+	gp_strlcpy(nc->files[nc->n].path, path, sizeof(nc->files[0].path));
+	nc->files[nc->n].text = text;
+	nc->files[nc->n++].mode = mode;
+}
+
+static char *read_template(const char *name)
+{
+	char path[512], *text;
+	FILE *f;
+	long n;
+
+	if (gp_template_path(name, path, sizeof(path)) || !(f = fopen(path, "r")))
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = gp_xcalloc((size_t)(n > 0 ? n : 0) + 1, 1);
+	if (n > 0 && fread(text, 1, (size_t)n, f) != (size_t)n)
+		text[0] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* Lines naming @ADDRESS@ go when the profile has no address. */
+static char *drop_address_lines(char *text)
+{
+	char *out = gp_xcalloc(strlen(text) + 1, 1), *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "@ADDRESS@"))
+			continue;
+		strcat(out, line);
+		strcat(out, "\n");
+	}
+	free(text);
+	return out;
+}
+
+static char *render_named(const char *name, const char *const *pairs, bool addr)
+{
+	char *raw = read_template(name), *out;
+
+	if (!raw)
+		return NULL;
+	if (!addr)
+		raw = drop_address_lines(raw);
+	out = gp_subst(raw, pairs);
+	free(raw);
+	return out;
+}
+
+static char *render(const char *name, const char *const *pairs)
+{
+	return render_named(name, pairs, true);
+}
+
+int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc)
+{
+	char ports[GP_MAX_LIST][GP_NAME_LEN], slaves[512] = "", comma[512] = "";
+	char plan_ports[1024] = "", mtu[16], miimon[16], minl[16], path[300];
+	const char *o = owner_of(h, p), *b = p->bond.name;
+	bool addr = p->bond.address[0];
+	int n = port_names(h, p, ports), i;
+
+	memset(nc, 0, sizeof(*nc));
+	gp_strlcpy(nc->owner, o, sizeof(nc->owner));
+	for (i = 0; i < n; i++) {
+		snprintf(slaves + strlen(slaves), sizeof(slaves) - strlen(slaves), "%s%s",
+			 i ? " " : "", ports[i]);
+		snprintf(comma + strlen(comma), sizeof(comma) - strlen(comma), "%s%s",
+			 i ? ", " : "", ports[i]);
+		snprintf(plan_ports + strlen(plan_ports), sizeof(plan_ports) - strlen(plan_ports),
+			 "%s    %s: {}", i ? "\n" : "", ports[i]);
+	}
+	snprintf(mtu, sizeof(mtu), "%u", p->bond.mtu);
+	snprintf(miimon, sizeof(miimon), "%u", p->bond.miimon);
+	snprintf(minl, sizeof(minl), "%u", p->bond.min_links);
+	{
+		const char *pairs[] = {
+			"BOND", b, "MODE", p->bond.mode, "MIIMON", miimon,
+			"LACP_RATE", p->bond.lacp_rate, "HASH", p->bond.xmit_hash_policy,
+			"AD_SELECT", p->bond.ad_select, "MIN_LINKS", minl, "MTU", mtu,
+			"ADDRESS", p->bond.address, "SLAVES", slaves, "SLAVES_COMMA", comma,
+			"NETPLAN_PORTS", plan_ports, "IPV4_METHOD", addr ? "manual" : "disabled",
+			"PORT", "", NULL,
+		};
+
+		if (!strcmp(o, "networkd")) {
+			add(nc, gp_bond_persist_path(p, h), render_named("networkd-bond.netdev", pairs, true), 0644);
+			snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network", b);
+			add(nc, path, render_named("networkd-bond.network", pairs, addr), 0644);
+		} else if (!strcmp(o, "networkmanager")) {
+			add(nc, gp_bond_persist_path(p, h), render_named("nm-bond.nmconnection", pairs, addr), 0600);
+		} else if (!strcmp(o, "netplan")) {
+			add(nc, gp_bond_persist_path(p, h), render_named("netplan-bond.yaml", pairs, addr), 0600);
+		} else if (!strcmp(o, "ifupdown")) {
+			add(nc, gp_bond_persist_path(p, h), render_named("ifupdown-bond", pairs, addr), 0644);
+		}
+		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager")); i++) {
+			pairs[sizeof(pairs) / sizeof(pairs[0]) - 2] = ports[i];
+			if (!strcmp(o, "networkd")) {
+				snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network",
+					 ports[i]);
+				add(nc, path, render("networkd-port.network", pairs), 0644);
+			} else {
+				snprintf(path, sizeof(path),
+					 "/etc/NetworkManager/system-connections/gpuprov-%s-%s.nmconnection",
+					 b, ports[i]);
+				add(nc, path, render("nm-port.nmconnection", pairs), 0600);
+			}
+		}
+	}
+	for (i = 0; i < nc->n; i++)
+		if (!nc->files[i].text)
+			return -1; /* a template is missing */
+	return 0;
+}
+
+void gp_netconf_release(struct gp_netconf *nc)
+{
+	int i;
+
+	for (i = 0; i < nc->n; i++)
+		free(nc->files[i].text);
+	memset(nc, 0, sizeof(*nc));
+}

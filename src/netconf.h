@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GP_NETCONF_H
+#define GP_NETCONF_H
+
+#include "gp.h"
+
+#define GP_NETCONF_MAX 20
+
+struct gp_netconf {
+	char owner[16];
+	struct {
+		char path[300];
+		char *text;
+		int mode;
+	} files[GP_NETCONF_MAX];
+	int n;
+};
+
+const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h);
+int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc);
+void gp_netconf_release(struct gp_netconf *nc);
+
+#endif
