@@ -88,10 +88,6 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	if (ctx->argc) {
-		gp_err("apply takes no arguments");
-		return GP_EXIT_INPUT;
-	}
 	rc = requirements(ctx, "apply");
 	if (!rc)
 		rc = profile_safe(ctx->profile_path);

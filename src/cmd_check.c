@@ -9,10 +9,6 @@ int gp_cmd_check(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	if (ctx->argc) {
-		gp_err("check takes no arguments");
-		return GP_EXIT_INPUT;
-	}
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;

@@ -38,10 +38,6 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 	FILE *f = stdout;
 	int rc;
 
-	if (ctx->argc) {
-		gp_err("domxml takes no arguments");
-		return GP_EXIT_INPUT;
-	}
 	if (!ctx->profile->has_vm) {
 		gp_err("'%s' has no [vm] section", ctx->profile_path);
 		return GP_EXIT_INPUT;

@@ -74,10 +74,6 @@ int gp_cmd_plan(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	if (ctx->argc) {
-		gp_err("plan takes no arguments");
-		return GP_EXIT_INPUT;
-	}
 	rc = gp_ctx_plan(ctx, &h, &r, &plan, templates, &vm);
 	if (rc)
 		return rc;

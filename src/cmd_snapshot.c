@@ -51,24 +51,6 @@ static const char *const bond_files[] = {
 
 
 
-static int mkdirs(const char *path)
-{
-	char buf[PATH_LEN], *p;
-
-	gp_strlcpy(buf, path, sizeof(buf));
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /* Formats a path; one too long for PATH_LEN becomes "", which no open() finds. */
 static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -96,14 +78,7 @@ static void dst_path(const struct snap *s, char *buf, const char *rel)
 
 static void parent_dirs(const char *path)
 {
-	char buf[PATH_LEN], *slash;
-
-	gp_strlcpy(buf, path, sizeof(buf));
-	slash = strrchr(buf, '/');
-	if (slash && slash != buf) {
-		*slash = '\0';
-		mkdirs(buf);
-	}
+	gp_mkdir_p(path, true);
 }
 
 /* Copies one file's content as read (sysfs sizes lie); missing files are skipped. */
@@ -202,7 +177,7 @@ static void copy_link_and_dir(struct snap *s, const char *rel)
 		return;
 	resolve(rel, target, dir);
 	dst_path(s, dst, dir);
-	mkdirs(dst);
+	gp_mkdir_p(dst, false);
 }
 
 typedef void (*entry_fn)(struct snap *s, const char *dir, const char *name);
@@ -232,7 +207,7 @@ static void pci_device(struct snap *s, const char *dir, const char *name)
 		return;
 	resolve(rel, target, devdir);
 	dst_path(s, dst, devdir);
-	mkdirs(dst);
+	gp_mkdir_p(dst, false);
 	copy_files(s, devdir, dev_files);
 	pathf(rel, "%s/driver", devdir);
 	copy_link_and_dir(s, rel);
@@ -254,7 +229,7 @@ static void iommu_groups(struct snap *s, const char *dir, const char *name)
 
 	pathf(rel, "%s/%s/devices", dir, name);
 	dst_path(s, dst, rel);
-	mkdirs(dst);
+	gp_mkdir_p(dst, false);
 	each_entry(s, rel, iommu_group_member);
 }
 
@@ -292,7 +267,7 @@ static void net_iface(struct snap *s, const char *dir, const char *name)
 		return;
 	resolve(rel, target, ndir);
 	dst_path(s, dst, ndir);
-	mkdirs(dst);
+	gp_mkdir_p(dst, false);
 	copy_files(s, ndir, net_files);
 	pathf(rel, "%s/master", ndir);
 	copy_link(s, rel, target, sizeof(target));
@@ -300,7 +275,7 @@ static void net_iface(struct snap *s, const char *dir, const char *name)
 	src_path(s, rel, bdir);
 	if (!stat(rel, &st)) {
 		dst_path(s, dst, bdir);
-		mkdirs(dst);
+		gp_mkdir_p(dst, false);
 		copy_files(s, bdir, bond_files);
 	}
 }
@@ -388,7 +363,7 @@ static void modules(struct snap *s)
 	if (stat(path, &st))
 		return;
 	dst_path(s, dst, dir); /* an empty tree still says "no vfio-pci here" */
-	mkdirs(dst);
+	gp_mkdir_p(dst, false);
 	copy_files(s, dir, idx);
 }
 
@@ -440,7 +415,7 @@ static void collect(struct snap *s)
 	src_path(s, path, "/sys/module/vfio_pci");
 	if (!stat(path, &st)) {
 		dst_path(s, dst, "/sys/module/vfio_pci");
-		mkdirs(dst);
+		gp_mkdir_p(dst, false);
 	}
 	copy_file(s, "/proc/cmdline");
 	copy_file(s, "/proc/cpuinfo");

@@ -8,10 +8,6 @@ int gp_cmd_topo(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	if (ctx->argc) {
-		gp_err("topo takes no arguments");
-		return GP_EXIT_INPUT;
-	}
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;

@@ -25,27 +25,11 @@ void gp_files_set_persist(const struct gp_persist *ps)
 	persist = ps;
 }
 
-static int mkdir_parents(const char *path)
-{
-	char buf[512], *p;
-
-	gp_strlcpy(buf, path, sizeof(buf));
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 static int write_atomic(const char *path, const char *text, mode_t mode)
 {
 	char tmp[600];
 	size_t len = strlen(text);
-	int fd, rc = mkdir_parents(path);
+	int fd, rc = gp_mkdir_p(path, true);
 
 	if (rc)
 		return rc;
@@ -66,29 +50,6 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
 		return rc;
 	}
 	return 0;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int c;
-
-	if (!f)
-		return NULL;
-	while ((c = fgetc(f)) != EOF) {
-		if (len + 2 > cap) {
-			cap = cap ? cap * 2 : 256;
-			buf = gp_xrealloc(buf, cap, 1);
-		}
-		buf[len++] = (char)c;
-	}
-	fclose(f);
-	if (!buf)
-		buf = gp_xcalloc(1, 1);
-	buf[len] = '\0';
-	return buf;
 }
 
 /* Every (path, content, mode) persist.vfio owns, in writing order. */
@@ -125,7 +86,7 @@ static int targets(struct target *t, int max)
 
 static bool same(const char *path, const char *text)
 {
-	char *cur = read_file(path);
+	char *cur = gp_read_file(path);
 	bool eq;
 
 	if (!cur)
@@ -174,7 +135,7 @@ static int persist_record(const struct gp_step *st, json_object *undo)
 	(void)st;
 	for (i = 0; i < n; i++) {
 		json_object *f = json_object_new_object();
-		char *prev = read_file(t[i].path);
+		char *prev = gp_read_file(t[i].path);
 
 		json_object_object_add(f, "path", json_object_new_string(t[i].path));
 		json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
@@ -203,7 +164,7 @@ static int persist_run(const struct gp_step *st)
 	if (persist->driverctl)
 		return 0;
 	/* `systemctl enable`, done by hand so it works without a running systemd */
-	rc = mkdir_parents(WANTS_LINK);
+	rc = gp_mkdir_p(WANTS_LINK, true);
 	if (!rc && symlink(WANTS_TARGET, WANTS_LINK) && errno != EEXIST)
 		rc = -errno;
 	if (rc)
@@ -281,7 +242,7 @@ static int domain_done(const struct gp_step *st)
 
 static int domain_record(const struct gp_step *st, json_object *undo)
 {
-	char *prev = read_file(vm->output);
+	char *prev = gp_read_file(vm->output);
 
 	(void)st;
 	json_object_object_add(undo, "path", json_object_new_string(vm->output));
@@ -365,7 +326,7 @@ static int bondfiles_record(const struct gp_step *st, json_object *undo)
 	(void)st;
 	for (i = 0; i < netconf->n; i++) {
 		json_object *f = json_object_new_object();
-		char *prev = read_file(netconf->files[i].path);
+		char *prev = gp_read_file(netconf->files[i].path);
 
 		json_object_object_add(f, "path", json_object_new_string(netconf->files[i].path));
 		json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);

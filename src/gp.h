@@ -53,6 +53,8 @@ int gp_split_list(char *s, char **items, int max);
 int gp_cpulist_count(const char *list);
 int gp_version_cmp(const char *a, const char *b);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
+char *gp_read_file(const char *path);
+int gp_mkdir_p(const char *path, bool parents_only);
 
 /* ---- the host (host.c, pcicfg.c) ---- */
 

@@ -803,29 +803,6 @@ static bool in_gpu_group(const struct gp_host *h, const struct gp_dev *d)
 	return false;
 }
 
-static char *slurp(const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f = fopen(path, "r");
-	int c;
-
-	if (!f)
-		return NULL;
-	while ((c = fgetc(f)) != EOF && len < (1 << 20)) {
-		if (len + 2 > cap) {
-			cap = cap ? cap * 2 : 256;
-			buf = gp_xrealloc(buf, cap, 1);
-		}
-		buf[len++] = (char)c;
-	}
-	fclose(f);
-	if (!buf)
-		buf = gp_xcalloc(1, 1);
-	buf[len] = '\0';
-	return buf;
-}
-
 /* Persistent overrides: one file per device, named by address, holding a driver. */
 static void read_overrides(struct gp_host *h, const char *dir, const char *prefix)
 {
@@ -898,7 +875,7 @@ static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
 	else
 		gp_strlcpy(h->net_owner, "none", sizeof(h->net_owner));
 	if (p && p->has_bond)
-		h->bond_persisted = slurp(rootp(h, path, "%s", gp_bond_persist_path(p, h)));
+		h->bond_persisted = gp_read_file(rootp(h, path, "%s", gp_bond_persist_path(p, h)));
 }
 
 static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
@@ -912,7 +889,7 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 		qemu_from_dpkg(h);
 	if (!p || !p->has_vm)
 		return;
-	h->vm_xml = slurp(rootp(h, path, "%s", p->vm.output));
+	h->vm_xml = gp_read_file(rootp(h, path, "%s", p->vm.output));
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define)
 		h->vm_defined = gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest,
@@ -942,7 +919,7 @@ static void read_binding_state(struct gp_host *h)
 					sizeof(d->vfio_driver));
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
-		h->persist[i] = slurp(rootp(h, path, "%s", gp_persist_paths[i]));
+		h->persist[i] = gp_read_file(rootp(h, path, "%s", gp_persist_paths[i]));
 	h->driverctl = !stat(rootp(h, path, "/usr/sbin/driverctl"), &st);
 	read_overrides(h, "/etc/gpuprov/override.d", "");
 	read_overrides(h, "/etc/driverctl.d", "pci-");

@@ -24,24 +24,6 @@ const char *gp_journal_dir(void)
 	return d && *d ? d : "/var/lib/gpuprov/journal";
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[512], *p;
-
-	gp_strlcpy(buf, path, sizeof(buf));
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int gp_journal_save(struct gp_journal *j)
 {
 	const char *text = json_object_to_json_string_ext(
@@ -82,7 +64,7 @@ int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp
 	int rc;
 
 	memset(j, 0, sizeof(*j));
-	rc = mkdir_p(gp_journal_dir());
+	rc = gp_mkdir_p(gp_journal_dir(), false);
 	if (rc) {
 		gp_err("cannot create '%s': %s", gp_journal_dir(), strerror(-rc));
 		return rc;
@@ -97,12 +79,8 @@ int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp
 	json_object_object_add(j->doc, "status", json_object_new_string("running"));
 	for (i = 0; i < plan->n; i++) {
 		const struct gp_step *st = &plan->steps[i];
-		json_object *o = json_object_new_object();
+		json_object *o = gp_step_json(st);
 
-		json_object_object_add(o, "kind", json_object_new_string(st->kind));
-		json_object_object_add(o, "subject", json_object_new_string(st->subject));
-		json_object_object_add(o, "current", json_object_new_string(st->current));
-		json_object_object_add(o, "target", json_object_new_string(st->target));
 		json_object_object_add(o, "arg", json_object_new_string(st->arg));
 		json_object_object_add(o, "state", json_object_new_string("pending"));
 		json_object_object_add(o, "undo", json_object_new_object());

@@ -20,6 +20,7 @@
 enum {
 	NEED_PROFILE = 1 << 0, /* fails without -p */
 	USE_PROFILE = 1 << 1,  /* loads -p when given */
+	NO_ARGS = 1 << 2,      /* takes no arguments after its name */
 };
 
 struct gp_cmd {
@@ -30,19 +31,19 @@ struct gp_cmd {
 };
 
 static const struct gp_cmd commands[] = {
-	{ "scan", gp_cmd_scan, USE_PROFILE,
+	{ "scan", gp_cmd_scan, USE_PROFILE | NO_ARGS,
 	  "GPUs, NICs, bridges, IOMMU groups, NUMA nodes, links, BARs" },
-	{ "topo", gp_cmd_topo, USE_PROFILE,
+	{ "topo", gp_cmd_topo, USE_PROFILE | NO_ARGS,
 	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
-	{ "check", gp_cmd_check, NEED_PROFILE, "preflight of the host against the profile" },
-	{ "plan", gp_cmd_plan, NEED_PROFILE,
+	{ "check", gp_cmd_check, NEED_PROFILE | NO_ARGS, "preflight of the host against the profile" },
+	{ "plan", gp_cmd_plan, NEED_PROFILE | NO_ARGS,
 	  "dry run: the steps apply would take, with current and target state" },
-	{ "apply", gp_cmd_apply, NEED_PROFILE,
+	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS,
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
 	{ "rollback", gp_cmd_rollback, 0, "undo a journaled run: rollback [RUN-ID]" },
 	{ "bond", gp_cmd_bond, USE_PROFILE,
 	  "the bond's live state: mode, ports, aggregator IDs, partner MAC" },
-	{ "domxml", gp_cmd_domxml, NEED_PROFILE,
+	{ "domxml", gp_cmd_domxml, NEED_PROFILE | NO_ARGS,
 	  "the libvirt domain XML for the profile's VM (stdout or -o FILE)" },
 	{ "snapshot", gp_cmd_snapshot, 0,
 	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
@@ -192,6 +193,10 @@ int main(int argc, char **argv)
 	}
 	ctx.argc = argc - optind - 1;
 	ctx.argv = argv + optind + 1;
+	if ((cmd->flags & NO_ARGS) && ctx.argc) {
+		gp_err("'%s' takes no arguments", cmd->name);
+		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
+	}
 	rc = finish(&ctx, cmd->name, cmd->fn(&ctx));
 	if (ferror(stdout)) {
 		gp_err("cannot write the output");

@@ -64,20 +64,9 @@ static void add(struct gp_netconf *nc, const char *path, char *text, int mode)
 
 static char *read_template(const char *name)
 {
-	char path[512], *text;
-	FILE *f;
-	long n;
+	char path[512];
 
-	if (gp_template_path(name, path, sizeof(path)) || !(f = fopen(path, "r")))
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = gp_xcalloc((size_t)(n > 0 ? n : 0) + 1, 1);
-	if (n > 0 && fread(text, 1, (size_t)n, f) != (size_t)n)
-		text[0] = '\0';
-	fclose(f);
-	return text;
+	return gp_template_path(name, path, sizeof(path)) ? NULL : gp_read_file(path);
 }
 
 /* Lines naming @ADDRESS@ go when the profile has no address. */

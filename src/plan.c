@@ -11,6 +11,7 @@
 #include "apply.h"
 #include "netconf.h"
 #include "plan.h"
+#include "vm.h"
 
 /* Findings that make a group's steps unsafe: apply refuses while one fails. */
 static const char *const blocking_vfio[] = {
@@ -86,22 +87,6 @@ static void blockers(const struct gp_report *r, const char *const *blocking,
 	}
 }
 
-/* The GPUs, and with companions = bind the other endpoints of their groups. */
-static bool to_bind(const struct gp_host *h, const struct gp_profile *p, size_t i)
-{
-	const struct gp_dev *d = &h->devs[i];
-	size_t j;
-
-	if (d->role == GP_ROLE_GPU)
-		return true;
-	if (p->companions != GP_COMP_BIND || d->is_bridge || d->iommu_group < 0)
-		return false;
-	for (j = 0; j < h->ndevs; j++)
-		if (h->devs[j].role == GP_ROLE_GPU && h->devs[j].iommu_group == d->iommu_group)
-			return true;
-	return false;
-}
-
 static const char *driver_for(const struct gp_dev *d)
 {
 	return d->vfio_driver[0] ? d->vfio_driver : "vfio-pci";
@@ -155,7 +140,7 @@ void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
 	for (i = 0; i < h->ndevs && out->noverrides < GP_MAX_OVERRIDES; i++) {
 		struct gp_override *o = &out->overrides[out->noverrides];
 
-		if (!to_bind(h, p, i))
+		if (!gp_vm_passed(h, p, i))
 			continue;
 		gp_strlcpy(o->bdf, h->devs[i].bdf, sizeof(o->bdf));
 		gp_strlcpy(o->driver, driver_for(&h->devs[i]), sizeof(o->driver));
@@ -267,7 +252,7 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		gp_strlcpy(st->arg, "vfio-pci", sizeof(st->arg));
 	}
 	for (i = 0; i < h->ndevs; i++)
-		if (to_bind(h, p, i))
+		if (gp_vm_passed(h, p, i))
 			device_steps(&h->devs[i], plan);
 	persist_step(h, p, templates, plan);
 }

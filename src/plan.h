@@ -64,6 +64,7 @@ void gp_persist_release(struct gp_persist *ps);
 int gp_parse_groups(const char *list, unsigned *groups);
 
 /* render.c */
+json_object *gp_step_json(const struct gp_step *st);
 void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json);
 
 #endif

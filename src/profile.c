@@ -218,13 +218,6 @@ static int v_path(struct gp_profile *p, const char *v, void *field, const char *
 	return set_string(field, 512, v, why);
 }
 
-static int v_vcpus(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	(void)field;
-	*why = "expected a number from 1 to 4096";
-	return v_uint_range(v, 1, 4096, &p->vm.vcpus);
-}
-
 static int v_memory(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	(void)field;
@@ -351,34 +344,6 @@ ENUM_FN(v_persist, bond.persist,
 	"expected auto, networkd, networkmanager, netplan, ifupdown or none", "auto",
 	"networkd", "networkmanager", "netplan", "ifupdown", "none")
 
-static int v_miimon(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	(void)field;
-	*why = "expected milliseconds from 0 to 10000";
-	return v_uint_range(v, 0, 10000, &p->bond.miimon);
-}
-
-static int v_min_links(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	(void)field;
-	*why = "expected a number from 0 to 16";
-	return v_uint_range(v, 0, 16, &p->bond.min_links);
-}
-
-static int v_lacp_timeout(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	(void)field;
-	*why = "expected seconds from 1 to 600";
-	return v_uint_range(v, 1, 600, &p->bond.lacp_timeout);
-}
-
-static int v_mtu(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	(void)field;
-	*why = "expected an MTU from 68 to 65535";
-	return v_uint_range(v, 68, 65535, &p->bond.mtu);
-}
-
 /* An address with its prefix length: 192.168.1.100/24 or fd00::5/64. */
 static int v_address(struct gp_profile *p, const char *v, void *field, const char **why)
 {
@@ -466,42 +431,49 @@ static int slot_key(struct parse_state *st, const char *slot, const char *key,
 struct key_def {
 	const char *section;
 	const char *key;
-	value_fn fn;
-	size_t offset; /* field handed to fn, for the generic parsers */
+	value_fn fn;   /* NULL: a whole number from lo to hi, into an unsigned */
+	size_t offset; /* the field handed to fn, or the number's */
+	unsigned lo, hi;
 };
 
+static int v_range(const struct key_def *k, const char *v, void *field, char *why, size_t len)
+{
+	snprintf(why, len, "expected a number from %u to %u", k->lo, k->hi);
+	return v_uint_range(v, k->lo, k->hi, field);
+}
+
 static const struct key_def keys[] = {
-	{ "server", "model", v_model, 0 },
-	{ "server", "min_bios", v_min_bios, 0 },
-	{ "server", "verified", v_bool, FIELD(verified) },
-	{ "gpus", "match", v_match, 0 },
-	{ "gpus", "count", v_count, 0 },
-	{ "gpus", "slots", v_gpu_slots, 0 },
-	{ "gpus", "same_numa_node", v_bool, FIELD(same_numa_node) },
-	{ "gpus", "p2p", v_p2p, 0 },
-	{ "gpus", "companions", v_companions, 0 },
-	{ "vm", "name", v_vm_name, 0 },
-	{ "vm", "template", v_path, FIELD(vm.template) },
-	{ "vm", "vcpus", v_vcpus, 0 },
-	{ "vm", "memory", v_memory, 0 },
-	{ "vm", "hugepages", v_hugepages, 0 },
-	{ "vm", "numa", v_vm_numa, 0 },
-	{ "vm", "gpudirect_clique", v_clique, 0 },
-	{ "vm", "output", v_path, FIELD(vm.output) },
-	{ "vm", "define", v_bool, FIELD(vm.define) },
-	{ "vm", "uri", v_uri, 0 },
-	{ "bond", "name", v_ifname, FIELD(bond.name) },
-	{ "bond", "slaves", v_slaves, 0 },
-	{ "bond", "mode", v_mode, 0 },
-	{ "bond", "miimon", v_miimon, 0 },
-	{ "bond", "lacp_rate", v_lacp, 0 },
-	{ "bond", "xmit_hash_policy", v_hash, 0 },
-	{ "bond", "ad_select", v_adsel, 0 },
-	{ "bond", "min_links", v_min_links, 0 },
-	{ "bond", "mtu", v_mtu, 0 },
-	{ "bond", "address", v_address, 0 },
-	{ "bond", "persist", v_persist, 0 },
-	{ "bond", "lacp_timeout", v_lacp_timeout, 0 },
+	{ "server", "model", v_model, 0, 0, 0 },
+	{ "server", "min_bios", v_min_bios, 0, 0, 0 },
+	{ "server", "verified", v_bool, FIELD(verified), 0, 0 },
+	{ "gpus", "match", v_match, 0, 0, 0 },
+	{ "gpus", "count", v_count, 0, 0, 0 },
+	{ "gpus", "slots", v_gpu_slots, 0, 0, 0 },
+	{ "gpus", "same_numa_node", v_bool, FIELD(same_numa_node), 0, 0 },
+	{ "gpus", "p2p", v_p2p, 0, 0, 0 },
+	{ "gpus", "companions", v_companions, 0, 0, 0 },
+	{ "vm", "name", v_vm_name, 0, 0, 0 },
+	{ "vm", "template", v_path, FIELD(vm.template), 0, 0 },
+	{ "vm", "vcpus", NULL, FIELD(vm.vcpus), 1, 4096 },
+	{ "vm", "memory", v_memory, 0, 0, 0 },
+	{ "vm", "hugepages", v_hugepages, 0, 0, 0 },
+	{ "vm", "numa", v_vm_numa, 0, 0, 0 },
+	{ "vm", "gpudirect_clique", v_clique, 0, 0, 0 },
+	{ "vm", "output", v_path, FIELD(vm.output), 0, 0 },
+	{ "vm", "define", v_bool, FIELD(vm.define), 0, 0 },
+	{ "vm", "uri", v_uri, 0, 0, 0 },
+	{ "bond", "name", v_ifname, FIELD(bond.name), 0, 0 },
+	{ "bond", "slaves", v_slaves, 0, 0, 0 },
+	{ "bond", "mode", v_mode, 0, 0, 0 },
+	{ "bond", "miimon", NULL, FIELD(bond.miimon), 0, 10000 },
+	{ "bond", "lacp_rate", v_lacp, 0, 0, 0 },
+	{ "bond", "xmit_hash_policy", v_hash, 0, 0, 0 },
+	{ "bond", "ad_select", v_adsel, 0, 0, 0 },
+	{ "bond", "min_links", NULL, FIELD(bond.min_links), 0, 16 },
+	{ "bond", "mtu", NULL, FIELD(bond.mtu), 68, 65535 },
+	{ "bond", "address", v_address, 0, 0, 0 },
+	{ "bond", "persist", v_persist, 0, 0, 0 },
+	{ "bond", "lacp_timeout", NULL, FIELD(bond.lacp_timeout), 1, 600 },
 };
 
 static const char *const sections[] = { "server", "gpus", "vm", "bond" };
@@ -569,6 +541,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 {
 	struct parse_state *st = user;
 	const char *why = "bad value";
+	char range[64];
 	size_t i;
 	int prev;
 
@@ -597,7 +570,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 			continue;
 		if (!strcmp(key, "slots"))
 			st->gpus_slots_line = st->line;
-		if (k->fn(st->p, value, (char *)st->p + k->offset, &why))
+		if (!k->fn && v_range(k, value, (char *)st->p + k->offset, range, sizeof(range)))
+			return fail(st, st->line, "bad value for %s: '%s': %s", key, value, range);
+		if (k->fn && k->fn(st->p, value, (char *)st->p + k->offset, &why))
 			return fail(st, st->line, "bad value for %s: '%s': %s", key, value, why);
 		return 1;
 	}

@@ -539,6 +539,18 @@ void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool
 
 /* ---- plan ---- */
 
+json_object *gp_step_json(const struct gp_step *st)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(st->kind));
+	json_object_object_add(o, "subject", json_object_new_string(st->subject));
+	json_object_object_add(o, "current", json_object_new_string(st->current));
+	json_object_object_add(o, "target", json_object_new_string(st->target));
+	json_object_object_add(o, "reversible", json_object_new_boolean(st->reversible));
+	return o;
+}
+
 static void plan_json(const struct gp_plan *plan)
 {
 	json_object *doc = gp_json_doc("plan"), *steps = json_object_new_array();
@@ -546,17 +558,8 @@ static void plan_json(const struct gp_plan *plan)
 	size_t i;
 	int k;
 
-	for (i = 0; i < plan->n; i++) {
-		const struct gp_step *st = &plan->steps[i];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "kind", json_object_new_string(st->kind));
-		json_object_object_add(o, "subject", json_object_new_string(st->subject));
-		json_object_object_add(o, "current", json_object_new_string(st->current));
-		json_object_object_add(o, "target", json_object_new_string(st->target));
-		json_object_object_add(o, "reversible", json_object_new_boolean(st->reversible));
-		json_object_array_add(steps, o);
-	}
+	for (i = 0; i < plan->n; i++)
+		json_object_array_add(steps, gp_step_json(&plan->steps[i]));
 	for (k = 0; k < plan->nblockers; k++)
 		json_object_array_add(blocked, json_object_new_string(plan->blockers[k]));
 	json_object_object_add(doc, "steps", steps);

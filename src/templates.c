@@ -66,27 +66,6 @@ static int find_dir(char *dir, size_t len)
 	return stat(dir, &st) ? -ENOENT : 0;
 }
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || n > (1 << 20) || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return NULL;
-	}
-	buf = gp_xcalloc((size_t)n + 1, 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* The path of one template file, for those read elsewhere (the domain XML). */
 int gp_template_path(const char *name, char *path, size_t len)
 {
@@ -112,7 +91,7 @@ int gp_templates_load(char *out[GP_PERSIST_FILES])
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		out[i] = read_all(path);
+		out[i] = gp_read_file(path);
 		if (!out[i]) {
 			gp_err("cannot read template '%s'", path);
 			gp_templates_release(out);

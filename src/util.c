@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gp.h"
 
@@ -306,4 +307,49 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 	for (u = 0; u < 5 && (double)bytes / (double)(1ull << (10 * (u + 1))) >= 1.0; u++)
 		;
 	snprintf(buf, len, "%.1f%s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+}
+
+/* A whole (small) file as a string, or NULL; sysfs sizes lie, so read to EOF. */
+char *gp_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, cap = 256, n;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = gp_xcalloc(cap, 1);
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == cap && cap < (8u << 20)) {
+			cap *= 2;
+			buf = gp_xrealloc(buf, cap, 1);
+		} else if (len + 1 == cap) {
+			break;
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* mkdir -p: path and its parents; with parents_only, not path itself. */
+int gp_mkdir_p(const char *path, bool parents_only)
+{
+	char buf[4096], *p;
+
+	gp_strlcpy(buf, path, sizeof(buf));
+	if (parents_only && (p = strrchr(buf, '/')))
+		*p = '\0';
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (buf[0] && mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
 }

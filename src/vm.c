@@ -28,15 +28,14 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a ? (v + a - 1) / a * a : v;
 }
 
-/* The GPUs, and with companions = bind the other endpoints of their groups. */
-static bool passed_through(const struct gp_host *h, const struct gp_profile *p, size_t i,
-			   bool *gpu)
+/* The GPUs, and with companions = bind the other endpoints of their groups:
+ * what is bound to vfio-pci and what goes into the VM. */
+bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
 {
 	const struct gp_dev *d = &h->devs[i];
 	size_t j;
 
-	*gpu = d->role == GP_ROLE_GPU;
-	if (*gpu)
+	if (d->role == GP_ROLE_GPU)
 		return true;
 	if (p->companions != GP_COMP_BIND || d->is_bridge || d->iommu_group < 0)
 		return false;
@@ -124,9 +123,9 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 	l->numa_known = true;
 	for (i = 0; i < h->ndevs && l->ndevs < GP_VM_MAX_DEVS; i++) {
 		struct gp_vm_dev *v = &l->devs[l->ndevs];
-		bool gpu;
+		bool gpu = h->devs[i].role == GP_ROLE_GPU;
 
-		if (!passed_through(h, p, i, &gpu))
+		if (!gp_vm_passed(h, p, i))
 			continue;
 		if (h->devs[i].numa_node < 0)
 			l->numa_known = false;

@@ -31,6 +31,7 @@ struct gp_vm_layout {
 	uint64_t mmio_window;  /* what the guest firmware must open, bytes */
 };
 
+bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i);
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l);
 
 /* domxml.c: the domain XML for the profile's VM, merged into a template */

@@ -12,7 +12,7 @@ done
 for key in $(sed -n 's/^	{ "[a-z]*", "\([a-z_0-9]*\)", v_.*/\1/p' src/profile.c) root_port numa_node cpu_direct; do
 	grep -q "^\\.It Cm $key" man/gpuprov.ini.5 || missing="$missing key:$key"
 done
-for opt in profile root output json verbose quiet help version yes only; do
+for opt in profile root output json verbose quiet help version yes only force-mgmt; do
 	grep -q "Fl \\(.*\\)\\?-$opt\\|Fl -$opt" man/gpuprov.8 || missing="$missing option:--$opt"
 done
 for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*.c | cut -d'"' -f2 | sort -u); do
