@@ -12,6 +12,10 @@ step() { printf '\n$ %s\n' "$*"; "$@"; echo "(exit status $?)"; }
 
 step $G -r $HOST -p $P check
 step $G -r $HOST -p $P topo
+step $G -r $HOST -p $P plan
+echo
+echo "The VM definition apply would write (first lines and the parts gpuprov owns):"
+$G -r $HOST -p $P domxml | grep -E '<name>|<memory unit|<vcpu |maxphysaddr|<cell |pcie-expander|<node>|hostdev mode|bus=.0x4[12].|ua-gpu[0-9]|gpudirect|X-PciMmio64Mb'
 step $G -r $HOST -p $P scan
 echo
 echo "The same server with the second A100 in a slot of the other socket:"
