@@ -5,7 +5,9 @@
 
 #include <stdbool.h>
 
+#include "apply.h"
 #include "gp.h"
+#include "plan.h"
 
 struct gp_ctx {
 	const char *root;           /* "/" unless --root */
@@ -33,11 +35,18 @@ int gp_cmd_apply(struct gp_ctx *ctx);
 int gp_cmd_rollback(struct gp_ctx *ctx);
 int gp_cmd_bond(struct gp_ctx *ctx);
 
-struct gp_plan;
-struct gp_vm_target;
-/* host, findings, the VM's XML and the plan for ctx's profile; exit status on failure */
-int gp_ctx_plan(struct gp_ctx *ctx, struct gp_host *h, struct gp_report *r,
-		struct gp_plan *plan, char *templates[GP_PERSIST_FILES], struct gp_vm_target *vm);
+/* What plan and apply work from: the host, its findings, the VM's XML, the plan. */
+struct gp_planned {
+	struct gp_host h;
+	struct gp_report r;
+	struct gp_plan plan;
+	char *templates[GP_PERSIST_FILES];
+	struct gp_vm_target vm;
+};
+
+/* Fills pl for ctx's profile; an exit status on failure (pl then released). */
+int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl);
+void gp_planned_release(struct gp_planned *pl);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);

@@ -76,67 +76,66 @@ static void print_journal(struct gp_journal *j, const char *command)
 	gp_json_print(doc);
 }
 
-int gp_cmd_apply(struct gp_ctx *ctx)
+/* The point of no return is inside gp_apply_run, after every precheck. */
+static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 {
-	char *templates[GP_PERSIST_FILES];
-	struct gp_vm_target vm;
+	struct gp_journal j = { 0 };
 	struct gp_netconf nc = { 0 };
 	struct gp_persist ps;
-	struct gp_journal j = { 0 };
-	struct gp_report r;
-	struct gp_plan plan;
-	struct gp_host h;
 	int rc;
 
-	rc = requirements(ctx, "apply");
+	gp_persist_render(&pl->h, ctx->profile, pl->templates, &ps);
+	if (ctx->profile->has_bond)
+		gp_netconf_render(&pl->h, ctx->profile, &nc);
+	gp_files_set_persist(&ps);
+	gp_files_set_vm(pl->vm.xml ? &pl->vm : NULL);
+	gp_virt_set_target(pl->vm.xml ? &pl->vm : NULL);
+	gp_files_set_netconf(&nc);
+	gp_bond_set_target(ctx->profile);
+	rc = gp_apply_run(&pl->plan, ctx->profile_path, &j) ? GP_EXIT_FAIL : GP_EXIT_OK;
+	gp_files_set_persist(NULL);
+	gp_files_set_vm(NULL);
+	gp_virt_set_target(NULL);
+	gp_files_set_netconf(NULL);
+	gp_bond_set_target(NULL);
+	gp_netconf_release(&nc);
+	gp_persist_release(&ps);
+	if (j.doc && ctx->json)
+		print_journal(&j, "apply");
+	else if (j.doc)
+		gp_info("%s: run %s", rc ? "failed and rolled back" : "applied", j.run_id);
+	gp_journal_close(&j);
+	return rc;
+}
+
+int gp_cmd_apply(struct gp_ctx *ctx)
+{
+	struct gp_planned pl;
+	int rc = requirements(ctx, "apply");
+
 	if (!rc)
 		rc = profile_safe(ctx->profile_path);
 	if (rc)
 		return rc;
 	if (gp_lock_take())
 		return GP_EXIT_LOCKED;
-	rc = gp_ctx_plan(ctx, &h, &r, &plan, templates, &vm);
+	rc = gp_ctx_plan(ctx, &pl);
 	if (rc)
 		return rc;
-	if (!ctx->json || plan.nblockers)
-		gp_render_plan(ctx->profile, &plan, ctx->json);
+	if (!ctx->json || pl.plan.nblockers)
+		gp_render_plan(ctx->profile, &pl.plan, ctx->json);
 	fflush(stdout); /* the plan before the progress on stderr */
-	if (plan.nblockers) {
-		gp_err("refusing to apply: %d failed check%s make%s binding unsafe; nothing "
-		       "was changed", plan.nblockers, plan.nblockers > 1 ? "s" : "",
-		       plan.nblockers > 1 ? "" : "s");
+	if (pl.plan.nblockers) {
+		gp_err("refusing to apply: %d failed check%s make%s these steps unsafe; nothing "
+		       "was changed", pl.plan.nblockers, pl.plan.nblockers > 1 ? "s" : "",
+		       pl.plan.nblockers > 1 ? "" : "s");
 		rc = GP_EXIT_FAIL;
-	} else if (!plan.n) {
+	} else if (!pl.plan.n) {
 		gp_info("nothing to do");
-		rc = GP_EXIT_OK;
 	} else if (!(rc = confirm(ctx, "apply these changes?"))) {
-		gp_persist_render(&h, ctx->profile, templates, &ps);
-		gp_files_set_persist(&ps);
-		gp_files_set_vm(vm.xml ? &vm : NULL);
-		gp_virt_set_target(vm.xml ? &vm : NULL);
-		if (ctx->profile->has_bond)
-			gp_netconf_render(&h, ctx->profile, &nc);
-		gp_files_set_netconf(&nc);
-		gp_bond_set_target(ctx->profile);
-		rc = gp_apply_run(&plan, ctx->profile_path, &j) ? GP_EXIT_FAIL : GP_EXIT_OK;
-		gp_files_set_persist(NULL);
-		gp_files_set_vm(NULL);
-		gp_virt_set_target(NULL);
-		gp_files_set_netconf(NULL);
-		gp_bond_set_target(NULL);
-		gp_netconf_release(&nc);
-		gp_persist_release(&ps);
-		if (j.doc && ctx->json)
-			print_journal(&j, "apply");
-		else if (j.doc)
-			gp_info("%s: run %s", rc ? "failed and rolled back" : "applied", j.run_id);
-		gp_journal_close(&j);
+		rc = run(ctx, &pl);
 	}
-	free((char *)vm.xml);
-	gp_plan_release(&plan);
-	gp_report_release(&r);
-	gp_templates_release(templates);
-	gp_host_release(&h);
+	gp_planned_release(&pl);
 	return rc;
 }
 

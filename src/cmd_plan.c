@@ -32,9 +32,10 @@ static int vm_target(struct gp_ctx *ctx, const struct gp_host *h, struct gp_vm_t
 	return 0;
 }
 
-int gp_ctx_plan(struct gp_ctx *ctx, struct gp_host *h, struct gp_report *r,
-		struct gp_plan *plan, char *templates[GP_PERSIST_FILES], struct gp_vm_target *vm)
+int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 {
+	struct gp_host *h = &pl->h;
+	struct gp_vm_target *vm = &pl->vm;
 	unsigned groups = GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM;
 	int rc;
 
@@ -44,45 +45,44 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_host *h, struct gp_report *r,
 	}
 	if (ctx->force_mgmt)
 		groups |= GP_FORCE_MGMT;
-	if (gp_templates_load(templates))
+	memset(pl, 0, sizeof(*pl));
+	if (gp_templates_load(pl->templates))
 		return GP_EXIT_INPUT;
 	rc = gp_ctx_host(ctx, h);
 	if (rc) {
-		gp_templates_release(templates);
+		gp_templates_release(pl->templates);
 		return rc;
 	}
 	rc = (groups & GP_GROUP_VM) ? vm_target(ctx, h, vm) : 0;
-	if (!(groups & GP_GROUP_VM))
-		memset(vm, 0, sizeof(*vm));
 	if (rc) {
-		gp_templates_release(templates);
+		gp_templates_release(pl->templates);
 		gp_host_release(h);
 		return rc;
 	}
-	memset(r, 0, sizeof(*r));
-	gp_checks_run(h, ctx->profile, r);
-	gp_plan_build(h, ctx->profile, r, templates, vm->xml ? vm : NULL, groups, plan);
+	gp_checks_run(h, ctx->profile, &pl->r);
+	gp_plan_build(h, ctx->profile, &pl->r, pl->templates, vm->xml ? vm : NULL, groups,
+		      &pl->plan);
 	return 0;
+}
+
+void gp_planned_release(struct gp_planned *pl)
+{
+	free((char *)pl->vm.xml);
+	gp_plan_release(&pl->plan);
+	gp_report_release(&pl->r);
+	gp_templates_release(pl->templates);
+	gp_host_release(&pl->h);
 }
 
 int gp_cmd_plan(struct gp_ctx *ctx)
 {
-	char *templates[GP_PERSIST_FILES];
-	struct gp_vm_target vm;
-	struct gp_report r;
-	struct gp_plan plan;
-	struct gp_host h;
-	int rc;
+	struct gp_planned pl;
+	int rc = gp_ctx_plan(ctx, &pl);
 
-	rc = gp_ctx_plan(ctx, &h, &r, &plan, templates, &vm);
 	if (rc)
 		return rc;
-	gp_render_plan(ctx->profile, &plan, ctx->json);
-	rc = plan.nblockers ? GP_EXIT_FAIL : plan.n ? GP_EXIT_WARN : GP_EXIT_OK;
-	free((char *)vm.xml);
-	gp_plan_release(&plan);
-	gp_report_release(&r);
-	gp_templates_release(templates);
-	gp_host_release(&h);
+	gp_render_plan(ctx->profile, &pl.plan, ctx->json);
+	rc = pl.plan.nblockers ? GP_EXIT_FAIL : pl.plan.n ? GP_EXIT_WARN : GP_EXIT_OK;
+	gp_planned_release(&pl);
 	return rc;
 }
