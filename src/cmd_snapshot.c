@@ -37,7 +37,7 @@ static const char *const dev_files[] = {
 	"vendor", "device", "class", "subsystem_vendor", "subsystem_device", "revision",
 	"irq", "resource", "config", "numa_node", "local_cpulist", "current_link_speed",
 	"current_link_width", "max_link_speed", "max_link_width", "reset_method",
-	"modalias", "enable", "driver_override", NULL,
+	"modalias", "enable", "driver_override", "sriov_numvfs", NULL,
 };
 
 static const char *const net_files[] = {
@@ -398,6 +398,53 @@ static void dpkg_qemu(struct snap *s)
 		fclose(out);
 }
 
+/* A directory that only needs to exist (a marker of a running service). */
+static void same_dir(struct snap *s, const char *rel)
+{
+	char src[PATH_LEN], dst[PATH_LEN];
+	struct stat st;
+
+	src_path(s, src, rel);
+	if (stat(src, &st) || !S_ISDIR(st.st_mode))
+		return;
+	dst_path(s, dst, rel);
+	gp_mkdir_p(dst, false);
+}
+
+static void any_file(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN];
+
+	pathf(rel, "%s/%s", dir, name);
+	copy_file(s, rel);
+}
+
+/* Who owns the network configuration, and what gpuprov persisted before. */
+static void config_state(struct snap *s)
+{
+	char src[PATH_LEN], dst[PATH_LEN];
+	struct stat st;
+	int i;
+
+	copy_file(s, "/proc/net/route");
+	copy_file(s, "/proc/net/ipv6_route");
+	same_dir(s, "/run/NetworkManager");
+	same_dir(s, "/etc/NetworkManager");
+	same_dir(s, "/run/systemd/netif");
+	each_entry(s, "/etc/netplan", any_file);
+	copy_file(s, "/etc/network/interfaces");
+	each_entry(s, "/etc/gpuprov/override.d", any_file);
+	each_entry(s, "/etc/driverctl.d", any_file);
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		copy_file(s, gp_persist_paths[i]);
+	src_path(s, src, "/usr/sbin/driverctl");
+	if (!stat(src, &st)) { /* present, not needed: an empty stand-in */
+		dst_path(s, dst, "/usr/sbin/driverctl");
+		parent_dirs(dst);
+		close(open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0755));
+	}
+}
+
 static void collect(struct snap *s)
 {
 	struct stat st;
@@ -427,6 +474,7 @@ static void collect(struct snap *s)
 	each_entry(s, "/lib/modprobe.d", modprobe_conf);
 	modules(s);
 	dpkg_qemu(s);
+	config_state(s);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -84,6 +84,42 @@ static int targets(struct target *t, int max)
 	return n;
 }
 
+/* What a file was before we wrote it: content (or null) and mode. */
+static json_object *previous(const char *path)
+{
+	json_object *f = json_object_new_object();
+	char *prev = gp_read_file(path);
+	struct stat st;
+
+	json_object_object_add(f, "path", json_object_new_string(path));
+	json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
+	json_object_object_add(f, "mode", json_object_new_int(prev && !stat(path, &st)
+								      ? (int)(st.st_mode & 07777)
+								      : 0644));
+	free(prev);
+	return f;
+}
+
+/* Puts one file back as previous() found it: its content and mode, or absent. */
+static int restore(json_object *f)
+{
+	const char *path = json_object_get_string(json_object_object_get(f, "path"));
+	json_object *prev = json_object_object_get(f, "previous");
+	json_object *mode = json_object_object_get(f, "mode");
+	int r;
+
+	if (!path)
+		return 0;
+	if (prev)
+		r = write_atomic(path, json_object_get_string(prev),
+				 mode ? (mode_t)json_object_get_int(mode) : 0644);
+	else /* absent, or its directory is not one: nothing to remove */
+		r = unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
+	if (r)
+		gp_err("cannot restore '%s': %s", path, strerror(-r));
+	return r;
+}
+
 static bool same(const char *path, const char *text)
 {
 	char *cur = gp_read_file(path);
@@ -133,15 +169,8 @@ static int persist_record(const struct gp_step *st, json_object *undo)
 	ssize_t len;
 
 	(void)st;
-	for (i = 0; i < n; i++) {
-		json_object *f = json_object_new_object();
-		char *prev = gp_read_file(t[i].path);
-
-		json_object_object_add(f, "path", json_object_new_string(t[i].path));
-		json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
-		json_object_array_add(files, f);
-		free(prev);
-	}
+	for (i = 0; i < n; i++)
+		json_object_array_add(files, previous(t[i].path));
 	json_object_object_add(undo, "files", files);
 	len = readlink(WANTS_LINK, link, sizeof(link) - 1);
 	json_object_object_add(undo, "wants_link_existed", json_object_new_boolean(len > 0));
@@ -188,24 +217,9 @@ static int persist_undo(const struct gp_step *st, json_object *undo)
 	int rc = 0;
 
 	(void)st;
-	for (i = 0; files && i < json_object_array_length(files); i++) {
-		json_object *f = json_object_array_get_idx(files, i);
-		const char *path = json_object_get_string(json_object_object_get(f, "path"));
-		json_object *prev = json_object_object_get(f, "previous");
-		int r;
-
-		if (!path)
-			continue;
-		if (prev)
-			r = write_atomic(path, json_object_get_string(prev), 0644);
-		else
-			/* absent, or its directory is not one: nothing to remove */
-			r = unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
-		if (r) {
-			gp_err("cannot restore '%s': %s", path, strerror(-r));
-			rc = r;
-		}
-	}
+	for (i = 0; files && i < json_object_array_length(files); i++)
+		if (restore(json_object_array_get_idx(files, i)))
+			rc = -EIO;
 	if (files && wl && !json_object_get_boolean(wl))
 		unlink(WANTS_LINK);
 	return rc;
@@ -242,12 +256,8 @@ static int domain_done(const struct gp_step *st)
 
 static int domain_record(const struct gp_step *st, json_object *undo)
 {
-	char *prev = gp_read_file(vm->output);
-
 	(void)st;
-	json_object_object_add(undo, "path", json_object_new_string(vm->output));
-	json_object_object_add(undo, "previous", prev ? json_object_new_string(prev) : NULL);
-	free(prev);
+	json_object_object_add(undo, "file", previous(vm->output));
 	return 0;
 }
 
@@ -271,17 +281,10 @@ static int domain_verify(const struct gp_step *st)
 
 static int domain_undo(const struct gp_step *st, json_object *undo)
 {
-	json_object *path = json_object_object_get(undo, "path");
-	json_object *prev = json_object_object_get(undo, "previous");
-	const char *p;
+	json_object *f = json_object_object_get(undo, "file");
 
 	(void)st;
-	if (!path)
-		return 0;
-	p = json_object_get_string(path);
-	if (prev)
-		return write_atomic(p, json_object_get_string(prev), 0644);
-	return unlink(p) && errno != ENOENT ? -errno : 0;
+	return f ? restore(f) : 0;
 }
 
 const struct gp_actuator gp_act_domain_write = {
@@ -324,15 +327,8 @@ static int bondfiles_record(const struct gp_step *st, json_object *undo)
 	int i;
 
 	(void)st;
-	for (i = 0; i < netconf->n; i++) {
-		json_object *f = json_object_new_object();
-		char *prev = gp_read_file(netconf->files[i].path);
-
-		json_object_object_add(f, "path", json_object_new_string(netconf->files[i].path));
-		json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
-		json_object_array_add(files, f);
-		free(prev);
-	}
+	for (i = 0; i < netconf->n; i++)
+		json_object_array_add(files, previous(netconf->files[i].path));
 	json_object_object_add(undo, "files", files);
 	return 0;
 }
