@@ -419,7 +419,22 @@ static void any_file(struct snap *s, const char *dir, const char *name)
 	copy_file(s, rel);
 }
 
-/* Who owns the network configuration, and what gpuprov persisted before. */
+/* Present, but empty: network configurations may hold secrets. */
+static void empty_file(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN], dst[PATH_LEN];
+
+	pathf(rel, "%s/%s", dir, name);
+	dst_path(s, dst, rel);
+	parent_dirs(dst);
+	close(open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+}
+
+/*
+ * Who owns the network configuration, and what gpuprov persisted before.
+ * Not the contents of other network configurations: a snapshot judges the
+ * owner of the bond's ports by the services that run.
+ */
 static void config_state(struct snap *s)
 {
 	char src[PATH_LEN], dst[PATH_LEN];
@@ -431,7 +446,7 @@ static void config_state(struct snap *s)
 	same_dir(s, "/run/NetworkManager");
 	same_dir(s, "/etc/NetworkManager");
 	same_dir(s, "/run/systemd/netif");
-	each_entry(s, "/etc/netplan", any_file);
+	each_entry(s, "/etc/netplan", empty_file);
 	copy_file(s, "/etc/network/interfaces");
 	each_entry(s, "/etc/gpuprov/override.d", any_file);
 	each_entry(s, "/etc/driverctl.d", any_file);

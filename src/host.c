@@ -849,10 +849,69 @@ static void qemu_from_dpkg(struct gp_host *h)
 	fclose(f);
 }
 
-/* Who owns the network configuration: persist.bond writes in its format. */
+/* Whether a file in dir (ending in suffix) names the port as key+port. */
+static bool mentions(const struct gp_host *h, const char *dir, const char *suffix,
+		     const char *key, const char *port)
+{
+	char path[PATH_LEN], needle[96];
+	struct dirent *e;
+	DIR *d = opendir(rootp(h, path, "%s", dir));
+	bool found = false;
+
+	if (!d)
+		return false;
+	snprintf(needle, sizeof(needle), "%s%s", key, port);
+	while (!found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name), k = strlen(suffix);
+		char *text;
+
+		if (e->d_name[0] == '.' || n < k || strcmp(e->d_name + n - k, suffix))
+			continue;
+		text = gp_read_file(rootp(h, path, "%s/%s", dir, e->d_name));
+		if (text) {
+			const char *m = strstr(text, needle);
+
+			/* the whole name: "ens1" is no mention of "ens1f0np0" */
+			found = m && !isalnum((unsigned char)m[strlen(needle)]);
+			free(text);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The owner whose configuration already names one of the bond's ports. */
+static const char *port_owner(const struct gp_host *h, const struct gp_profile *p)
+{
+	int i, k;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		const char *port;
+
+		k = gp_host_iface(h, p->bond.slaves[i]);
+		port = k >= 0 ? h->ifaces[k].name : p->bond.slaves[i];
+		if (mentions(h, "/etc/NetworkManager/system-connections", ".nmconnection",
+			     "interface-name=", port))
+			return "networkmanager";
+		if (mentions(h, "/etc/netplan", ".yaml", "", port))
+			return "netplan";
+		if (mentions(h, "/etc/systemd/network", ".network", "Name=", port))
+			return "networkd";
+		if (mentions(h, "/etc/network", "interfaces", "iface ", port) ||
+		    mentions(h, "/etc/network/interfaces.d", "", "iface ", port))
+			return "ifupdown";
+	}
+	return NULL;
+}
+
+/*
+ * Who owns the bond's ports: the owner whose configuration names one, else
+ * the network service that runs.  persist.bond writes in its format.
+ */
 static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
 {
 	char path[PATH_LEN];
+	const char *owner = p && p->has_bond ? port_owner(h, p) : NULL;
 	struct stat st;
 	DIR *d;
 	struct dirent *e;
@@ -863,17 +922,20 @@ static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
 			netplan |= strstr(e->d_name, ".yaml") != NULL;
 		closedir(d);
 	}
-	if (!stat(rootp(h, path, "/run/NetworkManager"), &st) &&
-	    !stat(rootp(h, path, "/etc/NetworkManager"), &st) && !netplan)
-		gp_strlcpy(h->net_owner, "networkmanager", sizeof(h->net_owner));
+	if (owner)
+		;
+	else if (!stat(rootp(h, path, "/run/NetworkManager"), &st) &&
+		 !stat(rootp(h, path, "/etc/NetworkManager"), &st) && !netplan)
+		owner = "networkmanager";
 	else if (netplan)
-		gp_strlcpy(h->net_owner, "netplan", sizeof(h->net_owner));
+		owner = "netplan";
 	else if (!stat(rootp(h, path, "/run/systemd/netif"), &st))
-		gp_strlcpy(h->net_owner, "networkd", sizeof(h->net_owner));
+		owner = "networkd";
 	else if (!stat(rootp(h, path, "/etc/network/interfaces"), &st))
-		gp_strlcpy(h->net_owner, "ifupdown", sizeof(h->net_owner));
+		owner = "ifupdown";
 	else
-		gp_strlcpy(h->net_owner, "none", sizeof(h->net_owner));
+		owner = "none";
+	gp_strlcpy(h->net_owner, owner, sizeof(h->net_owner));
 	if (p && p->has_bond)
 		h->bond_persisted = gp_read_file(rootp(h, path, "%s", gp_bond_persist_path(p, h)));
 }

@@ -6,14 +6,20 @@
 #define BOND "[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond0\n" \
 	     "slaves = 0000:01:00.0 ens1f1np1\nlacp_rate = fast\nmtu = 9000\n"
 
-static void render(const char *profile, struct gp_netconf *nc, struct gp_host *h)
+static void render_on(const char *host, const char *profile, struct gp_netconf *nc,
+		      struct gp_host *h)
 {
 	struct gp_profile p;
 
 	setenv("GPUPROV_TEMPLATES", "templates", 1);
 	unit_profile(profile, &p);
-	unit_host("r5350-ready", &p, h);
+	unit_host(host, &p, h);
 	assert_int_equal(gp_netconf_render(h, &p, nc), 0);
+}
+
+static void render(const char *profile, struct gp_netconf *nc, struct gp_host *h)
+{
+	render_on("r5350-ready", profile, nc, h);
 }
 
 static const char *file(const struct gp_netconf *nc, const char *path)
@@ -71,6 +77,12 @@ static void test_owners(void **state)
 	assert_non_null(strstr(t, "interfaces: [ens1f0np0, ens1f1np1]\n"));
 	assert_non_null(strstr(t, "    ens1f0np0: {}\n"));
 	assert_non_null(strstr(t, "addresses: [fd00::1/64]\n"));
+	gp_netconf_release(&nc);
+	gp_host_release(&h);
+
+	/* the owner that already configures a port wins over the service that runs */
+	render_on("bond-owner", BOND, &nc, &h);
+	assert_string_equal(nc.owner, "networkd");
 	gp_netconf_release(&nc);
 	gp_host_release(&h);
 
