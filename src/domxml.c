@@ -143,7 +143,7 @@ static void drop_owned(xmlNode *parent)
 
 /* ---- the parts gpuprov owns ---- */
 
-static void basics(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_layout *l)
+static void basics(xmlNode *dom, const struct gp_profile *p)
 {
 	xmlNode *os = ensure(dom, "os"), *type = ensure(os, "type"), *vcpu;
 	xmlChar *machine = xmlGetProp(type, X("machine"));
@@ -166,7 +166,6 @@ static void basics(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_
 	xmlFree(machine);
 	text(type, "hvm");
 	ensure(ensure(dom, "features"), "acpi");
-	(void)l;
 }
 
 /* host-passthrough with the host's address width: OVMF sizes its 64-bit
@@ -528,7 +527,7 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	gp_vm_layout(h, p, &l);
 	if (!l.ndevs)
 		gp_warn("no device of the profile's [gpus] on this host: the VM gets no GPU");
-	basics(dom, p, &l);
+	basics(dom, p);
 	cpu(dom, &l);
 	tuning(dom, p, &l);
 	devices(dom, h, &l);
