@@ -67,15 +67,16 @@ fixtures:
 		rm -rf $$d && mkdir -p $$d && tar xzf $$t -C $$d || exit 1; done
 
 demo: deps
-	@$(MAKE) --no-print-directory all fixtures
+	@$(MAKE) -s --no-print-directory all fixtures
 	@sh scripts/demo.sh
 
 unit: $(UNIT) fixtures
 	@for t in $(UNIT); do $$t || exit 1; done
 
 check: deps
-	@$(MAKE) --no-print-directory -j2 build/test/gpuprov $(UNIT) $(FUZZ) all
-	@$(MAKE) --no-print-directory fixtures
+	@echo "building (warnings are errors, ASan and UBSan on)..."
+	@$(MAKE) -s --no-print-directory -j2 build/test/gpuprov $(UNIT) $(FUZZ) all
+	@$(MAKE) -s --no-print-directory fixtures
 	@sh tests/run.sh
 
 # the lab alone: a real kernel under QEMU (tests/lab/lab.sh)
