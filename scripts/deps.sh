@@ -7,7 +7,7 @@ set -eu
 pkgs="gcc make pkg-config libc6-dev libpci-dev libkmod-dev libnl-3-dev libnl-route-3-dev
 libinih-dev libvirt-dev libxml2-dev libjson-c-dev libcmocka-dev"
 # fixtures, CLI tests, benchmark, fuzzing, man page lint
-pkgs="$pkgs python3 pciutils kmod clang libclang-rt-14-dev mandoc strace"
+pkgs="$pkgs python3 pciutils kmod clang libclang-rt-14-dev clang-format mandoc strace"
 # libvirt's own QEMU driver, in-process, to prove the domain XML
 pkgs="$pkgs libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 ovmf"
 [ "${1:-}" = "--lab" ] && pkgs="$pkgs busybox-static iproute2 cpio"

@@ -19,10 +19,9 @@
 #define LOCK_PATH "/run/lock/gpuprov.lock"
 
 static const struct gp_actuator *const actuators[] = {
-	&gp_act_module_load, &gp_act_override, &gp_act_unbind, &gp_act_bind,
-	&gp_act_persist_vfio, &gp_act_domain_write, &gp_act_domain_define,
-	&gp_act_bond_create,  &gp_act_bond_enslave, &gp_act_link_up,
-	&gp_act_persist_bond,
+	&gp_act_module_load,  &gp_act_override,	    &gp_act_unbind,	   &gp_act_bind,
+	&gp_act_persist_vfio, &gp_act_domain_write, &gp_act_domain_define, &gp_act_bond_create,
+	&gp_act_bond_enslave, &gp_act_link_up,	    &gp_act_persist_bond,
 };
 
 const struct gp_actuator *gp_actuator_find(const char *kind)
@@ -35,18 +34,26 @@ const struct gp_actuator *gp_actuator_find(const char *kind)
 	return NULL;
 }
 
-/* Held until the process ends; a second run learns the holder's PID. */
-int gp_lock_take(void)
+int gp_lock_fd = -1; /* children close it: the lock is the run's, not theirs */
+
+/*
+ * Held until the process ends; a second run learns the holder's PID.  wait:
+ * seconds to keep trying (rollback after a crash may meet a dying run).
+ */
+int gp_lock_take(int wait)
 {
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
 	char buf[32];
-	int fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644), tries = wait * 10;
 	ssize_t n;
 
 	if (fd < 0) {
 		gp_err("cannot open the lock '%s': %s", LOCK_PATH, strerror(errno));
 		return -errno;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	while (flock(fd, LOCK_EX | LOCK_NB) && tries-- > 0)
+		nanosleep(&tick, NULL);
+	if (tries < 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		buf[n > 0 ? n : 0] = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
@@ -58,6 +65,7 @@ int gp_lock_take(void)
 	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0)
 		gp_warn("cannot write the PID into '%s'", LOCK_PATH);
+	gp_lock_fd = fd;
 	return 0; /* fd stays open: the lock lives as long as we do */
 }
 

@@ -26,8 +26,7 @@ struct gp_actuator {
 const struct gp_actuator *gp_actuator_find(const char *kind);
 
 /* vfio.c */
-extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind,
-	gp_act_bind;
+extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind, gp_act_bind;
 /* files.c */
 extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write;
 void gp_files_set_persist(const struct gp_persist *ps);
@@ -57,7 +56,7 @@ void gp_virt_set_target(const struct gp_vm_target *t);
 struct gp_journal {
 	char path[512];
 	char run_id[64];
-	json_object *doc;    /* the whole journal, rewritten on each change */
+	json_object *doc; /* the whole journal, rewritten on each change */
 };
 
 int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp_plan *plan);
@@ -72,7 +71,8 @@ void gp_step_from_json(json_object *o, struct gp_step *st);
 const char *gp_journal_dir(void);
 
 /* apply.c */
-int gp_lock_take(void);
+extern int gp_lock_fd;
+int gp_lock_take(int wait);
 int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j);
 int gp_rollback_run(struct gp_journal *j);
 

@@ -26,10 +26,10 @@
 #include "apply.h"
 #include "bond.h"
 
-static const char *const modes[] = { "balance-rr", "active-backup", "balance-xor",
-				     "broadcast", "802.3ad", "balance-tlb", "balance-alb" };
-static const char *const hashes[] = { "layer2", "layer3+4", "layer2+3", "encap2+3",
-				      "encap3+4", "vlan+srcmac" };
+static const char *const modes[] = { "balance-rr", "active-backup", "balance-xor", "broadcast",
+				     "802.3ad",	   "balance-tlb",   "balance-alb" };
+static const char *const hashes[] = { "layer2",	  "layer3+4", "layer2+3",
+				      "encap2+3", "encap3+4", "vlan+srcmac" };
 static const char *const selects[] = { "stable", "bandwidth", "count" };
 
 static int index_of(const char *v, const char *const *names, int n)
@@ -75,9 +75,8 @@ struct nl_msg *gp_bond_newlink_msg(const struct gp_bond_opts *o)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct nlattr *info, *data;
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_NEWLINK,
-						NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL |
-							NLM_F_ACK);
+	struct nl_msg *msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_CREATE |
+								     NLM_F_EXCL | NLM_F_ACK);
 
 	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0)
 		goto fail;
@@ -159,8 +158,8 @@ int gp_bond_load_module(void)
 		return -ENOMEM;
 	rc = kmod_module_new_from_name(ctx, "bonding", &mod);
 	if (rc >= 0) {
-		rc = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST,
-						     "max_bonds=0", NULL, NULL, NULL);
+		rc = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, "max_bonds=0",
+						     NULL, NULL, NULL);
 		kmod_module_unref(mod);
 	}
 	kmod_unref(ctx);
@@ -381,8 +380,8 @@ static int on_link(struct nl_msg *msg, void *arg)
 		d->st->exists = true;
 		d->st->up = up;
 		d->st->mtu = tb[IFLA_MTU] ? (int)nla_get_u32(tb[IFLA_MTU]) : 0;
-		d->st->is_bond = li[IFLA_INFO_KIND] &&
-				 !strcmp(nla_get_string(li[IFLA_INFO_KIND]), "bond");
+		d->st->is_bond =
+			li[IFLA_INFO_KIND] && !strcmp(nla_get_string(li[IFLA_INFO_KIND]), "bond");
 		if (d->st->is_bond && li[IFLA_INFO_DATA])
 			parse_bond_data(li[IFLA_INFO_DATA], d->st);
 		return NL_OK;
@@ -608,8 +607,8 @@ static int enslave_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_bond_enslave = {
-	"bond.enslave", port_precheck,  enslave_done, enslave_record,
-	enslave_run,    enslave_verify, enslave_undo,
+	"bond.enslave", port_precheck,	enslave_done, enslave_record,
+	enslave_run,	enslave_verify, enslave_undo,
 };
 
 /* ---- link.up: MTU, address, up, and for 802.3ad a formed LACP ---- */
@@ -653,8 +652,9 @@ static void mac_text(const uint8_t *m, char *buf, size_t len)
 static int up_verify(const struct gp_step *st)
 {
 	const struct gp_profile *p = bond_profile;
-	unsigned limit = p->bond.lacp_timeout ? p->bond.lacp_timeout
-					      : !strcmp(p->bond.lacp_rate, "fast") ? 15 : 90;
+	unsigned limit = p->bond.lacp_timeout		      ? p->bond.lacp_timeout
+			 : !strcmp(p->bond.lacp_rate, "fast") ? 15
+							      : 90;
 	struct timespec tick = { 0, 200 * 1000 * 1000 };
 	struct gp_bond_state s;
 	char mac[24];

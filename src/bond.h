@@ -13,19 +13,19 @@
 /* The bond's options as the kernel encodes them (IFLA_BOND_*). */
 struct gp_bond_opts {
 	char name[16];
-	uint8_t mode;             /* 1 active-backup, 2 balance-xor, 4 802.3ad */
+	uint8_t mode; /* 1 active-backup, 2 balance-xor, 4 802.3ad */
 	uint32_t miimon;
-	uint8_t lacp_rate;        /* 0 slow, 1 fast */
+	uint8_t lacp_rate;	  /* 0 slow, 1 fast */
 	uint8_t xmit_hash_policy; /* 0 layer2, 1 layer3+4, 2 layer2+3, ... */
-	uint8_t ad_select;        /* 0 stable, 1 bandwidth, 2 count */
+	uint8_t ad_select;	  /* 0 stable, 1 bandwidth, 2 count */
 	uint32_t min_links;
 };
 
 struct gp_bond_port {
 	char name[16];
 	bool up;
-	int mii_up;               /* -1 unknown */
-	int aggregator;           /* -1 unknown */
+	int mii_up;	/* -1 unknown */
+	int aggregator; /* -1 unknown */
 	int actor_state, partner_state;
 };
 
@@ -33,7 +33,7 @@ struct gp_bond_state {
 	bool exists, is_bond, up;
 	struct gp_bond_opts opts;
 	int mtu;
-	int aggregator;           /* the active one */
+	int aggregator; /* the active one */
 	int num_ports;
 	uint8_t partner_mac[6];
 	struct gp_bond_port ports[GP_BOND_MAX_PORTS];

@@ -22,8 +22,8 @@ const char *gp_severity_name(enum gp_severity s)
 	return names[s];
 }
 
-void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev,
-		   const char *subject, const char *hint, const char *fmt, ...)
+void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
+		   const char *hint, const char *fmt, ...)
 {
 	struct gp_finding *f;
 	va_list ap;
@@ -107,8 +107,7 @@ static void check_iommu_off(const struct gp_host *h, struct gp_report *r)
 			      "passed through");
 		return;
 	}
-	gp_report_add(r, "iommu.off", GP_OK, "host", NULL, "IOMMU on: %d groups",
-		      h->iommu_groups);
+	gp_report_add(r, "iommu.off", GP_OK, "host", NULL, "IOMMU on: %d groups", h->iommu_groups);
 }
 
 static void check_group(const struct gp_host *h, const struct gp_profile *p, int g,
@@ -129,9 +128,10 @@ static void check_group(const struct gp_host *h, const struct gp_profile *p, int
 		if (d->role == GP_ROLE_GPU)
 			continue; /* both go to the same VM */
 		if (len < sizeof(others) - 40)
-			len += (size_t)snprintf(others + len, sizeof(others) - len, "%s%s (%04x:%04x%s%s)",
-						n ? ", " : "", d->bdf, d->vendor, d->device,
-						d->driver[0] ? ", " : "", d->driver);
+			len += (size_t)snprintf(others + len, sizeof(others) - len,
+						"%s%s (%04x:%04x%s%s)", n ? ", " : "", d->bdf,
+						d->vendor, d->device, d->driver[0] ? ", " : "",
+						d->driver);
 		n++;
 	}
 	if (!n) {
@@ -151,8 +151,7 @@ static void check_group(const struct gp_host *h, const struct gp_profile *p, int
 
 /* ---- bios.version ---- */
 
-static void check_bios(const struct gp_host *h, const struct gp_profile *p,
-		       struct gp_report *r)
+static void check_bios(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	if (!p->min_bios[0]) {
 		gp_report_add(r, "bios.version", GP_OK, "host", NULL, "BIOS %s (no minimum set)",
@@ -164,7 +163,8 @@ static void check_bios(const struct gp_host *h, const struct gp_profile *p,
 			      "check the BIOS version in the BMC or with 'dmidecode -s "
 			      "bios-version'",
 			      "cannot read the BIOS version (/sys/class/dmi/id/bios_version); the "
-			      "profile wants %s or later", p->min_bios);
+			      "profile wants %s or later",
+			      p->min_bios);
 		return;
 	}
 	if (gp_version_cmp(h->bios_version, p->min_bios) < 0) {
@@ -232,8 +232,8 @@ static void check_bars(const struct gp_dev *d, struct gp_report *r)
 static void check_count(const struct gp_profile *p, int n, struct gp_report *r)
 {
 	if (n == p->count) {
-		gp_report_add(r, "gpu.count", GP_OK, "host", NULL, "%d GPU%s match the profile",
-			      n, n == 1 ? "" : "s");
+		gp_report_add(r, "gpu.count", GP_OK, "host", NULL, "%d GPU%s match the profile", n,
+			      n == 1 ? "" : "s");
 		return;
 	}
 	gp_report_add(r, "gpu.count", GP_FAIL, "host",
@@ -243,8 +243,7 @@ static void check_count(const struct gp_profile *p, int n, struct gp_report *r)
 		      p->count);
 }
 
-static const struct gp_slot *slot_of(const struct gp_host *h, const struct gp_profile *p,
-				     int g)
+static const struct gp_slot *slot_of(const struct gp_host *h, const struct gp_profile *p, int g)
 {
 	int rp = gp_host_root_port(h, g), i;
 	int parent = h->devs[g].parent;
@@ -289,8 +288,9 @@ static void check_slot(const struct gp_host *h, const struct gp_profile *p, int 
 		gp_report_add(r, "gpu.slot", GP_FAIL, d->bdf,
 			      "move the card to one of the slots the profile names ([gpus] "
 			      "slots), or correct the slot map",
-			      "%s%s (below %s); the profile wants slot %s", s ? "in slot " : "in no slot of the profile",
-			      s ? s->name : "", above, allowed);
+			      "%s%s (below %s); the profile wants slot %s",
+			      s ? "in slot " : "in no slot of the profile", s ? s->name : "", above,
+			      allowed);
 		return;
 	}
 	if (s && s->numa_node >= 0 && d->numa_node >= 0 && s->numa_node != d->numa_node) {
@@ -309,13 +309,13 @@ static void check_slot(const struct gp_host *h, const struct gp_profile *p, int 
 			      s ? "; slot " : "", s ? s->name : "");
 		return;
 	}
-	gp_report_add(r, "gpu.slot", GP_OK, d->bdf, NULL, "CPU-direct: root port %s%s%s%s%s",
-		      above, s ? ", slot " : "", s ? s->name : "", d->slot[0] ? ", physical slot " : "",
+	gp_report_add(r, "gpu.slot", GP_OK, d->bdf, NULL, "CPU-direct: root port %s%s%s%s%s", above,
+		      s ? ", slot " : "", s ? s->name : "", d->slot[0] ? ", physical slot " : "",
 		      d->slot);
 }
 
-static void check_numa(const struct gp_host *h, const struct gp_profile *p, const int *gpus,
-		       int n, struct gp_report *r)
+static void check_numa(const struct gp_host *h, const struct gp_profile *p, const int *gpus, int n,
+		       struct gp_report *r)
 {
 	char list[256] = "";
 	size_t len = 0;
@@ -503,7 +503,8 @@ static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_repo
 	if (cls != GP_PATH_PIX && cls != GP_PATH_PXB) {
 		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
 			      "no switch between the GPUs: traffic goes through the root "
-			      "complex (%s)", gp_path_name(cls));
+			      "complex (%s)",
+			      gp_path_name(cls));
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -512,13 +513,12 @@ static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_repo
 		if (!d->has_acs || !(d->acs_ctrl & (GP_ACS_RR | GP_ACS_CR)))
 			continue;
 		if (len < sizeof(list) - 48)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s (%s%s)",
-						len ? ", " : "", d->bdf,
-						d->acs_ctrl & GP_ACS_RR ? "ReqRedir" : "",
-						d->acs_ctrl & GP_ACS_CR
-							? (d->acs_ctrl & GP_ACS_RR ? " CmpltRedir"
-										   : "CmpltRedir")
-							: "");
+			len += (size_t)snprintf(
+				list + len, sizeof(list) - len, "%s%s (%s%s)", len ? ", " : "",
+				d->bdf, d->acs_ctrl & GP_ACS_RR ? "ReqRedir" : "",
+				d->acs_ctrl & GP_ACS_CR
+					? (d->acs_ctrl & GP_ACS_RR ? " CmpltRedir" : "CmpltRedir")
+					: "");
 	}
 	if (!len) {
 		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
@@ -586,7 +586,8 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 		gp_report_add(r, "vm.mmio", GP_WARN, p->vm.name,
 			      "check 'address sizes' in /proc/cpuinfo",
 			      "64-bit BARs of %s need a %s window; the CPU's address width is "
-			      "unknown", bars, win);
+			      "unknown",
+			      bars, win);
 		return;
 	}
 	/* RAM, the 32-bit hole below 4 GiB, then the window, all below 2^bits */
@@ -597,13 +598,13 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 			      "fewer or smaller-BAR GPUs per VM, less VM memory, or a CPU with "
 			      "more physical address bits",
 			      "memory and a %s MMIO window need %s, more than the %d-bit guest "
-			      "address space", win, mem, h->phys_bits);
+			      "address space",
+			      win, mem, h->phys_bits);
 		return;
 	}
 	gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
 		      "64-bit BARs %s: a %s window%s, within %d address bits", bars, win,
-		      l->bar64_total > (32ull << 30) ? " (OVMF X-PciMmio64Mb)" : "",
-		      h->phys_bits);
+		      l->bar64_total > (32ull << 30) ? " (OVMF X-PciMmio64Mb)" : "", h->phys_bits);
 }
 
 /* Turing and later (device IDs from 0x1e00) put MSI-X at QEMU 7.2's clique offset. */
@@ -647,12 +648,12 @@ static void check_clique(const struct gp_host *h, const struct gp_profile *p,
 			      "'gpudirect_clique = off' starts it but the guest refuses P2P",
 			      "QEMU %s puts x-nv-gpudirect-clique at offset 0xC8, where this "
 			      "GPU has MSI-X: the VM may fail to start (\"Failed to add NVIDIA "
-			      "GPUDirect cap\")", h->qemu_version);
+			      "GPUDirect cap\")",
+			      h->qemu_version);
 		return;
 	}
 	gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
-		      "QEMU %s places the clique capability for Turing and later",
-		      h->qemu_version);
+		      "QEMU %s places the clique capability for Turing and later", h->qemu_version);
 }
 
 /* Free memory (or free huge pages) on the host nodes the VM's cells use. */
@@ -683,15 +684,16 @@ static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 			gp_format_size(l->cells[c].memory, want, sizeof(want));
 			gp_format_size(node_free(nn, p->vm.hugepages), have, sizeof(have));
 			if (node_free(nn, p->vm.hugepages) < l->cells[c].memory) {
-				gp_report_add(r, "vm.memory", GP_FAIL, p->vm.name,
-					      p->vm.hugepages
-						      ? "reserve more huge pages on that node "
-							"(hugepages= on the kernel command line, or "
-							"nr_hugepages in /sys/devices/system/node)"
-						      : "give the VM less memory, or free memory on "
-							"that node",
-					      "cell %d wants %s on node %d, which has %s of %s", c,
-					      want, l->cells[c].host_node, have, kind);
+				gp_report_add(
+					r, "vm.memory", GP_FAIL, p->vm.name,
+					p->vm.hugepages
+						? "reserve more huge pages on that node "
+						  "(hugepages= on the kernel command line, or "
+						  "nr_hugepages in /sys/devices/system/node)"
+						: "give the VM less memory, or free memory on "
+						  "that node",
+					"cell %d wants %s on node %d, which has %s of %s", c, want,
+					l->cells[c].host_node, have, kind);
 				return;
 			}
 		}
@@ -728,8 +730,8 @@ static int bond_ports(const struct gp_host *h, const struct gp_profile *p, int *
 	return found;
 }
 
-static void check_nic_missing(const struct gp_host *h, const struct gp_profile *p,
-			      const int *idx, struct gp_report *r)
+static void check_nic_missing(const struct gp_host *h, const struct gp_profile *p, const int *idx,
+			      struct gp_report *r)
 {
 	char missing[256] = "";
 	size_t len = 0;
@@ -745,8 +747,8 @@ static void check_nic_missing(const struct gp_host *h, const struct gp_profile *
 			      "-d 15b3:'), and that the NIC driver is loaded",
 			      "no such interface on this host: %s", missing);
 	else
-		gp_report_add(r, "nic.missing", GP_OK, p->bond.name, NULL,
-			      "all %d ports present", p->bond.nslaves);
+		gp_report_add(r, "nic.missing", GP_OK, p->bond.name, NULL, "all %d ports present",
+			      p->bond.nslaves);
 	(void)h;
 }
 
@@ -763,11 +765,12 @@ static void check_roce_lag(const struct gp_host *h, const struct gp_profile *p, 
 
 	for (i = 0; i < p->bond.nslaves; i++)
 		if (idx[i] >= 0 && h->ifaces[idx[i]].sriov_numvfs > 0) {
-			gp_report_add(r, "bond.roce_lag", GP_WARN, p->bond.name,
-				      "set sriov_numvfs to 0 on the ports for a RoCE LAG; the bond "
-				      "itself works either way",
-				      "SR-IOV is on for %s (%d VFs): the card will not form a RoCE LAG",
-				      h->ifaces[idx[i]].name, h->ifaces[idx[i]].sriov_numvfs);
+			gp_report_add(
+				r, "bond.roce_lag", GP_WARN, p->bond.name,
+				"set sriov_numvfs to 0 on the ports for a RoCE LAG; the bond "
+				"itself works either way",
+				"SR-IOV is on for %s (%d VFs): the card will not form a RoCE LAG",
+				h->ifaces[idx[i]].name, h->ifaces[idx[i]].sriov_numvfs);
 			return;
 		}
 	if (p->bond.nslaves != 2 || !a || !b || !a->bdf[0] || !b->bdf[0] ||

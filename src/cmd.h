@@ -10,15 +10,15 @@
 #include "plan.h"
 
 struct gp_ctx {
-	const char *root;           /* "/" unless --root */
+	const char *root;	    /* "/" unless --root */
 	const char *profile_path;   /* NULL unless -p */
 	struct gp_profile *profile; /* loaded when the command wants one */
 	bool json;
-	const char *output;         /* -o */
-	const char *only;           /* --only vfio,bond,vm */
-	bool yes;                   /* --yes: do not ask */
-	bool force_mgmt;            /* --force-mgmt: may bond the management port */
-	int argc;                   /* the command's own arguments */
+	const char *output; /* -o */
+	const char *only;   /* --only vfio,bond,vm */
+	bool yes;	    /* --yes: do not ask */
+	bool force_mgmt;    /* --force-mgmt: may bond the management port */
+	int argc;	    /* the command's own arguments */
 	char **argv;
 };
 

@@ -45,7 +45,8 @@ static int profile_safe(const char *path)
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
 		gp_err("'%s' is writable by group or others: refusing to act on it "
-		       "(chmod go-w)", path);
+		       "(chmod go-w)",
+		       path);
 		return GP_EXIT_INPUT;
 	}
 	return 0;
@@ -68,8 +69,7 @@ static void print_journal(struct gp_journal *j, const char *command)
 {
 	json_object *doc = gp_json_doc(command);
 
-	json_object_object_foreach(j->doc, key, val)
-	{
+	json_object_object_foreach (j->doc, key, val) {
 		if (strcmp(key, "schema_version"))
 			json_object_object_add(doc, key, json_object_get(val));
 	}
@@ -117,7 +117,7 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 		rc = profile_safe(ctx->profile_path);
 	if (rc)
 		return rc;
-	if (gp_lock_take())
+	if (gp_lock_take(0))
 		return GP_EXIT_LOCKED;
 	rc = gp_ctx_plan(ctx, &pl);
 	if (rc)
@@ -127,7 +127,8 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 	fflush(stdout); /* the plan before the progress on stderr */
 	if (pl.plan.nblockers) {
 		gp_err("refusing to apply: %d failed check%s make%s these steps unsafe; nothing "
-		       "was changed", pl.plan.nblockers, pl.plan.nblockers > 1 ? "s" : "",
+		       "was changed",
+		       pl.plan.nblockers, pl.plan.nblockers > 1 ? "s" : "",
 		       pl.plan.nblockers > 1 ? "" : "s");
 		rc = GP_EXIT_FAIL;
 	} else if (!pl.plan.n) {
@@ -153,7 +154,8 @@ static int show_undo(struct gp_journal *j)
 		if (!state || (strcmp(state, "done") && strcmp(state, "doing")))
 			continue;
 		gp_step_from_json(o, &st);
-		fprintf(stderr, "  undo %-16s %-14s back to: %s\n", st.kind, st.subject, st.current);
+		fprintf(stderr, "  undo %-16s %-14s back to: %s\n", st.kind, st.subject,
+			st.current);
 		n++;
 	}
 	return n;
@@ -171,7 +173,7 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 	rc = requirements(ctx, "rollback");
 	if (rc)
 		return rc;
-	if (gp_lock_take())
+	if (gp_lock_take(10))
 		return GP_EXIT_LOCKED;
 	rc = gp_journal_open(&j, ctx->argc ? ctx->argv[0] : NULL);
 	if (rc == -ENOENT && !ctx->argc) {

@@ -12,8 +12,8 @@
 #include "render.h"
 
 static const char *const rates[] = { "slow", "fast" };
-static const char *const hashes[] = { "layer2", "layer3+4", "layer2+3", "encap2+3",
-				      "encap3+4", "vlan+srcmac" };
+static const char *const hashes[] = { "layer2",	  "layer3+4", "layer2+3",
+				      "encap2+3", "encap3+4", "vlan+srcmac" };
 static const char *const selects[] = { "stable", "bandwidth", "count" };
 
 #define PICK(a, i) ((unsigned)(i) < sizeof(a) / sizeof(a[0]) ? a[i] : "unknown")
@@ -28,12 +28,15 @@ static void print_json(const char *name, const struct gp_bond_state *s, bool for
 		 s->partner_mac[1], s->partner_mac[2], s->partner_mac[3], s->partner_mac[4],
 		 s->partner_mac[5]);
 	json_object_object_add(doc, "name", json_object_new_string(name));
-	json_object_object_add(doc, "mode", json_object_new_string(gp_bond_mode_name(s->opts.mode)));
+	json_object_object_add(doc, "mode",
+			       json_object_new_string(gp_bond_mode_name(s->opts.mode)));
 	json_object_object_add(doc, "miimon", json_object_new_int((int)s->opts.miimon));
-	json_object_object_add(doc, "lacp_rate", json_object_new_string(PICK(rates, s->opts.lacp_rate)));
+	json_object_object_add(doc, "lacp_rate",
+			       json_object_new_string(PICK(rates, s->opts.lacp_rate)));
 	json_object_object_add(doc, "xmit_hash_policy",
 			       json_object_new_string(PICK(hashes, s->opts.xmit_hash_policy)));
-	json_object_object_add(doc, "ad_select", json_object_new_string(PICK(selects, s->opts.ad_select)));
+	json_object_object_add(doc, "ad_select",
+			       json_object_new_string(PICK(selects, s->opts.ad_select)));
 	json_object_object_add(doc, "min_links", json_object_new_int((int)s->opts.min_links));
 	json_object_object_add(doc, "up", json_object_new_boolean(s->up));
 	json_object_object_add(doc, "mtu", json_object_new_int(s->mtu));

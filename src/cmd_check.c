@@ -14,9 +14,9 @@ int gp_cmd_check(struct gp_ctx *ctx)
 		return rc;
 	gp_checks_run(&h, ctx->profile, &r);
 	gp_render_check(ctx->profile, &r, ctx->json);
-	rc = gp_report_count(&r, GP_FAIL) ? GP_EXIT_FAIL
+	rc = gp_report_count(&r, GP_FAIL)   ? GP_EXIT_FAIL
 	     : gp_report_count(&r, GP_WARN) ? GP_EXIT_WARN
-					     : GP_EXIT_OK;
+					    : GP_EXIT_OK;
 	gp_report_release(&r);
 	gp_host_release(&h);
 	return rc;

@@ -65,9 +65,10 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 	char ids[GP_MAX_MATCH][10], names[MAX_GPUS][GP_NAME_LEN];
 	int i, j, nids = 0, rp;
 
-	fprintf(f, "; written by 'gpuprov profile discover': check every value, then set\n"
-		   "; verified = yes once the slot map is confirmed on this hardware\n\n"
-		   "[server]\nmodel = %s\nverified = no\n",
+	fprintf(f,
+		"; written by 'gpuprov profile discover': check every value, then set\n"
+		"; verified = yes once the slot map is confirmed on this hardware\n\n"
+		"[server]\nmodel = %s\nverified = no\n",
 		h->product[0] ? h->product : "unknown");
 	for (i = 0; i < n; i++) {
 		const struct gp_dev *d = &h->devs[gpus[i]];

@@ -28,16 +28,33 @@ extern char **environ;
 #define PATH_LEN 4096
 
 struct snap {
-	const char *root;  /* "" for the live host */
+	const char *root; /* "" for the live host */
 	char stage[PATH_LEN];
 	int files;
 };
 
 static const char *const dev_files[] = {
-	"vendor", "device", "class", "subsystem_vendor", "subsystem_device", "revision",
-	"irq", "resource", "config", "numa_node", "local_cpulist", "current_link_speed",
-	"current_link_width", "max_link_speed", "max_link_width", "reset_method",
-	"modalias", "enable", "driver_override", "sriov_numvfs", NULL,
+	"vendor",
+	"device",
+	"class",
+	"subsystem_vendor",
+	"subsystem_device",
+	"revision",
+	"irq",
+	"resource",
+	"config",
+	"numa_node",
+	"local_cpulist",
+	"current_link_speed",
+	"current_link_width",
+	"max_link_speed",
+	"max_link_width",
+	"reset_method",
+	"modalias",
+	"enable",
+	"driver_override",
+	"sriov_numvfs",
+	NULL,
 };
 
 static const char *const net_files[] = {
@@ -45,11 +62,10 @@ static const char *const net_files[] = {
 };
 
 static const char *const bond_files[] = {
-	"mode", "slaves", "miimon", "lacp_rate", "xmit_hash_policy", "ad_select",
-	"min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system", NULL,
+	"mode",	     "slaves",	  "miimon",	   "lacp_rate",	     "xmit_hash_policy",
+	"ad_select", "min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system",
+	NULL,
 };
-
-
 
 /* Formats a path; one too long for PATH_LEN becomes "", which no open() finds. */
 static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -340,10 +356,11 @@ static void process(struct snap *s, const char *dir, const char *name)
 
 static void modules(struct snap *s)
 {
-	static const char *const idx[] = { "modules.dep", "modules.dep.bin",
-					   "modules.alias.bin", "modules.builtin",
-					   "modules.builtin.bin", "modules.builtin.alias.bin",
-					   "modules.symbols.bin", "modules.softdep", NULL };
+	static const char *const idx[] = {
+		"modules.dep",	       "modules.dep.bin",     "modules.alias.bin",
+		"modules.builtin",     "modules.builtin.bin", "modules.builtin.alias.bin",
+		"modules.symbols.bin", "modules.softdep",     NULL
+	};
 	char path[PATH_LEN], release[256], dir[PATH_LEN], dst[PATH_LEN];
 	struct stat st;
 	FILE *f;

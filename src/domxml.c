@@ -17,9 +17,9 @@
 
 #include "vm.h"
 
-#define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
-#define OWN_PREFIX "ua-gpu" /* every alias gpuprov gives starts with it */
-#define PXB_BUS_TOP 256     /* pxb bus numbers count down from here, 16 apart */
+#define QEMU_NS	    "http://libvirt.org/schemas/domain/qemu/1.0"
+#define OWN_PREFIX  "ua-gpu" /* every alias gpuprov gives starts with it */
+#define PXB_BUS_TOP 256	     /* pxb bus numbers count down from here, 16 apart */
 
 static const xmlChar *X(const char *s)
 {
@@ -216,8 +216,8 @@ static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_
 		size_t len = 0;
 
 		for (i = 0; i < l->ncells; i++)
-			len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%d", i ? "," : "",
-						l->cells[i].host_node);
+			len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%d",
+						i ? "," : "", l->cells[i].host_node);
 		nt = replace(dom, "numatune");
 		set(xmlNewChild(nt, NULL, X("memory"), NULL), "mode", "%s", p->vm.numa);
 		set(nt->children, "nodeset", "%s", nodes);
@@ -231,7 +231,8 @@ static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_
 	}
 	if (p->vm.hugepages) {
 		mb = replace(dom, "memoryBacking");
-		hp = xmlNewChild(xmlNewChild(mb, NULL, X("hugepages"), NULL), NULL, X("page"), NULL);
+		hp = xmlNewChild(xmlNewChild(mb, NULL, X("hugepages"), NULL), NULL, X("page"),
+				 NULL);
 		set(hp, "size", "%" PRIu64, p->vm.hugepages >> 10);
 		set(hp, "unit", "KiB");
 		xmlNewChild(mb, NULL, X("locked"), NULL); /* VFIO pins it all anyway */

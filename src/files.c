@@ -15,7 +15,7 @@
 #include "apply.h"
 #include "netconf.h"
 
-#define WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
+#define WANTS_LINK   "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
 #define WANTS_TARGET "../gpuprov-vfio.service"
 
 static const struct gp_persist *persist; /* rendered by the plan */
@@ -76,7 +76,8 @@ static int targets(struct target *t, int max)
 		const struct gp_override *o = &persist->overrides[i];
 
 		snprintf(t[n].path, sizeof(t[n].path),
-			 persist->driverctl ? "/etc/driverctl.d/pci-%s" : "/etc/gpuprov/override.d/%s",
+			 persist->driverctl ? "/etc/driverctl.d/pci-%s"
+					    : "/etc/gpuprov/override.d/%s",
 			 o->bdf);
 		t[n].text = o->driver;
 		t[n++].mode = 0644;
@@ -93,9 +94,9 @@ static json_object *previous(const char *path)
 
 	json_object_object_add(f, "path", json_object_new_string(path));
 	json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
-	json_object_object_add(f, "mode", json_object_new_int(prev && !stat(path, &st)
-								      ? (int)(st.st_mode & 07777)
-								      : 0644));
+	json_object_object_add(
+		f, "mode",
+		json_object_new_int(prev && !stat(path, &st) ? (int)(st.st_mode & 07777) : 0644));
 	free(prev);
 	return f;
 }
@@ -227,7 +228,7 @@ static int persist_undo(const struct gp_step *st, json_object *undo)
 
 const struct gp_actuator gp_act_persist_vfio = {
 	"persist.vfio", persist_precheck, persist_done, persist_record,
-	persist_run,    persist_verify,   persist_undo,
+	persist_run,	persist_verify,	  persist_undo,
 };
 
 /* ---- domain.write: the VM's XML where the profile says ---- */
@@ -289,7 +290,7 @@ static int domain_undo(const struct gp_step *st, json_object *undo)
 
 const struct gp_actuator gp_act_domain_write = {
 	"domain.write", domain_precheck, domain_done, domain_record,
-	domain_run,     domain_verify,   domain_undo,
+	domain_run,	domain_verify,	 domain_undo,
 };
 
 /* ---- persist.bond: the bond in the network owner's format ---- */
@@ -359,5 +360,5 @@ static int bondfiles_verify(const struct gp_step *st)
 
 const struct gp_actuator gp_act_persist_bond = {
 	"persist.bond", bondfiles_precheck, bondfiles_done, bondfiles_record,
-	bondfiles_run,  bondfiles_verify,   persist_undo,
+	bondfiles_run,	bondfiles_verify,   persist_undo,
 };

@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GP_BDF_LEN 16 /* "0000:41:00.0" plus slack */
-#define GP_NAME_LEN 64
-#define GP_MAX_BARS 6
+#define GP_BDF_LEN   16 /* "0000:41:00.0" plus slack */
+#define GP_NAME_LEN  64
+#define GP_MAX_BARS  6
 #define GP_MAX_MATCH 16
 #define GP_MAX_SLOTS 32
-#define GP_MAX_LIST 16
+#define GP_MAX_LIST  16
 
 /* Exit status, the same for every command (DESIGN.md). */
 enum gp_exit {
@@ -66,7 +66,12 @@ struct gp_override {
 	char bdf[GP_BDF_LEN];
 	char driver[GP_NAME_LEN];
 };
-enum gp_role { GP_ROLE_OTHER, GP_ROLE_GPU, GP_ROLE_NIC, GP_ROLE_BRIDGE };
+enum gp_role {
+	GP_ROLE_OTHER,
+	GP_ROLE_GPU,
+	GP_ROLE_NIC,
+	GP_ROLE_BRIDGE
+};
 
 /* PCIe device/port type from the PCI Express capability, -1 for none. */
 enum gp_pcie_type {
@@ -92,20 +97,20 @@ enum gp_pcie_type {
 #define GP_ACS_DT 0x0040 /* direct translated P2P */
 
 struct gp_link {
-	double speed;     /* GT/s, 0 when unknown */
-	int width;        /* lanes, 0 when unknown */
+	double speed; /* GT/s, 0 when unknown */
+	int width;    /* lanes, 0 when unknown */
 	double max_speed;
 	int max_width;
 };
 
 struct gp_bar {
-	int index;        /* line of the sysfs resource file, 0..5 */
+	int index; /* line of the sysfs resource file, 0..5 */
 	uint64_t addr;
 	uint64_t size;
 	bool is64;
 	bool prefetchable;
 	bool io;
-	bool unset;       /* the kernel could not assign it */
+	bool unset; /* the kernel could not assign it */
 };
 
 /* What config space says, parsed by pcicfg.c from raw bytes. */
@@ -113,36 +118,36 @@ struct gp_cfg {
 	uint16_t vendor, device;
 	uint16_t svendor, sdevice;
 	uint8_t header_type;
-	int pcie_type;    /* enum gp_pcie_type */
+	int pcie_type; /* enum gp_pcie_type */
 	struct gp_link link;
 	bool has_acs;
 	uint16_t acs_cap, acs_ctrl;
-	int acs_pos;      /* offset of the ACS capability, 0 when absent */
+	int acs_pos; /* offset of the ACS capability, 0 when absent */
 };
 
 struct gp_dev {
 	char bdf[GP_BDF_LEN];
 	unsigned domain, bus, dev, func;
 	uint16_t vendor, device, svendor, sdevice;
-	uint16_t class;   /* base class << 8 | subclass */
+	uint16_t class; /* base class << 8 | subclass */
 	char driver[GP_NAME_LEN];
-	char slot[GP_NAME_LEN];     /* physical slot name, "" when none */
-	char rc[GP_NAME_LEN];       /* host bridge, e.g. "pci0000:40" */
-	int numa_node;              /* -1 when unknown */
-	int iommu_group;            /* -1 when none */
-	int parent;                 /* index in host->devs, -1 on a root bus */
+	char slot[GP_NAME_LEN]; /* physical slot name, "" when none */
+	char rc[GP_NAME_LEN];	/* host bridge, e.g. "pci0000:40" */
+	int numa_node;		/* -1 when unknown */
+	int iommu_group;	/* -1 when none */
+	int parent;		/* index in host->devs, -1 on a root bus */
 	char parent_bdf[GP_BDF_LEN];
 	int pcie_type;
 	bool is_bridge;
-	bool config_short;          /* only the first 64 bytes were readable */
+	bool config_short; /* only the first 64 bytes were readable */
 	struct gp_link link;
 	bool has_acs;
 	uint16_t acs_ctrl;
 	struct gp_bar bars[GP_MAX_BARS];
 	int nbars;
-	bool bars_bad;              /* resource file unreadable or malformed */
+	bool bars_bad; /* resource file unreadable or malformed */
 	char reset_method[GP_NAME_LEN];
-	bool has_reset_method;      /* the kernel exposes reset_method */
+	bool has_reset_method; /* the kernel exposes reset_method */
 	/* read for GPUs and the other members of their IOMMU groups only */
 	char driver_override[GP_NAME_LEN]; /* "" for "(null)" */
 	char modalias[128];
@@ -155,34 +160,34 @@ struct gp_numa {
 	char cpus[256];
 	uint64_t mem_total;
 	uint64_t mem_free;
-	long hugepages_1g_free;     /* -1 when the kernel does not say */
+	long hugepages_1g_free; /* -1 when the kernel does not say */
 	long hugepages_2m_free;
 };
 
 struct gp_iface {
 	char name[GP_NAME_LEN];
-	char bdf[GP_BDF_LEN];       /* "" for a virtual interface */
-	int dev;                    /* index in host->devs, -1 when none */
+	char bdf[GP_BDF_LEN]; /* "" for a virtual interface */
+	int dev;	      /* index in host->devs, -1 when none */
 	char master[GP_NAME_LEN];
 	char mac[24];
 	char operstate[16];
-	long speed;                 /* Mb/s, -1 when unknown */
+	long speed; /* Mb/s, -1 when unknown */
 	int mtu;
 	bool is_bond;
-	bool default_route;         /* carries a default route (/proc/net/route) */
-	bool ssh;                   /* holds this SSH session's local address */
-	int sriov_numvfs;           /* of its PCI function; -1 when none */
+	bool default_route; /* carries a default route (/proc/net/route) */
+	bool ssh;	    /* holds this SSH session's local address */
+	int sriov_numvfs;   /* of its PCI function; -1 when none */
 };
 
 struct gp_holder {
 	int pid;
 	char comm[GP_NAME_LEN];
-	char path[GP_NAME_LEN];     /* /dev/nvidia0, /dev/vfio/12, ... */
-	int dev;                    /* index in host->devs, -1: every GPU of the driver */
+	char path[GP_NAME_LEN]; /* /dev/nvidia0, /dev/vfio/12, ... */
+	int dev;		/* index in host->devs, -1: every GPU of the driver */
 };
 
 struct gp_host {
-	char *root;                 /* "" for "/" */
+	char *root; /* "" for "/" */
 	struct gp_dev *devs;
 	size_t ndevs;
 	struct gp_numa *numa;
@@ -196,19 +201,19 @@ struct gp_host {
 	char bios_vendor[GP_NAME_LEN];
 	char product[GP_NAME_LEN];
 	char kernel_release[GP_NAME_LEN];
-	int phys_bits, virt_bits;   /* 0 when unknown */
-	int iommu_groups;           /* entries of /sys/kernel/iommu_groups */
-	bool vfio_loaded;           /* /sys/module/vfio_pci exists */
-	int vfio_available;         /* 1 found by libkmod, 0 not, -1 unknown */
+	int phys_bits, virt_bits; /* 0 when unknown */
+	int iommu_groups;	  /* entries of /sys/kernel/iommu_groups */
+	bool vfio_loaded;	  /* /sys/module/vfio_pci exists */
+	int vfio_available;	  /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
-	char vfio_ids[256];         /* "vfio-pci ids=" from cmdline or modprobe.d */
-	bool driverctl;             /* /usr/sbin/driverctl exists */
-	char qemu_version[32];      /* "7.2.18", "" when unknown */
-	char *vm_xml;               /* the profile's [vm] output file as it is, or NULL */
-	int vm_defined;             /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
-	char vm_digest[24];         /* gpuprov's digest in the defined domain, or "" */
-	char net_owner[16];         /* networkmanager, netplan, networkd, ifupdown, none */
-	char *bond_persisted;       /* the bond's persistent file as it is, or NULL */
+	char vfio_ids[256];    /* "vfio-pci ids=" from cmdline or modprobe.d */
+	bool driverctl;	       /* /usr/sbin/driverctl exists */
+	char qemu_version[32]; /* "7.2.18", "" when unknown */
+	char *vm_xml;	       /* the profile's [vm] output file as it is, or NULL */
+	int vm_defined;	       /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
+	char vm_digest[24];    /* gpuprov's digest in the defined domain, or "" */
+	char net_owner[16];    /* networkmanager, netplan, networkd, ifupdown, none */
+	char *bond_persisted;  /* the bond's persistent file as it is, or NULL */
 	/* the persistent files gpuprov writes, as they are now (NULL: absent) */
 	char *persist[GP_PERSIST_FILES];
 	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */
@@ -232,14 +237,21 @@ double gp_link_speed_gts(unsigned code);
 double gp_link_bandwidth(double gts, int width);
 
 /* ---- the profile (profile.c) ---- */
-enum gp_p2p { GP_P2P_REQUIRED, GP_P2P_PREFERRED, GP_P2P_OFF };
-enum gp_companions { GP_COMP_REFUSE, GP_COMP_BIND };
+enum gp_p2p {
+	GP_P2P_REQUIRED,
+	GP_P2P_PREFERRED,
+	GP_P2P_OFF
+};
+enum gp_companions {
+	GP_COMP_REFUSE,
+	GP_COMP_BIND
+};
 
 struct gp_slot {
 	char name[GP_NAME_LEN];
 	char root_port[GP_BDF_LEN];
-	int numa_node;              /* -1 when not given */
-	int cpu_direct;             /* -1 when not given */
+	int numa_node;	/* -1 when not given */
+	int cpu_direct; /* -1 when not given */
 	int line;
 };
 
@@ -272,7 +284,7 @@ struct gp_profile {
 		uint64_t memory;
 		uint64_t hugepages; /* page size, 0 for none */
 		char numa[16];
-		int clique;         /* -1 for off */
+		int clique; /* -1 for off */
 		char output[512];
 		bool define;
 		char uri[256];
@@ -322,7 +334,11 @@ int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int ma
 int gp_host_root_port(const struct gp_host *h, int dev);
 
 /* ---- findings (checks.c) ---- */
-enum gp_severity { GP_OK, GP_WARN, GP_FAIL };
+enum gp_severity {
+	GP_OK,
+	GP_WARN,
+	GP_FAIL
+};
 
 struct gp_finding {
 	char id[32];
@@ -337,14 +353,12 @@ struct gp_report {
 	size_t n, cap;
 };
 
-void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev,
-		   const char *subject, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
+		   const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void gp_report_release(struct gp_report *r);
 int gp_report_count(const struct gp_report *r, enum gp_severity sev);
 const char *gp_severity_name(enum gp_severity s);
-void gp_checks_run(const struct gp_host *h, const struct gp_profile *p,
-		   struct gp_report *r);
+void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
 int gp_gpus(const struct gp_host *h, int *out, int max);
 
 #endif

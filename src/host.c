@@ -258,9 +258,9 @@ static void read_reset_method(const struct gp_host *h, struct gp_dev *d)
 {
 	char path[PATH_LEN];
 
-	d->has_reset_method = read_text(rootp(h, path, "/sys/bus/pci/devices/%s/reset_method",
-					      d->bdf),
-					d->reset_method, sizeof(d->reset_method)) >= 0;
+	d->has_reset_method =
+		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/reset_method", d->bdf),
+			  d->reset_method, sizeof(d->reset_method)) >= 0;
 }
 
 static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
@@ -268,14 +268,13 @@ static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
 {
 	const char *slot;
 
-	pci_fill_info(pd, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_NUMA_NODE |
-				  PCI_FILL_PHYS_SLOT);
+	pci_fill_info(pd,
+		      PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_NUMA_NODE | PCI_FILL_PHYS_SLOT);
 	d->domain = (unsigned)pd->domain;
 	d->bus = pd->bus;
 	d->dev = pd->dev;
 	d->func = pd->func;
-	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev,
-		 d->func);
+	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
 	d->vendor = pd->vendor_id;
 	d->device = pd->device_id;
 	d->class = pd->device_class;
@@ -380,12 +379,16 @@ static void scan_numa(struct gp_host *h)
 			nn->mem_free = meminfo_field(text, "MemFree:");
 		}
 		nn->hugepages_1g_free = nn->hugepages_2m_free = -1;
-		if (read_text(rootp(h, path, "/sys/devices/system/node/%s/hugepages/"
-					     "hugepages-1048576kB/free_hugepages", e->d_name),
+		if (read_text(rootp(h, path,
+				    "/sys/devices/system/node/%s/hugepages/"
+				    "hugepages-1048576kB/free_hugepages",
+				    e->d_name),
 			      text, sizeof(text)) > 0)
 			nn->hugepages_1g_free = strtol(text, NULL, 10);
-		if (read_text(rootp(h, path, "/sys/devices/system/node/%s/hugepages/"
-					     "hugepages-2048kB/free_hugepages", e->d_name),
+		if (read_text(rootp(h, path,
+				    "/sys/devices/system/node/%s/hugepages/"
+				    "hugepages-2048kB/free_hugepages",
+				    e->d_name),
 			      text, sizeof(text)) > 0)
 			nn->hugepages_2m_free = strtol(text, NULL, 10);
 	}
@@ -462,9 +465,9 @@ static void scan_ifaces(struct gp_host *h)
 			f->mtu = (int)strtol(text, NULL, 10);
 		f->is_bond = !stat(rootp(h, path, "/sys/class/net/%s/bonding", f->name), &st);
 		f->sriov_numvfs = -1;
-		if (f->bdf[0] && read_text(rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs",
-						 f->bdf),
-					   text, sizeof(text)) > 0)
+		if (f->bdf[0] &&
+		    read_text(rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf), text,
+			      sizeof(text)) > 0)
 			f->sriov_numvfs = (int)strtol(text, NULL, 10);
 	}
 	closedir(dir);
@@ -505,7 +508,8 @@ static void read_routes(struct gp_host *h)
 		fclose(f);
 	f = fopen(rootp(h, path, "/proc/net/ipv6_route"), "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) == 3 &&
+		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) ==
+			    3 &&
 		    !plen && strspn(dst, "0") == 32 && strcmp(ifname, "lo") &&
 		    (x = iface_named(h, ifname)))
 			x->default_route = true;
@@ -605,7 +609,8 @@ static void scan_process(struct gp_host *h, const char *pid)
 		if (e->d_name[0] == '.')
 			continue;
 		if (read_link(rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
-			      sizeof(link)) <= 0 || !gpu_node(link))
+			      sizeof(link)) <= 0 ||
+		    !gpu_node(link))
 			continue;
 		for (i = 0; i < nseen && strcmp(seen[i], link); i++)
 			;
@@ -672,7 +677,8 @@ static bool cmdline_vfio_ids(const char *cmdline, char *ids, size_t len)
 	const char *p = cmdline;
 
 	while ((p = strstr(p, "pci.ids="))) {
-		if (p - cmdline >= 5 && (!strncmp(p - 5, "vfio-", 5) || !strncmp(p - 5, "vfio_", 5)) &&
+		if (p - cmdline >= 5 &&
+		    (!strncmp(p - 5, "vfio-", 5) || !strncmp(p - 5, "vfio_", 5)) &&
 		    (p - cmdline == 5 || p[-6] == ' ')) {
 			size_t n = strcspn(p + 8, " \n");
 
@@ -735,7 +741,6 @@ static void scan_modprobe(struct gp_host *h)
 	char path[PATH_LEN], file[PATH_LEN], shown[PATH_LEN], ids[256];
 	size_t i;
 
-
 	if (cmdline_vfio_ids(h->cmdline, ids, sizeof(ids)))
 		add_ids_source(h, ids, "/proc/cmdline");
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -768,14 +773,12 @@ static void read_kernel(struct gp_host *h)
 		  sizeof(h->bios_version));
 	read_text(rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
 		  sizeof(h->bios_vendor));
-	read_text(rootp(h, path, "/sys/class/dmi/id/product_name"), h->product,
-		  sizeof(h->product));
+	read_text(rootp(h, path, "/sys/class/dmi/id/product_name"), h->product, sizeof(h->product));
 	read_cpu_bits(h);
 	h->iommu_groups = count_entries(rootp(h, path, "/sys/kernel/iommu_groups"));
 	h->vfio_loaded = !stat(rootp(h, path, "/sys/module/vfio_pci"), &st);
-	h->vfio_available = h->kernel_release[0] ? gp_vfio_module_available(h->root,
-									  h->kernel_release)
-						 : -1;
+	h->vfio_available =
+		h->kernel_release[0] ? gp_vfio_module_available(h->root, h->kernel_release) : -1;
 	scan_modprobe(h);
 }
 
@@ -839,7 +842,8 @@ static void qemu_from_dpkg(struct gp_host *h)
 		if (!strncmp(line, "Package: ", 9))
 			ours = !strcmp(line + 9, "qemu-system-x86\n");
 		if (ours && !strncmp(line, "Version: ", 9)) {
-			const char *v = strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
+			const char *v =
+				strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
 
 			snprintf(h->qemu_version, sizeof(h->qemu_version), "%.*s",
 				 (int)strspn(v, "0123456789."), v);
@@ -850,8 +854,8 @@ static void qemu_from_dpkg(struct gp_host *h)
 }
 
 /* Whether a file in dir (ending in suffix) names the port as key+port. */
-static bool mentions(const struct gp_host *h, const char *dir, const char *suffix,
-		     const char *key, const char *port)
+static bool mentions(const struct gp_host *h, const char *dir, const char *suffix, const char *key,
+		     const char *port)
 {
 	char path[PATH_LEN], needle[96];
 	struct dirent *e;
@@ -954,8 +958,8 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 	h->vm_xml = gp_read_file(rootp(h, path, "%s", p->vm.output));
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define)
-		h->vm_defined = gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest,
-					       sizeof(h->vm_digest));
+		h->vm_defined =
+			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest));
 }
 
 static void read_binding_state(struct gp_host *h)

@@ -27,8 +27,8 @@ const char *gp_journal_dir(void)
 int gp_journal_save(struct gp_journal *j)
 {
 	const char *text = json_object_to_json_string_ext(
-		j->doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-				JSON_C_TO_STRING_NOSLASHESCAPE);
+		j->doc,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
 	char tmp[600];
 	size_t len = strlen(text);
 	int fd, dfd;
@@ -128,8 +128,8 @@ int gp_journal_open(struct gp_journal *j, const char *run_id)
 	}
 	snprintf(j->path, sizeof(j->path), "%s/%s.json", gp_journal_dir(), j->run_id);
 	j->doc = json_object_from_file(j->path);
-	if (!j->doc || !json_object_is_type(json_object_object_get(j->doc, "steps"),
-					     json_type_array)) {
+	if (!j->doc ||
+	    !json_object_is_type(json_object_object_get(j->doc, "steps"), json_type_array)) {
 		gp_err("cannot read the journal '%s'", j->path);
 		if (j->doc)
 			json_object_put(j->doc);
@@ -170,8 +170,8 @@ static void get_str(json_object *o, const char *key, char *out, size_t len)
 {
 	json_object *v = json_object_object_get(o, key);
 
-	gp_strlcpy(out, v && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-								      : "",
+	gp_strlcpy(out,
+		   v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "",
 		   len);
 }
 

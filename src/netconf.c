@@ -24,7 +24,8 @@ const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_hos
 	const char *o = owner_of(h, p);
 
 	if (!strcmp(o, "networkmanager"))
-		snprintf(path, sizeof(path), "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
+		snprintf(path, sizeof(path),
+			 "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
 			 p->bond.name);
 	else if (!strcmp(o, "netplan"))
 		snprintf(path, sizeof(path), "/etc/netplan/60-gpuprov-%s.yaml", p->bond.name);
@@ -125,34 +126,64 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 	snprintf(minl, sizeof(minl), "%u", p->bond.min_links);
 	{
 		const char *pairs[] = {
-			"BOND", b, "MODE", p->bond.mode, "MIIMON", miimon,
-			"LACP_RATE", p->bond.lacp_rate, "HASH", p->bond.xmit_hash_policy,
-			"AD_SELECT", p->bond.ad_select, "MIN_LINKS", minl, "MTU", mtu,
-			"ADDRESS", p->bond.address, "SLAVES", slaves, "SLAVES_COMMA", comma,
-			"NETPLAN_PORTS", plan_ports, "IPV4_METHOD", addr ? "manual" : "disabled",
-			"PORT", "", NULL,
+			"BOND",
+			b,
+			"MODE",
+			p->bond.mode,
+			"MIIMON",
+			miimon,
+			"LACP_RATE",
+			p->bond.lacp_rate,
+			"HASH",
+			p->bond.xmit_hash_policy,
+			"AD_SELECT",
+			p->bond.ad_select,
+			"MIN_LINKS",
+			minl,
+			"MTU",
+			mtu,
+			"ADDRESS",
+			p->bond.address,
+			"SLAVES",
+			slaves,
+			"SLAVES_COMMA",
+			comma,
+			"NETPLAN_PORTS",
+			plan_ports,
+			"IPV4_METHOD",
+			addr ? "manual" : "disabled",
+			"PORT",
+			"",
+			NULL,
 		};
 
 		if (!strcmp(o, "networkd")) {
-			add(nc, gp_bond_persist_path(p, h), render_named("networkd-bond.netdev", pairs, true), 0644);
-			snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network", b);
+			add(nc, gp_bond_persist_path(p, h),
+			    render_named("networkd-bond.netdev", pairs, true), 0644);
+			snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network",
+				 b);
 			add(nc, path, render_named("networkd-bond.network", pairs, addr), 0644);
 		} else if (!strcmp(o, "networkmanager")) {
-			add(nc, gp_bond_persist_path(p, h), render_named("nm-bond.nmconnection", pairs, addr), 0600);
+			add(nc, gp_bond_persist_path(p, h),
+			    render_named("nm-bond.nmconnection", pairs, addr), 0600);
 		} else if (!strcmp(o, "netplan")) {
-			add(nc, gp_bond_persist_path(p, h), render_named("netplan-bond.yaml", pairs, addr), 0600);
+			add(nc, gp_bond_persist_path(p, h),
+			    render_named("netplan-bond.yaml", pairs, addr), 0600);
 		} else if (!strcmp(o, "ifupdown")) {
-			add(nc, gp_bond_persist_path(p, h), render_named("ifupdown-bond", pairs, addr), 0644);
+			add(nc, gp_bond_persist_path(p, h),
+			    render_named("ifupdown-bond", pairs, addr), 0644);
 		}
-		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager")); i++) {
+		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager"));
+		     i++) {
 			pairs[sizeof(pairs) / sizeof(pairs[0]) - 2] = ports[i];
 			if (!strcmp(o, "networkd")) {
-				snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network",
-					 ports[i]);
+				snprintf(path, sizeof(path),
+					 "/etc/systemd/network/60-gpuprov-%s.network", ports[i]);
 				add(nc, path, render("networkd-port.network", pairs), 0644);
 			} else {
 				snprintf(path, sizeof(path),
-					 "/etc/NetworkManager/system-connections/gpuprov-%s-%s.nmconnection",
+					 "/etc/NetworkManager/system-connections/"
+					 "gpuprov-%s-%s.nmconnection",
 					 b, ports[i]);
 				add(nc, path, render("nm-port.nmconnection", pairs), 0600);
 			}

@@ -11,24 +11,24 @@
 
 #include "gp.h"
 
-#define CFG_STATUS 0x06
+#define CFG_STATUS	    0x06
 #define CFG_STATUS_CAP_LIST 0x10
-#define CFG_HEADER_TYPE 0x0e
-#define CFG_CAP_PTR 0x34
-#define CFG_SUBSYS_VENDOR 0x2c
-#define CAP_ID_EXP 0x10
-#define EXP_FLAGS 0x02
-#define EXP_LNKCAP 0x0c
-#define EXP_LNKSTA 0x12
-#define EXT_CAP_START 0x100
-#define EXT_CAP_ID_ACS 0x0d
+#define CFG_HEADER_TYPE	    0x0e
+#define CFG_CAP_PTR	    0x34
+#define CFG_SUBSYS_VENDOR   0x2c
+#define CAP_ID_EXP	    0x10
+#define EXP_FLAGS	    0x02
+#define EXP_LNKCAP	    0x0c
+#define EXP_LNKSTA	    0x12
+#define EXT_CAP_START	    0x100
+#define EXT_CAP_ID_ACS	    0x0d
 
 /* Kernel IORESOURCE_* flags as printed in the resource file. */
-#define IORESOURCE_IO 0x00000100
-#define IORESOURCE_MEM 0x00000200
+#define IORESOURCE_IO	    0x00000100
+#define IORESOURCE_MEM	    0x00000200
 #define IORESOURCE_PREFETCH 0x00002000
-#define IORESOURCE_MEM_64 0x00100000
-#define IORESOURCE_UNSET 0x20000000
+#define IORESOURCE_MEM_64   0x00100000
+#define IORESOURCE_UNSET    0x20000000
 
 static unsigned rd8(const uint8_t *b, size_t len, size_t off)
 {

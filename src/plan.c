@@ -67,8 +67,7 @@ int gp_parse_groups(const char *list, unsigned *groups)
 	return 0;
 }
 
-static void blockers(const struct gp_report *r, const char *const *blocking,
-		     struct gp_plan *plan)
+static void blockers(const struct gp_report *r, const char *const *blocking, struct gp_plan *plan)
 {
 	size_t i;
 	int k;
@@ -174,7 +173,8 @@ static bool has_override(const struct gp_host *h, const struct gp_override *o)
 	int i;
 
 	for (i = 0; i < h->noverrides; i++)
-		if (!strcmp(h->overrides[i].bdf, o->bdf) && !strcmp(h->overrides[i].driver, o->driver))
+		if (!strcmp(h->overrides[i].bdf, o->bdf) &&
+		    !strcmp(h->overrides[i].driver, o->driver))
 			return true;
 	return false;
 }
@@ -228,7 +228,7 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 	st = gp_plan_add(plan, "domain.define", p->vm.name);
 	st->group = GP_GROUP_VM;
 	snprintf(st->current, sizeof(st->current), "%s",
-		 h->vm_defined < 0   ? "unknown (libvirt not asked or not reachable)"
+		 h->vm_defined < 0    ? "unknown (libvirt not asked or not reachable)"
 		 : h->vm_defined == 0 ? "not defined"
 				      : "defined, differs");
 	snprintf(st->target, sizeof(st->target), "defined in %s", p->vm.uri);
@@ -257,8 +257,7 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 	persist_step(h, p, templates, plan);
 }
 
-static void bond_steps(const struct gp_host *h, const struct gp_profile *p,
-		       struct gp_plan *plan)
+static void bond_steps(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
 {
 	int k = gp_host_iface(h, p->bond.name), i;
 	bool fresh = k < 0;
@@ -305,7 +304,8 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p,
 		if (!nc.n)
 			snprintf(plan->note, sizeof(plan->note),
 				 "no network configuration owner found (persist = %s): the bond "
-				 "will not survive a reboot", p->bond.persist);
+				 "will not survive a reboot",
+				 p->bond.persist);
 		gp_netconf_release(&nc);
 		return;
 	}
@@ -320,9 +320,9 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p,
 	gp_netconf_release(&nc);
 }
 
-void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
-		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
-		   const struct gp_vm_target *vm, unsigned groups, struct gp_plan *plan)
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
+		   unsigned groups, struct gp_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
 	if (groups & GP_GROUP_VFIO) {

@@ -16,15 +16,19 @@
 
 #define GP_MAX_BLOCKERS 16
 
-enum gp_group { GP_GROUP_VFIO = 1, GP_GROUP_BOND = 2, GP_GROUP_VM = 4 };
+enum gp_group {
+	GP_GROUP_VFIO = 1,
+	GP_GROUP_BOND = 2,
+	GP_GROUP_VM = 4
+};
 #define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
 
 struct gp_step {
-	char kind[24];       /* module.load, device.override, ... (DESIGN.md) */
-	char subject[64];    /* a PCI address, a module, "host" */
+	char kind[24];	  /* module.load, device.override, ... (DESIGN.md) */
+	char subject[64]; /* a PCI address, a module, "host" */
 	char current[128];
 	char target[128];
-	char arg[64];        /* the driver or module the step deals in */
+	char arg[64]; /* the driver or module the step deals in */
 	bool reversible;
 	enum gp_group group;
 };
@@ -34,13 +38,13 @@ struct gp_plan {
 	size_t n, cap;
 	char blockers[GP_MAX_BLOCKERS][300];
 	int nblockers;
-	char note[400];      /* what the operator should know, not a step */
+	char note[400]; /* what the operator should know, not a step */
 };
 
 /* The text persist.vfio writes, from templates/ (NULL where not used). */
 struct gp_persist {
 	char *files[GP_PERSIST_FILES];
-	bool driverctl;      /* overrides go to /etc/driverctl.d instead */
+	bool driverctl; /* overrides go to /etc/driverctl.d instead */
 	struct gp_override overrides[GP_MAX_OVERRIDES];
 	int noverrides;
 };
@@ -53,9 +57,9 @@ char *gp_subst(const char *tmpl, const char *const *pairs);
 
 /* plan.c */
 struct gp_vm_target;
-void gp_plan_build(const struct gp_host *h, const struct gp_profile *p,
-		   const struct gp_report *r, char *const templates[GP_PERSIST_FILES],
-		   const struct gp_vm_target *vm, unsigned groups, struct gp_plan *plan);
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
+		   unsigned groups, struct gp_plan *plan);
 void gp_plan_release(struct gp_plan *plan);
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,

@@ -321,15 +321,15 @@ static int v_slaves(struct gp_profile *p, const char *v, void *field, const char
 	return 0;
 }
 
-#define ENUM_FN(fn, dst, msg, ...)                                                       \
-	static int fn(struct gp_profile *p, const char *v, void *field, const char **why)  \
-	{                                                                                  \
-		static const char *const ok[] = { __VA_ARGS__, NULL };                     \
-		(void)field;                                                               \
-		*why = msg;                                                                \
-		if (one_of(v, ok) < 0)                                                      \
-			return -EINVAL;                                                    \
-		return set_string(p->dst, sizeof(p->dst), v, why);                         \
+#define ENUM_FN(fn, dst, msg, ...)                                                        \
+	static int fn(struct gp_profile *p, const char *v, void *field, const char **why) \
+	{                                                                                 \
+		static const char *const ok[] = { __VA_ARGS__, NULL };                    \
+		(void)field;                                                              \
+		*why = msg;                                                               \
+		if (one_of(v, ok) < 0)                                                    \
+			return -EINVAL;                                                   \
+		return set_string(p->dst, sizeof(p->dst), v, why);                        \
 	}
 
 ENUM_FN(v_mode, bond.mode, "expected 802.3ad, active-backup or balance-xor", "802.3ad",
@@ -338,11 +338,11 @@ ENUM_FN(v_lacp, bond.lacp_rate, "expected fast or slow", "fast", "slow")
 ENUM_FN(v_hash, bond.xmit_hash_policy,
 	"expected layer2, layer2+3, layer3+4, encap2+3, encap3+4 or vlan+srcmac", "layer2",
 	"layer2+3", "layer3+4", "encap2+3", "encap3+4", "vlan+srcmac")
-ENUM_FN(v_adsel, bond.ad_select, "expected stable, bandwidth or count", "stable",
-	"bandwidth", "count")
+ENUM_FN(v_adsel, bond.ad_select, "expected stable, bandwidth or count", "stable", "bandwidth",
+	"count")
 ENUM_FN(v_persist, bond.persist,
-	"expected auto, networkd, networkmanager, netplan, ifupdown or none", "auto",
-	"networkd", "networkmanager", "netplan", "ifupdown", "none")
+	"expected auto, networkd, networkmanager, netplan, ifupdown or none", "auto", "networkd",
+	"networkmanager", "netplan", "ifupdown", "none")
 
 /* An address with its prefix length: 192.168.1.100/24 or fd00::5/64. */
 static int v_address(struct gp_profile *p, const char *v, void *field, const char **why)
@@ -396,8 +396,7 @@ static struct gp_slot *slot_for(struct gp_profile *p, const char *name)
 	return NULL;
 }
 
-static int slot_key(struct parse_state *st, const char *slot, const char *key,
-		    const char *v)
+static int slot_key(struct parse_state *st, const char *slot, const char *key, const char *v)
 {
 	struct gp_slot *s = slot_for(st->p, slot);
 	unsigned x;
@@ -405,21 +404,27 @@ static int slot_key(struct parse_state *st, const char *slot, const char *key,
 
 	if (!strcmp(key, "root_port")) {
 		if (gp_parse_bdf(v, s->root_port))
-			return fail(st, st->line, "bad value for root_port: '%s': expected a PCI "
-				    "address such as 0000:40:01.1", v);
+			return fail(st, st->line,
+				    "bad value for root_port: '%s': expected a PCI "
+				    "address such as 0000:40:01.1",
+				    v);
 		return 1;
 	}
 	if (!strcmp(key, "numa_node")) {
 		if (v_uint_range(v, 0, 1023, &x))
-			return fail(st, st->line, "bad value for numa_node: '%s': expected a "
-				    "NUMA node number", v);
+			return fail(st, st->line,
+				    "bad value for numa_node: '%s': expected a "
+				    "NUMA node number",
+				    v);
 		s->numa_node = (int)x;
 		return 1;
 	}
 	if (!strcmp(key, "cpu_direct")) {
 		if (gp_parse_bool(v, &b))
-			return fail(st, st->line, "bad value for cpu_direct: '%s': expected yes "
-				    "or no", v);
+			return fail(st, st->line,
+				    "bad value for cpu_direct: '%s': expected yes "
+				    "or no",
+				    v);
 		s->cpu_direct = b;
 		return 1;
 	}
@@ -548,8 +553,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (st->error_line)
 		return 0; /* only the first error is reported; skip the rest */
 	if (st->continuation)
-		return fail(st, st->line, "continuation lines are not supported: put '%s' "
-			    "on one line", key);
+		return fail(st, st->line,
+			    "continuation lines are not supported: put '%s' "
+			    "on one line",
+			    key);
 	if (!*section)
 		return fail(st, st->line, "key '%s' outside of any section", key);
 	if (strcmp(section, st->section)) {
@@ -559,8 +566,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 	}
 	prev = remember(st, section, key);
 	if (prev)
-		return fail(st, st->line, "duplicate key '%s' in [%s] (first set on line %d)",
-			    key, section, prev);
+		return fail(st, st->line, "duplicate key '%s' in [%s] (first set on line %d)", key,
+			    section, prev);
 	if (!strncmp(section, "slot.", 5))
 		return slot_key(st, section + 5, key, value);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

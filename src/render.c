@@ -63,8 +63,7 @@ bool gp_json_printed;
 void gp_json_print(json_object *o)
 {
 	gp_json_printed = true;
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						       JSON_C_TO_STRING_SPACED |
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
@@ -121,9 +120,9 @@ static json_object *dev_json(const struct gp_host *h, const struct gp_dev *d)
 	json_object_object_add(o, "numa_node", jint_or_null(d->numa_node));
 	json_object_object_add(o, "iommu_group", jint_or_null(d->iommu_group));
 	json_object_object_add(o, "slot", jstr_or_null(d->slot));
-	json_object_object_add(o, "parent", d->parent >= 0
-						    ? json_object_new_string(h->devs[d->parent].bdf)
-						    : NULL);
+	json_object_object_add(o, "parent",
+			       d->parent >= 0 ? json_object_new_string(h->devs[d->parent].bdf)
+					      : NULL);
 	json_object_object_add(o, "link", link_json(&d->link));
 	json_object_object_add(o, "bars", bars_json(d));
 	return o;
@@ -262,8 +261,13 @@ static void bars_text(const struct gp_dev *d, char *buf, size_t len)
 
 		gp_format_size(b->size, size, sizeof(size));
 		n += (size_t)snprintf(buf + n, len - n, "%s%d:%s%s%s%s", i ? " " : "", b->index,
-				      size, b->io ? "(io)" : b->is64 ? "(64" : "(32",
-				      b->io ? "" : b->prefetchable ? ",pf)" : ")",
+				      size,
+				      b->io	? "(io)"
+				      : b->is64 ? "(64"
+						: "(32",
+				      b->io		? ""
+				      : b->prefetchable ? ",pf)"
+							: ")",
 				      b->unset ? "!unassigned" : "");
 	}
 }
@@ -313,8 +317,9 @@ static void scan_text(const struct gp_host *h)
 
 			if (f->speed > 0)
 				snprintf(speed, sizeof(speed), "%ldMb/s", f->speed);
-			printf("%-16s %-13s %-18s %-9s %-8s %s\n", f->name, f->bdf[0] ? f->bdf : "-",
-			       f->mac[0] ? f->mac : "-", speed, f->operstate[0] ? f->operstate : "-",
+			printf("%-16s %-13s %-18s %-9s %-8s %s\n", f->name,
+			       f->bdf[0] ? f->bdf : "-", f->mac[0] ? f->mac : "-", speed,
+			       f->operstate[0] ? f->operstate : "-",
 			       f->master[0] ? f->master : (f->is_bond ? "(bond)" : "-"));
 		}
 	}
@@ -384,17 +389,18 @@ static void topo_json(const struct gp_host *h, const struct topo_item *it, int n
 			struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
 			json_object *l = NULL;
 
-			json_object_array_add(row, json_object_new_string(gp_path_name(
-							   gp_topo_classify(h, it[i].dev, it[j].dev))));
+			json_object_array_add(row,
+					      json_object_new_string(gp_path_name(
+						      gp_topo_classify(h, it[i].dev, it[j].dev))));
 			if (hop.width) {
 				l = json_object_new_object();
 				json_object_object_add(l, "speed_gts", jgts(hop.speed));
 				json_object_object_add(l, "width", json_object_new_int(hop.width));
 				json_object_object_add(
 					l, "bytes_per_second",
-					json_object_new_uint64((uint64_t)(gp_link_bandwidth(hop.speed,
-											    hop.width) *
-									  1e9)));
+					json_object_new_uint64(
+						(uint64_t)(gp_link_bandwidth(hop.speed, hop.width) *
+							   1e9)));
 			}
 			json_object_array_add(lrow, l);
 		}

@@ -20,11 +20,8 @@
 
 /* In the order of gp_persist_paths. */
 static const char *const names[GP_PERSIST_FILES] = {
-	"vfio-rebind.sh",
-	"modprobe-gpuprov-vfio.conf",
-	"modules-load-gpuprov-vfio.conf",
-	"60-gpuprov-vfio.rules",
-	"gpuprov-vfio.service",
+	"vfio-rebind.sh",	 "modprobe-gpuprov-vfio.conf", "modules-load-gpuprov-vfio.conf",
+	"60-gpuprov-vfio.rules", "gpuprov-vfio.service",
 };
 
 /* templates/ of the source tree holding the binary (build/ or build/test/) */

@@ -196,8 +196,7 @@ int gp_parse_bdf(const char *s, char out[GP_BDF_LEN])
 
 	if (strspn(s, "0123456789abcdefABCDEF:.") != strlen(s))
 		return -EINVAL; /* sscanf's %x would take signs and blanks */
-	if (sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] &&
-	    n == 12)
+	if (sscanf(s, "%4x:%2x:%2x.%1u%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] && n == 12)
 		goto ok;
 	dom = 0;
 	n = 0;

@@ -97,7 +97,7 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 		return;
 	snprintf(alias, sizeof(alias), "vfio_%s", modalias);
 	if (kmod_module_new_from_lookup(ctx, alias, &list) >= 0) {
-		kmod_list_foreach(l, list) {
+		kmod_list_foreach (l, list) {
 			struct kmod_module *m = kmod_module_get_module(l);
 			const char *name = kmod_module_get_name(m);
 
@@ -119,7 +119,6 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 }
 
 /* ================= the actuators: module.load and device.* ================= */
-
 
 #define SYSPCI "/sys/bus/pci"
 
@@ -213,8 +212,11 @@ int gp_write_deadline(const char *path, const char *value)
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (!pid)
+	if (!pid) {
+		if (gp_lock_fd >= 0)
+			close(gp_lock_fd); /* a child stuck in the kernel must not hold it */
 		_exit(-write_file(path, value) & 0xff);
+	}
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
@@ -381,7 +383,7 @@ static int module_undo(const struct gp_step *st, json_object *undo)
 
 const struct gp_actuator gp_act_module_load = {
 	"module.load", module_precheck, module_done, module_record,
-	module_run,    module_verify,   module_undo,
+	module_run,    module_verify,	module_undo,
 };
 
 /* ---- device.override ---- */
@@ -450,8 +452,8 @@ static int override_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_override = {
-	"device.override", device_precheck, override_done,  override_record,
-	override_run,      override_verify, override_undo,
+	"device.override", device_precheck, override_done, override_record,
+	override_run,	   override_verify, override_undo,
 };
 
 /* ---- device.unbind ---- */
@@ -534,7 +536,7 @@ static int unbind_undo(const struct gp_step *st, json_object *undo)
 
 const struct gp_actuator gp_act_unbind = {
 	"device.unbind", device_precheck, unbind_done, unbind_record,
-	unbind_run,      unbind_verify,   unbind_undo,
+	unbind_run,	 unbind_verify,	  unbind_undo,
 };
 
 /* ---- device.bind ---- */

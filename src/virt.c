@@ -229,5 +229,5 @@ static int define_undo(const struct gp_step *st, json_object *undo)
 
 const struct gp_actuator gp_act_domain_define = {
 	"domain.define", define_precheck, define_done, define_record,
-	define_run,      define_verify,   define_undo,
+	define_run,	 define_verify,	  define_undo,
 };

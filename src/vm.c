@@ -138,8 +138,8 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 	if (!l->ndevs)
 		l->numa_known = false; /* nothing to place: no pinning either */
 	for (i = 0; i < (size_t)l->ndevs; i++)
-		l->devs[i].cell = cell_of(l, h, l->numa_known ? h->devs[l->devs[i].dev].numa_node
-								: -1);
+		l->devs[i].cell =
+			cell_of(l, h, l->numa_known ? h->devs[l->devs[i].dev].numa_node : -1);
 	if (!l->ncells)
 		cell_of(l, h, -1);
 	for (c = 0; c < l->ncells; c++)

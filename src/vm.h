@@ -5,17 +5,17 @@
 #include "gp.h"
 
 #define GP_VM_MAX_CELLS 8
-#define GP_VM_MAX_DEVS 32
+#define GP_VM_MAX_DEVS	32
 
 struct gp_vm_dev {
-	int dev;        /* index in host->devs */
-	int cell;       /* guest NUMA cell */
+	int dev;  /* index in host->devs */
+	int cell; /* guest NUMA cell */
 	bool gpu;
 	char alias[32]; /* ua-gpuN, ua-gpuprov-devN: libvirt user aliases */
 };
 
 struct gp_vm_cell {
-	int host_node;  /* -1 when the host does not say */
+	int host_node;	/* -1 when the host does not say */
 	char cpus[256]; /* the host node's CPUs, for pinning */
 	unsigned vcpus;
 	uint64_t memory;
@@ -27,8 +27,8 @@ struct gp_vm_layout {
 	struct gp_vm_cell cells[GP_VM_MAX_CELLS];
 	int ncells;
 	bool numa_known;
-	uint64_t bar64_total;  /* the 64-bit BARs, each rounded up to a power of two */
-	uint64_t mmio_window;  /* what the guest firmware must open, bytes */
+	uint64_t bar64_total; /* the 64-bit BARs, each rounded up to a power of two */
+	uint64_t mmio_window; /* what the guest firmware must open, bytes */
 };
 
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i);

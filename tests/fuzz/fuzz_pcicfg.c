@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size - 1] = '\0';
 	n = gp_resource_parse(text, bars, GP_MAX_BARS);
 	for (i = 0; i < n; i++)
-		if (!bars[i].size || bars[i].index > 5 || bars[i].addr + (bars[i].size - 1) < bars[i].addr)
+		if (!bars[i].size || bars[i].index > 5 ||
+		    bars[i].addr + (bars[i].size - 1) < bars[i].addr)
 			abort();
 	free(text);
 	return 0;

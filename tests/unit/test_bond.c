@@ -69,7 +69,8 @@ static void test_active_backup(void **state)
 
 	(void)state;
 	unit_profile("[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond7\n"
-		     "slaves = a b\nmode = active-backup\nxmit_hash_policy = layer2+3\n", &p);
+		     "slaves = a b\nmode = active-backup\nxmit_hash_policy = layer2+3\n",
+		     &p);
 	assert_int_equal(gp_bond_opts_from_profile(&p, &o), 0);
 	msg = gp_bond_newlink_msg(&o);
 	data_of(msg, tb, b);
@@ -80,7 +81,8 @@ static void test_active_backup(void **state)
 	assert_null(b[IFLA_BOND_XMIT_HASH_POLICY]);
 	nlmsg_free(msg);
 	unit_profile("[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond7\n"
-		     "slaves = a b\nmode = balance-xor\nxmit_hash_policy = layer2+3\n", &p);
+		     "slaves = a b\nmode = balance-xor\nxmit_hash_policy = layer2+3\n",
+		     &p);
 	gp_bond_opts_from_profile(&p, &o);
 	msg = gp_bond_newlink_msg(&o);
 	data_of(msg, tb, b);

@@ -36,8 +36,8 @@ static const struct gp_finding *get(const struct run *x, const char *id, const c
 	return NULL;
 }
 
-static void expect(const struct run *x, const char *id, const char *subject,
-		   enum gp_severity sev, const char *words)
+static void expect(const struct run *x, const char *id, const char *subject, enum gp_severity sev,
+		   const char *words)
 {
 	const struct gp_finding *f = get(x, id, subject);
 
@@ -53,10 +53,10 @@ static void expect(const struct run *x, const char *id, const char *subject,
 static void test_ready(void **state)
 {
 	static const char *const ids[] = {
-		"iommu.off",  "iommu.group_shared", "bios.version", "bar.unassigned",
-		"bar.below_4g", "gpu.count", "gpu.slot", "gpu.numa_split", "gpu.link",
-		"gpu.in_use", "gpu.reset", "p2p.path", "p2p.acs", "vfio.module",
-		"vfio.ids_inherited",
+		"iommu.off",	"iommu.group_shared", "bios.version",	    "bar.unassigned",
+		"bar.below_4g", "gpu.count",	      "gpu.slot",	    "gpu.numa_split",
+		"gpu.link",	"gpu.in_use",	      "gpu.reset",	    "p2p.path",
+		"p2p.acs",	"vfio.module",	      "vfio.ids_inherited",
 	};
 	struct run x;
 	size_t i, j;
@@ -171,15 +171,17 @@ static void test_slots(void **state)
 	struct run x;
 
 	(void)state;
-	run_checks(&x, "r5350-ready", A100 "slots = 1 3\n"
-					   "[slot.1]\nroot_port = 0000:40:01.1\nnuma_node = 0\n"
-					   "[slot.3]\nroot_port = 0000:40:03.1\nnuma_node = 1\n");
+	run_checks(&x, "r5350-ready",
+		   A100 "slots = 1 3\n"
+			"[slot.1]\nroot_port = 0000:40:01.1\nnuma_node = 0\n"
+			"[slot.3]\nroot_port = 0000:40:03.1\nnuma_node = 1\n");
 	expect(&x, "gpu.slot", "0000:41:00.0", GP_OK, "slot 1");
 	expect(&x, "gpu.slot", "0000:42:00.0", GP_WARN, "NUMA node 1 per the profile");
 	done(&x);
-	run_checks(&x, "numa-split", A100 "slots = 1 3\n"
-					  "[slot.1]\nroot_port = 0000:40:01.1\n"
-					  "[slot.3]\nroot_port = 0000:40:03.1\n");
+	run_checks(&x, "numa-split",
+		   A100 "slots = 1 3\n"
+			"[slot.1]\nroot_port = 0000:40:01.1\n"
+			"[slot.3]\nroot_port = 0000:40:03.1\n");
 	expect(&x, "gpu.slot", "0000:82:00.0", GP_FAIL, "the profile wants slot 1, 3");
 	done(&x);
 	run_checks(&x, "switch", A100);
@@ -225,7 +227,8 @@ static void test_in_use_and_reset(void **state)
 
 	(void)state;
 	run_checks(&x, "in-use", A100);
-	expect(&x, "gpu.in_use", "0000:41:00.0", GP_FAIL, "PID 2817 (nvidia-persiste) /dev/nvidia0");
+	expect(&x, "gpu.in_use", "0000:41:00.0", GP_FAIL,
+	       "PID 2817 (nvidia-persiste) /dev/nvidia0");
 	expect(&x, "gpu.in_use", "0000:42:00.0", GP_FAIL, "PID 40211 (python3) /dev/nvidia1");
 	assert_null(strstr(get(&x, "gpu.in_use", "0000:41:00.0")->message, "40211"));
 	done(&x);
@@ -283,7 +286,8 @@ static void test_bond(void **state)
 	struct run x;
 
 	(void)state;
-	run_checks(&x, "r5350-ready", A100 "[bond]\nname = bond0\nslaves = 0000:01:00.0 ens1f1np1\n");
+	run_checks(&x, "r5350-ready",
+		   A100 "[bond]\nname = bond0\nslaves = 0000:01:00.0 ens1f1np1\n");
 	expect(&x, "nic.missing", "bond0", GP_OK, NULL);
 	expect(&x, "bond.roce_lag", "bond0", GP_OK, "two functions of one card (0000:01:00)");
 	expect(&x, "bond.mgmt", "bond0", GP_OK, NULL);
@@ -293,12 +297,14 @@ static void test_bond(void **state)
 	expect(&x, "nic.missing", "bond0", GP_FAIL, "ens7");
 	expect(&x, "bond.mgmt", "bond0", GP_FAIL, "eno1 carries the default route");
 	done(&x);
-	run_checks(&x, "bond-problems", A100 "[bond]\nname = bond0\nslaves = ens1f1np1 ens4f0np0\n");
+	run_checks(&x, "bond-problems",
+		   A100 "[bond]\nname = bond0\nslaves = ens1f1np1 ens4f0np0\n");
 	expect(&x, "bond.roce_lag", "bond0", GP_WARN, "not the two functions of one card");
 	expect(&x, "bond.nic_numa", "bond0", GP_WARN, "ens4f0np0 is on NUMA node 1");
 	expect(&x, "bond.mgmt", "bond0", GP_FAIL, "ens1f1np1");
 	done(&x);
-	run_checks(&x, "bond-problems", A100 "[bond]\nname = bond0\nslaves = ens1f0np0 ens1f1np1\n");
+	run_checks(&x, "bond-problems",
+		   A100 "[bond]\nname = bond0\nslaves = ens1f0np0 ens1f1np1\n");
 	expect(&x, "bond.roce_lag", "bond0", GP_WARN, "SR-IOV is on for ens1f0np0 (8 VFs)");
 	done(&x);
 }
@@ -306,11 +312,11 @@ static void test_bond(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ready),      cmocka_unit_test(test_numa_and_p2p),
-		cmocka_unit_test(test_groups),     cmocka_unit_test(test_iommu_cmdline),
-		cmocka_unit_test(test_bars),       cmocka_unit_test(test_links),
-		cmocka_unit_test(test_slots),      cmocka_unit_test(test_count),
-		cmocka_unit_test(test_acs),        cmocka_unit_test(test_in_use_and_reset),
+		cmocka_unit_test(test_ready),	      cmocka_unit_test(test_numa_and_p2p),
+		cmocka_unit_test(test_groups),	      cmocka_unit_test(test_iommu_cmdline),
+		cmocka_unit_test(test_bars),	      cmocka_unit_test(test_links),
+		cmocka_unit_test(test_slots),	      cmocka_unit_test(test_count),
+		cmocka_unit_test(test_acs),	      cmocka_unit_test(test_in_use_and_reset),
 		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_bond),
 	};

@@ -3,8 +3,9 @@
 #include "unit.h"
 #include "netconf.h"
 
-#define BOND "[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond0\n" \
-	     "slaves = 0000:01:00.0 ens1f1np1\nlacp_rate = fast\nmtu = 9000\n"
+#define BOND                                                           \
+	"[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond0\n" \
+	"slaves = 0000:01:00.0 ens1f1np1\nlacp_rate = fast\nmtu = 9000\n"
 
 static void render_on(const char *host, const char *profile, struct gp_netconf *nc,
 		      struct gp_host *h)
@@ -67,7 +68,7 @@ static void test_owners(void **state)
 	assert_int_equal(nc.files[0].mode, 0600); /* NetworkManager ignores others */
 	assert_non_null(strstr(nc.files[0].text, "method=disabled\n"));
 	assert_non_null(strstr(file(&nc, "/etc/NetworkManager/system-connections/"
-				      "gpuprov-bond0-ens1f1np1.nmconnection"),
+					 "gpuprov-bond0-ens1f1np1.nmconnection"),
 			       "master=bond0\n"));
 	gp_netconf_release(&nc);
 	gp_host_release(&h);

@@ -43,7 +43,7 @@ static void steps_text(const struct gp_plan *plan, char *buf, size_t len)
 }
 
 #define A100 "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
-#define ALL (GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM)
+#define ALL  (GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM)
 
 static void test_ready(void **state)
 {
@@ -101,7 +101,8 @@ static void test_companions(void **state)
 	plan_for(&x, "group-shared", A100 "companions = bind\n", ALL);
 	assert_int_equal(x.plan.nblockers, 0);
 	steps_text(&x.plan, text, sizeof(text));
-	assert_non_null(strstr(text, "device.unbind 0000:41:00.1 bound to snd_hda_intel->unbound\n"));
+	assert_non_null(
+		strstr(text, "device.unbind 0000:41:00.1 bound to snd_hda_intel->unbound\n"));
 	assert_non_null(strstr(text, "device.bind 0000:41:00.1 snd_hda_intel->vfio-pci\n"));
 	done(&x);
 }
@@ -202,7 +203,7 @@ static void test_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ready),        cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_ready),	     cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
 		cmocka_unit_test(test_groups),

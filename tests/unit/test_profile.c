@@ -184,8 +184,8 @@ static void test_match(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shipped),     cmocka_unit_test(test_defaults_and_values),
-		cmocka_unit_test(test_errors),      cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_shipped), cmocka_unit_test(test_defaults_and_values),
+		cmocka_unit_test(test_errors),	cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_match),
 	};
 

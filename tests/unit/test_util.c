@@ -88,8 +88,8 @@ static void test_format(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_size),    cmocka_unit_test(test_bdf),
-		cmocka_unit_test(test_ids),     cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_size),	cmocka_unit_test(test_bdf),
+		cmocka_unit_test(test_ids),	cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_version), cmocka_unit_test(test_format),
 	};
 

@@ -35,8 +35,9 @@ static void test_a100(void **state)
 	struct run x;
 
 	(void)state;
-	layout(&x, "r5350-ready", "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
-				  "[vm]\nname = v\nvcpus = 32\nmemory = 256GiB\n");
+	layout(&x, "r5350-ready",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+	       "[vm]\nname = v\nvcpus = 32\nmemory = 256GiB\n");
 	assert_int_equal(x.l.ndevs, 2);
 	assert_string_equal(x.l.devs[1].alias, "ua-gpu1");
 	assert_int_equal(x.l.ncells, 1);
@@ -67,8 +68,9 @@ static void test_cells(void **state)
 	struct run x;
 
 	(void)state;
-	layout(&x, "lab-messy", "[gpus]\nmatch = 1b36:0005\ncount = 4\ncompanions = bind\n"
-				"[vm]\nname = v\nvcpus = 5\nmemory = 3GiB\n");
+	layout(&x, "lab-messy",
+	       "[gpus]\nmatch = 1b36:0005\ncount = 4\ncompanions = bind\n"
+	       "[vm]\nname = v\nvcpus = 5\nmemory = 3GiB\n");
 	assert_int_equal(x.l.ndevs, 5); /* four testdevs and the bridged e1000 */
 	assert_int_equal(x.l.ncells, 2);
 	assert_int_equal(x.l.cells[0].vcpus, 3);
@@ -87,8 +89,9 @@ static void test_checks(void **state)
 	struct run x;
 
 	(void)state;
-	layout(&x, "qemu72", "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
-			     "[vm]\nname = v\nmemory = 256GiB\nhugepages = 1GiB\ngpudirect_clique = 0\n");
+	layout(&x, "qemu72",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+	       "[vm]\nname = v\nmemory = 256GiB\nhugepages = 1GiB\ngpudirect_clique = 0\n");
 	gp_checks_run(&x.h, &x.p, &r);
 	assert_int_equal(finding(&r, "vm.qemu_clique")->severity, GP_WARN);
 	assert_non_null(strstr(finding(&r, "vm.qemu_clique")->message, "QEMU 7.2"));
