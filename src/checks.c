@@ -435,6 +435,13 @@ static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
 		gp_report_add(r, "gpu.in_use", GP_OK, d->bdf, NULL, "no process holds it open");
 		return;
 	}
+	/* on its vfio driver already (a VM runs on it): nothing will be unbound */
+	if (d->vfio_driver[0] && !strcmp(d->driver, d->vfio_driver)) {
+		gp_report_add(r, "gpu.in_use", GP_OK, d->bdf, NULL,
+			      "held open by %s; already on %s, so nothing is unbound", who,
+			      d->driver);
+		return;
+	}
 	gp_report_add(r, "gpu.in_use", GP_FAIL, d->bdf,
 		      "stop these first (systemctl stop nvidia-persistenced, DCGM exporters, "
 		      "running VMs): unbinding a GPU in use hangs in the kernel",

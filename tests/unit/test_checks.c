@@ -232,6 +232,11 @@ static void test_in_use_and_reset(void **state)
 	expect(&x, "gpu.in_use", "0000:42:00.0", GP_FAIL, "PID 40211 (python3) /dev/nvidia1");
 	assert_null(strstr(get(&x, "gpu.in_use", "0000:41:00.0")->message, "40211"));
 	done(&x);
+	/* a VM running on GPUs already on vfio-pci: nothing to unbind, not a blocker */
+	run_checks(&x, "vm-running", A100);
+	expect(&x, "gpu.in_use", "0000:42:00.0", GP_OK,
+	       "PID 7311 (qemu-system-x86) /dev/vfio/6; already on vfio-pci");
+	done(&x);
 	run_checks(&x, "r5350-ready", A100);
 	expect(&x, "gpu.in_use", "0000:41:00.0", GP_OK, NULL);
 	expect(&x, "gpu.reset", "0000:41:00.0", GP_OK, "flr bus");
