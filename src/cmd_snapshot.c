@@ -296,17 +296,6 @@ static void net_iface(struct snap *s, const char *dir, const char *name)
 	}
 }
 
-static void modprobe_conf(struct snap *s, const char *dir, const char *name)
-{
-	char rel[PATH_LEN];
-	size_t n = strlen(name);
-
-	if (n > 5 && !strcmp(name + n - 5, ".conf")) {
-		pathf(rel, "%s/%s", dir, name);
-		copy_file(s, rel);
-	}
-}
-
 static void nvidia_gpu(struct snap *s, const char *dir, const char *name)
 {
 	char rel[PATH_LEN];
@@ -434,6 +423,14 @@ static void any_file(struct snap *s, const char *dir, const char *name)
 
 	pathf(rel, "%s/%s", dir, name);
 	copy_file(s, rel);
+}
+
+static void modprobe_conf(struct snap *s, const char *dir, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 5 && !strcmp(name + n - 5, ".conf"))
+		any_file(s, dir, name);
 }
 
 /* Present, but empty: network configurations may hold secrets. */
