@@ -55,7 +55,8 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] COMMAND [ARGS]\n\n");
+	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
+		   "               [--force-mgmt] [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n"
