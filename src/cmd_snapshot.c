@@ -249,28 +249,28 @@ static void iommu_groups(struct snap *s, const char *dir, const char *name)
 	each_entry(s, rel, iommu_group_member);
 }
 
-static void pci_slot(struct snap *s, const char *dir, const char *name)
+/* dir/name/file, when it exists */
+static void copy_in(struct snap *s, const char *dir, const char *name, const char *file)
 {
 	char rel[PATH_LEN];
 
-	pathf(rel, "%s/%s/address", dir, name);
+	pathf(rel, "%s/%s/%s", dir, name, file);
 	copy_file(s, rel);
+}
+
+static void pci_slot(struct snap *s, const char *dir, const char *name)
+{
+	copy_in(s, dir, name, "address");
 }
 
 static void numa_node(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN];
-
 	if (strncmp(name, "node", 4))
 		return;
-	pathf(rel, "%s/%s/cpulist", dir, name);
-	copy_file(s, rel);
-	pathf(rel, "%s/%s/meminfo", dir, name);
-	copy_file(s, rel);
-	pathf(rel, "%s/%s/hugepages/hugepages-1048576kB/free_hugepages", dir, name);
-	copy_file(s, rel);
-	pathf(rel, "%s/%s/hugepages/hugepages-2048kB/free_hugepages", dir, name);
-	copy_file(s, rel);
+	copy_in(s, dir, name, "cpulist");
+	copy_in(s, dir, name, "meminfo");
+	copy_in(s, dir, name, "hugepages/hugepages-1048576kB/free_hugepages");
+	copy_in(s, dir, name, "hugepages/hugepages-2048kB/free_hugepages");
 }
 
 static void net_iface(struct snap *s, const char *dir, const char *name)
@@ -298,10 +298,7 @@ static void net_iface(struct snap *s, const char *dir, const char *name)
 
 static void nvidia_gpu(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN];
-
-	pathf(rel, "%s/%s/information", dir, name);
-	copy_file(s, rel);
+	copy_in(s, dir, name, "information");
 }
 
 /* Only the file descriptors that point at GPU device nodes, and the command. */

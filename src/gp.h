@@ -153,6 +153,7 @@ struct gp_dev {
 	char modalias[128];
 	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver */
 	enum gp_role role;
+	bool with_gpu; /* a GPU, or in the IOMMU group of one */
 };
 
 struct gp_numa {

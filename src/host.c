@@ -342,6 +342,20 @@ static uint64_t meminfo_field(const char *text, const char *field)
 	return (uint64_t)kb * 1024;
 }
 
+/* Free huge pages of one size on one node; -1 when the kernel does not say. */
+static long free_hugepages(const struct gp_host *h, const char *node, unsigned kb)
+{
+	char path[PATH_LEN], text[32];
+
+	if (read_text(rootp(h, path,
+			    "/sys/devices/system/node/%s/hugepages/hugepages-%ukB/"
+			    "free_hugepages",
+			    node, kb),
+		      text, sizeof(text)) <= 0)
+		return -1;
+	return strtol(text, NULL, 10);
+}
+
 static int numa_cmp(const void *a, const void *b)
 {
 	const struct gp_numa *x = a, *y = b;
@@ -378,19 +392,8 @@ static void scan_numa(struct gp_host *h)
 			nn->mem_total = meminfo_field(text, "MemTotal:");
 			nn->mem_free = meminfo_field(text, "MemFree:");
 		}
-		nn->hugepages_1g_free = nn->hugepages_2m_free = -1;
-		if (read_text(rootp(h, path,
-				    "/sys/devices/system/node/%s/hugepages/"
-				    "hugepages-1048576kB/free_hugepages",
-				    e->d_name),
-			      text, sizeof(text)) > 0)
-			nn->hugepages_1g_free = strtol(text, NULL, 10);
-		if (read_text(rootp(h, path,
-				    "/sys/devices/system/node/%s/hugepages/"
-				    "hugepages-2048kB/free_hugepages",
-				    e->d_name),
-			      text, sizeof(text)) > 0)
-			nn->hugepages_2m_free = strtol(text, NULL, 10);
+		nn->hugepages_1g_free = free_hugepages(h, e->d_name, 1048576);
+		nn->hugepages_2m_free = free_hugepages(h, e->d_name, 2048);
 	}
 	closedir(dir);
 	qsort(h->numa, h->nnuma, sizeof(*h->numa), numa_cmp);
@@ -792,18 +795,25 @@ const char *const gp_persist_paths[GP_PERSIST_FILES] = {
 	"/etc/systemd/system/gpuprov-vfio.service",
 };
 
-static bool in_gpu_group(const struct gp_host *h, const struct gp_dev *d)
+/*
+ * Marks the GPUs and the other members of their IOMMU groups, once: the GPUs
+ * are few, so this is one pass over the devices, not one per device.
+ */
+static void mark_gpu_groups(struct gp_host *h)
 {
+	int groups[64], n = 0, k;
 	size_t i;
 
-	if (d->role == GP_ROLE_GPU)
-		return true;
-	if (d->iommu_group < 0)
-		return false;
-	for (i = 0; i < h->ndevs; i++)
-		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group == d->iommu_group)
-			return true;
-	return false;
+	for (i = 0; i < h->ndevs && n < 64; i++)
+		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group >= 0)
+			groups[n++] = h->devs[i].iommu_group;
+	for (i = 0; i < h->ndevs; i++) {
+		struct gp_dev *d = &h->devs[i];
+
+		d->with_gpu = d->role == GP_ROLE_GPU;
+		for (k = 0; k < n && !d->with_gpu && d->iommu_group >= 0; k++)
+			d->with_gpu = groups[k] == d->iommu_group;
+	}
 }
 
 /* Persistent overrides: one file per device, named by address, holding a driver. */
@@ -968,10 +978,11 @@ static void read_binding_state(struct gp_host *h)
 	struct stat st;
 	size_t i;
 
+	mark_gpu_groups(h);
 	for (i = 0; i < h->ndevs; i++) {
 		struct gp_dev *d = &h->devs[i];
 
-		if (!in_gpu_group(h, d))
+		if (!d->with_gpu)
 			continue;
 		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
 			  d->driver_override, sizeof(d->driver_override));

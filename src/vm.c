@@ -33,16 +33,10 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
 {
 	const struct gp_dev *d = &h->devs[i];
-	size_t j;
 
 	if (d->role == GP_ROLE_GPU)
 		return true;
-	if (p->companions != GP_COMP_BIND || d->is_bridge || d->iommu_group < 0)
-		return false;
-	for (j = 0; j < h->ndevs; j++)
-		if (h->devs[j].role == GP_ROLE_GPU && h->devs[j].iommu_group == d->iommu_group)
-			return true;
-	return false;
+	return p->companions == GP_COMP_BIND && !d->is_bridge && d->with_gpu;
 }
 
 static int cell_of(struct gp_vm_layout *l, const struct gp_host *h, int node)
