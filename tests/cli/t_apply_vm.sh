@@ -54,3 +54,8 @@ $G rollback --yes 2>"$d/rb.log" || { cat "$d/rb.log"; fail "rollback failed"; }
 ! defined || fail "the domain is still defined"
 $G rollback --yes 2>"$d/rb2.log" || fail "second rollback failed"
 grep -q "nothing to roll back" "$d/rb2.log" || fail "second rollback did something"
+set +e
+$G rollback --yes 20990101T000000Z-1 2>"$d/rb3.log"; rc=$?
+set -e
+[ $rc -eq 4 ] && grep -q "cannot read the journal" "$d/rb3.log" || fail "an unknown run ID: exit $rc"
+

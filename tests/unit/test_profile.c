@@ -134,6 +134,8 @@ static const struct bad bad[] = {
 	{ GPUS "[bond]\nname = b\naddress = 192.168.1.3\n", 6, "bad value for address" },
 	{ GPUS "[bond]\nname = b\naddress = 192.168.1.3/33\n", 6, "bad value for address" },
 	{ GPUS "[bond]\nname = b\npersist = systemd\n", 6, "bad value for persist" },
+	{ GPUS "[bond]\nname = b\nlacp_timeout = 0\n", 6,
+	  "bad value for lacp_timeout: '0': expected a number from 1 to 600" },
 };
 
 static void test_errors(void **state)
