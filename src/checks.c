@@ -88,9 +88,15 @@ static bool cmdline_has(const char *cmdline, const char *word)
 static void check_iommu_off(const struct gp_host *h, struct gp_report *r)
 {
 	static const char *const off[] = { "iommu=off", "amd_iommu=off", "intel_iommu=off" };
+	/*
+	 * From the kernel's kernel-parameters.txt: amd_iommu= knows no "on"
+	 * (the AMD IOMMU is on whenever the BIOS exposes it); intel_iommu=on
+	 * is needed where the kernel's default is off; iommu=pt leaves the
+	 * host's own DMA untranslated while assigned devices still are.
+	 */
 	const char *hint = "enable the IOMMU in the BIOS (AMD: 'IOMMU' and 'SVM Mode'; "
-			   "Intel: 'VT-d') and boot with 'amd_iommu=on iommu=pt' or "
-			   "'intel_iommu=on iommu=pt'";
+			   "Intel: 'VT-d'); AMD needs no kernel parameter, Intel boots with "
+			   "'intel_iommu=on'; add 'iommu=pt' for host DMA performance";
 	size_t i;
 
 	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++)

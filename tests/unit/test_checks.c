@@ -135,6 +135,21 @@ static void test_iommu_cmdline(void **state)
 	done(&x);
 }
 
+/* The hint names only documented kernel parameters (kernel-parameters.txt). */
+static void test_iommu_hint(void **state)
+{
+	const struct gp_finding *f;
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "iommu-off", A100);
+	f = get(&x, "iommu.off", "host");
+	assert_null(strstr(f->hint, "amd_iommu=on"));
+	assert_non_null(strstr(f->hint, "intel_iommu=on"));
+	assert_non_null(strstr(f->hint, "iommu=pt"));
+	done(&x);
+}
+
 static void test_bars(void **state)
 {
 	struct run x;
@@ -323,7 +338,7 @@ int main(void)
 		cmocka_unit_test(test_slots),	      cmocka_unit_test(test_count),
 		cmocka_unit_test(test_acs),	      cmocka_unit_test(test_in_use_and_reset),
 		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
-		cmocka_unit_test(test_bond),
+		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_iommu_hint),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
