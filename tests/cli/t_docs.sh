@@ -1,22 +1,55 @@
 #!/bin/sh
-# The man pages list every command, finding id and profile key the code has,
-# and mandoc finds nothing wrong in them.
+# The man pages document every command, option, finding id, step kind, exit
+# status and profile key the code has, each in its own section (a finding
+# listed under FILES renders as a file), and mandoc finds nothing wrong.
 set -eu
 missing=""
-for id in $(grep -o '"[a-z0-9]*\.[a-z_0-9]*", GP_' src/checks.c | cut -d'"' -f2 | sort -u); do
-	grep -q "^\\.It Sy $id\$\\|^\\.It Sy $id " man/gpuprov.8 || missing="$missing finding:$id"
+
+# Lines of a man page prefixed with their section: "SECTION|SUBSECTION|line".
+sectioned() {
+	awk '/^\.Sh /{sh=substr($0,5); ss=""} /^\.Ss /{ss=substr($0,5)} {print sh "|" ss "|" $0}' "$1"
+}
+sectioned man/gpuprov.8 >"/tmp/gp-docs.$$.8"
+sectioned man/gpuprov.ini.5 >"/tmp/gp-docs.$$.5"
+trap 'rm -f "/tmp/gp-docs.$$.8" "/tmp/gp-docs.$$.5"' EXIT
+
+# documented FILE SECTION SUBSECTION PREFIX WORD: a line "PREFIX WORD" or "PREFIX WORD ..."
+# in that section (and subsection, when not empty).
+documented() {
+	awk -F'|' -v sh="$2" -v ss="$3" -v want="$4 $5" '
+		$1 == sh && (ss == "" || $2 == ss) {
+			line = substr($0, length($1) + length($2) + 3)
+			if (line == want || index(line, want " ") == 1) found = 1
+		}
+		END { exit !found }' "$1"
+}
+
+for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*.c | cut -d'"' -f2 | sort -u); do
+	documented "/tmp/gp-docs.$$.8" FINDINGS "" ".It Sy" "$id" || missing="$missing finding:$id"
 done
 for cmd in $(sed -n 's/^	{ "\([a-z]*\)", gp_cmd_.*/\1/p' src/main.c); do
-	grep -q "^\\.It Cm $cmd" man/gpuprov.8 || missing="$missing command:$cmd"
+	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done
-for key in $(sed -n 's/^	{ "[a-z]*", "\([a-z_0-9]*\)", v_.*/\1/p' src/profile.c) root_port numa_node cpu_direct; do
-	grep -q "^\\.It Cm $key" man/gpuprov.ini.5 || missing="$missing key:$key"
-done
-for opt in profile root output json verbose quiet help version yes only force-mgmt; do
-	grep -q "Fl \\(.*\\)\\?-$opt\\|Fl -$opt" man/gpuprov.8 || missing="$missing option:--$opt"
+for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/main.c); do
+	grep -q "^OPTIONS||\\.It .*Fl -$opt\\( \\|\$\\)" "/tmp/gp-docs.$$.8" || missing="$missing option:--$opt"
 done
 for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*.c | cut -d'"' -f2 | sort -u); do
-	grep -q "^\\.It Sy $kind\$" man/gpuprov.8 || missing="$missing step:$kind"
+	documented "/tmp/gp-docs.$$.8" "STEP KINDS" "" ".It Sy" "$kind" || missing="$missing step:$kind"
 done
-[ -z "$missing" ] || { echo "not documented:$missing"; exit 1; }
+for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/gp.h); do
+	documented "/tmp/gp-docs.$$.8" "EXIT STATUS" "" ".It" "$code" || missing="$missing exit:$code"
+done
+sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_]*,.*/\1 \2/p' src/profile.c >"/tmp/gp-docs.$$.keys"
+echo "slot root_port" >>"/tmp/gp-docs.$$.keys"
+echo "slot numa_node" >>"/tmp/gp-docs.$$.keys"
+echo "slot cpu_direct" >>"/tmp/gp-docs.$$.keys"
+while read -r section key; do
+	case "$section" in
+	slot) ss="[slot. Ns Ar name ]" ;;
+	*) ss="[$section]" ;;
+	esac
+	documented "/tmp/gp-docs.$$.5" "SECTIONS AND KEYS" "$ss" ".It Cm" "$key" || missing="$missing key:$section.$key"
+done <"/tmp/gp-docs.$$.keys"
+rm -f "/tmp/gp-docs.$$.keys"
+[ -z "$missing" ] || { echo "not documented in its section:$missing"; exit 1; }
 mandoc -T lint -W warning man/gpuprov.8 man/gpuprov.ini.5
