@@ -48,6 +48,9 @@ struct gp_planned {
 int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl);
 void gp_planned_release(struct gp_planned *pl);
 
+/* Writes a command's document to -o FILE or stdout; exit status on failure. */
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len);
+
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);
 

@@ -35,7 +35,6 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 {
 	char tmpl[PATH_MAX], *xml, digest[24];
 	struct gp_host h;
-	FILE *f = stdout;
 	int rc;
 
 	if (!ctx->profile->has_vm) {
@@ -52,16 +51,7 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 		return GP_EXIT_INPUT;
 	}
 	gp_host_release(&h);
-	if (ctx->output && !(f = fopen(ctx->output, "w"))) {
-		gp_err("cannot write '%s'", ctx->output);
-		free(xml);
-		return GP_EXIT_INPUT;
-	}
-	fputs(xml, f);
-	if (f != stdout && fclose(f)) {
-		gp_err("cannot write '%s'", ctx->output);
-		rc = GP_EXIT_INPUT;
-	}
+	rc = gp_ctx_output(ctx, xml, strlen(xml));
 	free(xml);
 	return rc;
 }

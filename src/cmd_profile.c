@@ -100,8 +100,9 @@ static int discover(struct gp_ctx *ctx)
 {
 	struct gp_host h;
 	int gpus[MAX_GPUS], n, rc;
-	size_t i;
-	FILE *f = stdout;
+	size_t i, len;
+	FILE *f;
+	char *text;
 
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
@@ -115,16 +116,17 @@ static int discover(struct gp_ctx *ctx)
 		gp_host_release(&h);
 		return GP_EXIT_FAIL;
 	}
-	if (ctx->output && !(f = fopen(ctx->output, "w"))) {
-		gp_err("cannot write '%s'", ctx->output);
+	f = open_memstream(&text, &len);
+	if (!f) {
 		gp_host_release(&h);
-		return GP_EXIT_INPUT;
+		return GP_EXIT_HOST;
 	}
 	discover_print(f, &h, gpus, n);
-	if (f != stdout)
-		fclose(f);
+	fclose(f);
 	gp_host_release(&h);
-	return GP_EXIT_OK;
+	rc = gp_ctx_output(ctx, text, len);
+	free(text);
+	return rc;
 }
 
 int gp_cmd_profile(struct gp_ctx *ctx)

@@ -27,29 +27,9 @@ void gp_files_set_persist(const struct gp_persist *ps)
 
 static int write_atomic(const char *path, const char *text, mode_t mode)
 {
-	char tmp[600];
-	size_t len = strlen(text);
-	int fd, rc = gp_mkdir_p(path, true);
+	int rc = gp_mkdir_p(path, true);
 
-	if (rc)
-		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.gpuprov-tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != (ssize_t)len || fchmod(fd, mode) || fsync(fd)) {
-		rc = -errno;
-		close(fd);
-		unlink(tmp);
-		return rc;
-	}
-	close(fd);
-	if (rename(tmp, path)) {
-		rc = -errno;
-		unlink(tmp);
-		return rc;
-	}
-	return 0;
+	return rc ? rc : gp_write_file(path, text, strlen(text), mode);
 }
 
 /* Every (path, content, mode) persist.vfio owns, in writing order. */

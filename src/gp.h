@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define GP_BDF_LEN   16 /* "0000:41:00.0" plus slack */
 #define GP_NAME_LEN  64
@@ -55,6 +56,27 @@ int gp_version_cmp(const char *a, const char *b);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
 char *gp_read_file(const char *path);
 int gp_mkdir_p(const char *path, bool parents_only);
+
+/* ---- the one writer of files (write.c): whole file or nothing, synced ---- */
+struct gp_xattr {
+	char name[256];
+	char *value;
+	size_t len;
+};
+
+struct gp_file_attrs {
+	mode_t mode; /* permission bits, setuid/setgid/sticky included */
+	bool owner;  /* set uid and gid too (else the writer's) */
+	uid_t uid;
+	gid_t gid;
+	const struct gp_xattr *xattrs;
+	size_t nxattrs;
+};
+
+int gp_write_file(const char *path, const void *data, size_t len, mode_t mode);
+int gp_write_file_attrs(const char *path, const void *data, size_t len,
+			const struct gp_file_attrs *a);
+int gp_write_link(const char *path, const char *target, const struct gp_file_attrs *a);
 
 /* ---- the host (host.c, pcicfg.c) ---- */
 

@@ -29,30 +29,17 @@ int gp_journal_save(struct gp_journal *j)
 	const char *text = json_object_to_json_string_ext(
 		j->doc,
 		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-	char tmp[600];
 	size_t len = strlen(text);
-	int fd, dfd;
+	char *buf = gp_xcalloc(len + 2, 1);
+	int rc;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", j->path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto fail;
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd)) {
-		close(fd);
-		goto fail;
-	}
-	close(fd);
-	if (rename(tmp, j->path))
-		goto fail;
-	dfd = open(gp_journal_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-fail:
-	gp_err("cannot write the journal '%s': %s", j->path, strerror(errno));
-	return -errno;
+	memcpy(buf, text, len);
+	buf[len] = '\n';
+	rc = gp_write_file(j->path, buf, len + 1, 0600);
+	free(buf);
+	if (rc)
+		gp_err("cannot write the journal '%s': %s", j->path, strerror(-rc));
+	return rc;
 }
 
 int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp_plan *plan)

@@ -4,6 +4,7 @@
  * The one command table; requirements are flags checked once, before any
  * command runs (git's model).  Only this file turns results into exit codes.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,26 @@ static int finish(const struct gp_ctx *ctx, const char *command, int rc)
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
 {
 	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
+}
+
+/* A command's document to -o FILE (through the one writer) or to stdout. */
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
+{
+	int rc;
+
+	if (!ctx->output) {
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
+			gp_err("cannot write to standard output: %s", strerror(errno));
+			return GP_EXIT_INPUT;
+		}
+		return 0;
+	}
+	rc = gp_write_file(ctx->output, text, len, 0644);
+	if (rc) {
+		gp_err("cannot write '%s': %s", ctx->output, strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
