@@ -218,6 +218,24 @@ static int v_path(struct gp_profile *p, const char *v, void *field, const char *
 	return set_string(field, 512, v, why);
 }
 
+/*
+ * A file gpuprov writes: absolute, so that it means the same from any working
+ * directory and joins a --root with a '/'; no ".." that would climb out of it.
+ */
+static int v_abspath(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	const char *c;
+
+	(void)p;
+	*why = "expected an absolute path without '..'";
+	if (v[0] != '/')
+		return -EINVAL;
+	for (c = v; (c = strstr(c, "..")); c += 2)
+		if (c[-1] == '/' && (c[2] == '/' || !c[2]))
+			return -EINVAL;
+	return set_string(field, 512, v, why);
+}
+
 static int v_memory(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	(void)field;
@@ -464,7 +482,7 @@ static const struct key_def keys[] = {
 	{ "vm", "hugepages", v_hugepages, 0, 0, 0 },
 	{ "vm", "numa", v_vm_numa, 0, 0, 0 },
 	{ "vm", "gpudirect_clique", v_clique, 0, 0, 0 },
-	{ "vm", "output", v_path, FIELD(vm.output), 0, 0 },
+	{ "vm", "output", v_abspath, FIELD(vm.output), 0, 0 },
 	{ "vm", "define", v_bool, FIELD(vm.define), 0, 0 },
 	{ "vm", "uri", v_uri, 0, 0, 0 },
 	{ "bond", "name", v_ifname, FIELD(bond.name), 0, 0 },

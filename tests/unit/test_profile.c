@@ -136,6 +136,11 @@ static const struct bad bad[] = {
 	{ GPUS "[bond]\nname = b\npersist = systemd\n", 6, "bad value for persist" },
 	{ GPUS "[bond]\nname = b\nlacp_timeout = 0\n", 6,
 	  "bad value for lacp_timeout: '0': expected a number from 1 to 600" },
+	{ GPUS "[vm]\nname = v\noutput = vm.xml\n", 6,
+	  "bad value for output: 'vm.xml': expected an absolute path" },
+	{ GPUS "[vm]\nname = v\noutput = /var/lib/gpuprov/../../../etc/x\n", 6,
+	  "bad value for output" },
+	{ GPUS "[vm]\nname = v\noutput = /var/..\n", 6, "bad value for output" },
 };
 
 static void test_errors(void **state)
