@@ -399,6 +399,22 @@ static void scan_numa(struct gp_host *h)
 	qsort(h->numa, h->nnuma, sizeof(*h->numa), numa_cmp);
 }
 
+/*
+ * The kernel says numa_node -1 when it has a single node (no ACPI SRAT, one
+ * socket, a VM): every device is then local to that node, and a GPU "on an
+ * unknown node" would be reported as a split that cannot exist.
+ */
+static void single_node(struct gp_host *h)
+{
+	size_t i;
+
+	if (h->nnuma != 1)
+		return;
+	for (i = 0; i < h->ndevs; i++)
+		if (h->devs[i].numa_node < 0)
+			h->devs[i].numa_node = h->numa[0].id;
+}
+
 const struct gp_numa *gp_host_numa(const struct gp_host *host, int id)
 {
 	size_t i;
@@ -1028,6 +1044,7 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 		return rc;
 	}
 	scan_numa(h);
+	single_node(h);
 	scan_ifaces(h);
 	read_routes(h);
 	read_ssh(h);

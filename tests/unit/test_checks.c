@@ -101,6 +101,22 @@ static void test_numa_and_p2p(void **state)
 	done(&x);
 }
 
+/* One NUMA node (the real H200 VM): the kernel says -1, and there is no split. */
+static void test_single_node(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "h200x2-guest", "[gpus]\nmatch = 10de:2335\ncount = 2\n");
+	expect(&x, "gpu.numa_split", "gpus", GP_OK, "0000:00:07.0 on node 0");
+	assert_int_equal(x.h.devs[unit_index(&x.h, "0000:00:06.0")].numa_node, 0);
+	done(&x);
+	/* two nodes and -1: still unknown */
+	run_checks(&x, "malformed", A100);
+	expect(&x, "gpu.numa_split", "gpus", GP_WARN, "unknown node");
+	done(&x);
+}
+
 static void test_groups(void **state)
 {
 	struct run x;
@@ -339,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_acs),	      cmocka_unit_test(test_in_use_and_reset),
 		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_iommu_hint),
+		cmocka_unit_test(test_single_node),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
