@@ -59,7 +59,10 @@ static void test_h200(void **state)
 	/* 16 MiB + 256 GiB + 32 MiB, all 64-bit, twice */
 	assert_true(x.l.bar64_total == 2 * (256 * GIB + (48ull << 20)));
 	assert_true(x.l.mmio_window == 1024 * GIB);
-	assert_false(x.l.numa_known); /* a VM's view: NUMA -1 */
+	/* a VM of one node: the kernel's -1 is node 0, one guest cell there */
+	assert_true(x.l.numa_known);
+	assert_int_equal(x.l.ncells, 1);
+	assert_int_equal(x.l.cells[0].host_node, 0);
 	gp_host_release(&x.h);
 }
 
