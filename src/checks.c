@@ -124,6 +124,20 @@ static void check_group(const struct gp_host *h, const struct gp_profile *p, int
 	size_t i, len = 0;
 	int n = 0;
 
+	if (gpu->iommu_error[0]) {
+		gp_report_add(r, "iommu.group_shared", GP_FAIL, gpu->bdf,
+			      "check the IOMMU and the device in 'ls -l /sys/bus/pci/devices/*/"
+			      "iommu_group' and the kernel log (dmesg | grep -i -e DMAR -e AMD-Vi)",
+			      "cannot tell its IOMMU group: %s", gpu->iommu_error);
+		return;
+	}
+	if (gpu->iommu_group < 0 && h->iommu_groups) {
+		gp_report_add(r, "iommu.group_shared", GP_FAIL, gpu->bdf,
+			      "the IOMMU is on but does not cover this device: check the BIOS "
+			      "(AMD: 'IOMMU', Intel: 'VT-d') and the kernel log",
+			      "in no IOMMU group: it cannot be passed through");
+		return;
+	}
 	if (gpu->iommu_group < 0)
 		return; /* iommu.off says why */
 	for (i = 0; i < h->ndevs; i++) {
@@ -153,6 +167,141 @@ static void check_group(const struct gp_host *h, const struct gp_profile *p, int
 				"the BIOS, or set 'companions = bind' to pass them through too",
 		      "IOMMU group %d also holds %d other endpoint%s: %s", gpu->iommu_group, n,
 		      n > 1 ? "s" : "", others);
+}
+
+/* ---- companion.unsafe ---- */
+
+/* Appends "; " and a formatted reason to buf. */
+static void because(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void because(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n + 4 >= len)
+		return;
+	if (n)
+		n += (size_t)snprintf(buf + n, len - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Its netdevs: routes, addresses, sessions, and the bridge or bond they serve. */
+static void nic_use(const struct gp_host *h, int dev, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < h->nifaces; i++) {
+		const struct gp_iface *f = &h->ifaces[i];
+
+		if (f->dev != dev)
+			continue;
+		if (f->default_route)
+			because(why, len, "%s carries the default route", f->name);
+		else if (f->routes)
+			because(why, len, "%s has %d route%s", f->name, f->routes,
+				f->routes > 1 ? "s" : "");
+		if (f->addr[0])
+			because(why, len, "%s has address %s", f->name, f->addr);
+		if (f->tcp)
+			because(why, len, "%s holds %d established TCP connection%s", f->name,
+				f->tcp, f->tcp > 1 ? "s" : "");
+		if (f->master[0])
+			because(why, len, "%s is a port of %s", f->name, f->master);
+		if (f->upper[0])
+			because(why, len, "%s carries %s", f->name, f->upper);
+		if (!h->seen_sockets)
+			because(why, len, "cannot read /proc/net/tcp to see %s's connections",
+				f->name);
+	}
+}
+
+static void disk_use(const struct gp_host *h, int dev, char *why, size_t len)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < h->nblocks; i++) {
+		const struct gp_block *b = &h->blocks[i];
+
+		if (b->dev != dev)
+			continue;
+		any = true;
+		if (b->mount[0])
+			because(why, len, "%s is mounted on %s", b->name, b->mount);
+		if (b->swap)
+			because(why, len, "%s is swap", b->name);
+		if (b->holder[0])
+			because(why, len, "%s is held by %s (LVM, MD or device mapper)", b->name,
+				b->holder);
+	}
+	if (any && !h->seen_mounts)
+		because(why, len,
+			"cannot read /proc/self/mountinfo to see whether its disks are "
+			"mounted");
+	if (!h->seen_blocks && (h->devs[dev].class >> 8) == 0x01)
+		because(why, len, "a storage controller, and /sys/class/block cannot be read");
+}
+
+static void console_use(const struct gp_host *h, int dev, char *why, size_t len)
+{
+	const struct gp_dev *d = &h->devs[dev];
+	size_t i;
+	int b;
+
+	if (d->boot_vga == 1)
+		because(why, len, "the boot VGA device%s",
+			h->fbcon ? ", and the console is on a framebuffer" : "");
+	for (i = 0; i < h->nfbs; i++)
+		for (b = 0; b < d->nbars; b++)
+			if (!d->bars[b].io && !d->bars[b].unset &&
+			    h->fbs[i].start <= d->bars[b].addr + d->bars[b].size - 1 &&
+			    h->fbs[i].end >= d->bars[b].addr)
+				because(why, len, "framebuffer %s holds its BAR%d", h->fbs[i].name,
+					d->bars[b].index);
+	if ((d->class >> 8) == 0x03 && !h->seen_iomem)
+		because(why, len,
+			"a display device, and /proc/iomem cannot be read (run as "
+			"root) to see a framebuffer on it");
+}
+
+/*
+ * With companions = bind, every endpoint in a GPU's group leaves the host.
+ * Refuse the ones the host lives on; a card's own audio or USB function has
+ * none of these and binds.
+ */
+static void check_companions(const struct gp_host *h, const struct gp_profile *p,
+			     struct gp_report *r)
+{
+	size_t i;
+
+	if (p->companions != GP_COMP_BIND)
+		return;
+	for (i = 0; i < h->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[i];
+		char why[480] = "";
+
+		if (!d->with_gpu || d->role == GP_ROLE_GPU || d->is_bridge)
+			continue;
+		nic_use(h, (int)i, why, sizeof(why));
+		disk_use(h, (int)i, why, sizeof(why));
+		console_use(h, (int)i, why, sizeof(why));
+		if (!why[0]) {
+			gp_report_add(r, "companion.unsafe", GP_OK, d->bdf, NULL,
+				      "%04x:%04x (class %04x): no mounted disk, network use or "
+				      "framebuffer; it can go to the VM",
+				      d->vendor, d->device, d->class);
+			continue;
+		}
+		gp_report_add(r, "companion.unsafe", GP_FAIL, d->bdf,
+			      "it shares the GPU's IOMMU group and would leave the host: free it "
+			      "first, or move the GPU to a slot with a group of its own",
+			      "%04x:%04x%s%s: %s", d->vendor, d->device, d->driver[0] ? " on " : "",
+			      d->driver, why);
+	}
 }
 
 /* ---- bios.version ---- */
@@ -186,12 +335,28 @@ static void check_bios(const struct gp_host *h, const struct gp_profile *p, stru
 
 /* ---- bar.* ---- */
 
+static int memory_bars(const struct gp_dev *d)
+{
+	int i, n = 0;
+
+	for (i = 0; i < d->nbars; i++)
+		n += !d->bars[i].io;
+	return n;
+}
+
 static void check_bars(const struct gp_dev *d, struct gp_report *r)
 {
 	char size[32], list[256] = "";
 	size_t len = 0;
 	int i, unset = 0, low = 0;
 
+	if (!d->bars_bad && !memory_bars(d)) {
+		gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
+			      "check the kernel log (dmesg | grep -i BAR) and the resource file: "
+			      "a GPU has memory BARs",
+			      "no memory BAR in its resource file");
+		return;
+	}
 	if (d->bars_bad) {
 		gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
 			      "check the kernel log (dmesg | grep -i BAR) for resource errors",
@@ -357,6 +522,17 @@ static void check_numa(const struct gp_host *h, const struct gp_profile *p, cons
 		return;
 	}
 	gp_report_add(r, "gpu.numa_split", GP_OK, "gpus", NULL, "%s", list);
+}
+
+/* A numa_node the kernel wrote but nobody can parse is no "unknown node". */
+static void check_numa_readable(const struct gp_dev *d, struct gp_report *r)
+{
+	if (!d->numa_error[0])
+		return;
+	gp_report_add(r, "gpu.numa_split", GP_FAIL, d->bdf,
+		      "check /sys/bus/pci/devices/<address>/numa_node: it holds a node number "
+		      "or -1",
+		      "cannot read its NUMA node: %s", d->numa_error);
 }
 
 static void check_link(const struct gp_host *h, int g, struct gp_report *r)
@@ -799,25 +975,91 @@ static void check_roce_lag(const struct gp_host *h, const struct gp_profile *p, 
 		      a->name, b->name, a->bdf, p->bond.mode);
 }
 
+/* What makes an interface the host's way in: the default route, live TCP sessions. */
+static bool mgmt_use(const struct gp_iface *f, char *buf, size_t len)
+{
+	if (f->default_route)
+		snprintf(buf, len, "the default route");
+	else if (f->tcp)
+		snprintf(buf, len, "%d established TCP connection%s (an SSH session?)", f->tcp,
+			 f->tcp > 1 ? "s" : "");
+	else
+		return false;
+	return true;
+}
+
+/* The bridge, bond, team or VRF a port belongs to, when it is not ours. */
+static const struct gp_iface *foreign_master(const struct gp_host *h, const struct gp_profile *p,
+					     const struct gp_iface *f)
+{
+	int m;
+
+	if (!f->master[0] || !strcmp(f->master, p->bond.name))
+		return NULL;
+	m = gp_host_iface(h, f->master);
+	return m >= 0 ? &h->ifaces[m] : NULL;
+}
+
 static void check_mgmt(const struct gp_host *h, const struct gp_profile *p, const int *idx,
 		       struct gp_report *r)
 {
+	const char *hint = "bonding it cuts the host off: pick other ports, or run from the "
+			   "console with --force-mgmt";
+	char why[128];
 	int i;
 
 	for (i = 0; i < p->bond.nslaves; i++) {
 		const struct gp_iface *f = idx[i] >= 0 ? &h->ifaces[idx[i]] : NULL;
+		const struct gp_iface *m = f ? foreign_master(h, p, f) : NULL;
 
-		if (!f || (!f->default_route && !f->ssh))
-			continue;
-		gp_report_add(r, "bond.mgmt", GP_FAIL, p->bond.name,
-			      "bonding it cuts the host off: pick other ports, or run from the "
-			      "console with --force-mgmt",
-			      "%s carries %s", f->name,
-			      f->ssh ? "this SSH session" : "the default route");
-		return;
+		if (f && mgmt_use(f, why, sizeof(why))) {
+			gp_report_add(r, "bond.mgmt", GP_FAIL, p->bond.name, hint, "%s carries %s",
+				      f->name, why);
+			return;
+		}
+		if (m && mgmt_use(m, why, sizeof(why))) {
+			gp_report_add(r, "bond.mgmt", GP_FAIL, p->bond.name, hint,
+				      "%s is a port of %s, which carries %s", f->name, m->name,
+				      why);
+			return;
+		}
 	}
 	gp_report_add(r, "bond.mgmt", GP_OK, p->bond.name, NULL,
-		      "no port carries the default route or this SSH session");
+		      "no port, nor its bridge or bond, carries the default route or an "
+		      "established TCP connection");
+}
+
+/*
+ * A port of a bridge or of another bond: enslaving takes it out, and undo
+ * cannot put it back where it was.  Refused even with --force-mgmt.
+ */
+static void check_port_master(const struct gp_host *h, const struct gp_profile *p, const int *idx,
+			      struct gp_report *r)
+{
+	int i, n = 0;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		const struct gp_iface *f = idx[i] >= 0 ? &h->ifaces[idx[i]] : NULL;
+		const struct gp_iface *m = f ? foreign_master(h, p, f) : NULL;
+		char what[160];
+
+		if (f && f->master[0] && strcmp(f->master, p->bond.name))
+			snprintf(what, sizeof(what), "already a port of %s%s", f->master,
+				 m && m->is_bond ? " (a bond)" : "");
+		else if (f && f->upper[0])
+			snprintf(what, sizeof(what), "%s sits on top of it", f->upper);
+		else
+			continue;
+		gp_report_add(r, "bond.port_master", GP_FAIL, f->name,
+			      "take it out first ('ip link set PORT nomaster', or remove the VLAN) "
+			      "and move what that interface carries: gpuprov does not take a "
+			      "port from another bridge or bond, its undo could not put it back",
+			      "%s", what);
+		n++;
+	}
+	if (!n)
+		gp_report_add(r, "bond.port_master", GP_OK, p->bond.name, NULL,
+			      "no port belongs to another bridge or bond, or carries a VLAN");
 }
 
 static void check_nic_numa(const struct gp_host *h, const struct gp_profile *p, const int *idx,
@@ -852,6 +1094,7 @@ static void check_bond(const struct gp_host *h, const struct gp_profile *p, stru
 	check_nic_missing(h, p, idx, r);
 	check_roce_lag(h, p, idx, r);
 	check_mgmt(h, p, idx, r);
+	check_port_master(h, p, idx, r);
 	check_nic_numa(h, p, idx, r);
 }
 
@@ -877,6 +1120,7 @@ void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct g
 	check_numa(h, p, gpus, n, r);
 	for (i = 0; i < n; i++) {
 		check_group(h, p, gpus[i], r);
+		check_numa_readable(&h->devs[gpus[i]], r);
 		check_bars(&h->devs[gpus[i]], r);
 		check_slot(h, p, gpus[i], r);
 		check_link(h, gpus[i], r);
@@ -888,6 +1132,7 @@ void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct g
 			check_p2p_pair(h, p, gpus[i], gpus[j], r);
 			check_acs_pair(h, gpus[i], gpus[j], r);
 		}
+	check_companions(h, p, r);
 	check_vfio(h, r);
 	check_vm(h, p, r);
 	check_bond(h, p, r);

@@ -54,6 +54,7 @@ static const char *const dev_files[] = {
 	"enable",
 	"driver_override",
 	"sriov_numvfs",
+	"boot_vga",
 	NULL,
 };
 
@@ -273,6 +274,87 @@ static void numa_node(struct snap *s, const char *dir, const char *name)
 	copy_in(s, dir, name, "hugepages/hugepages-2048kB/free_hugepages");
 }
 
+/* upper_NAME: a VLAN, bridge or bond on top of an interface */
+static void upper_link(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN], target[PATH_LEN];
+
+	if (strncmp(name, "upper_", 6))
+		return;
+	pathf(rel, "%s/%s", dir, name);
+	copy_link(s, rel, target, sizeof(target));
+}
+
+static void holder_link(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN], target[PATH_LEN];
+
+	pathf(rel, "%s/%s", dir, name);
+	copy_link(s, rel, target, sizeof(target));
+}
+
+/* A disk or partition: its link (which names the PCI function), dev, holders. */
+static void block_dev(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN], target[PATH_LEN], bdir[PATH_LEN], dst[PATH_LEN];
+
+	pathf(rel, "%s/%s", dir, name);
+	if (copy_link(s, rel, target, sizeof(target)) <= 0)
+		return;
+	resolve(rel, target, bdir);
+	pathf(rel, "%s/holders", bdir);
+	dst_path(s, dst, rel);
+	gp_mkdir_p(dst, false);
+	pathf(rel, "%s/dev", bdir);
+	copy_file(s, rel);
+	pathf(rel, "%s/holders", bdir);
+	each_entry(s, rel, holder_link);
+}
+
+static void vtconsole(struct snap *s, const char *dir, const char *name)
+{
+	copy_in(s, dir, name, "name");
+	copy_in(s, dir, name, "bind");
+}
+
+/*
+ * Established TCP connections only, remote ends blanked: what the companion
+ * and bond checks need (which local address is busy), not who talks to it.
+ */
+static void copy_tcp(struct snap *s, const char *rel)
+{
+	char src[PATH_LEN], dst[PATH_LEN], line[512];
+	FILE *in, *out;
+
+	src_path(s, src, rel);
+	in = fopen(src, "r");
+	if (!in)
+		return;
+	dst_path(s, dst, rel);
+	parent_dirs(dst);
+	out = fopen(dst, "w");
+	while (out && fgets(line, sizeof(line), in)) {
+		unsigned state;
+		int off = -1;
+		char *p;
+
+		/* "sl local remote st ...": the header has no state and stays */
+		if (sscanf(line, " %*s %*s %n%*s %x", &off, &state) == 1) {
+			if (state != 1)
+				continue;
+			for (p = line + off; *p && *p != ' '; p++)
+				if (*p != ':')
+					*p = '0';
+		}
+		fputs(line, out);
+	}
+	if (out) {
+		fclose(out);
+		s->files++;
+	}
+	fclose(in);
+}
+
 static void net_iface(struct snap *s, const char *dir, const char *name)
 {
 	char rel[PATH_LEN], target[PATH_LEN], ndir[PATH_LEN], dst[PATH_LEN], bdir[PATH_LEN];
@@ -287,6 +369,7 @@ static void net_iface(struct snap *s, const char *dir, const char *name)
 	copy_files(s, ndir, net_files);
 	pathf(rel, "%s/master", ndir);
 	copy_link(s, rel, target, sizeof(target));
+	each_entry(s, ndir, upper_link);
 	pathf(bdir, "%s/bonding", ndir);
 	src_path(s, rel, bdir);
 	if (!stat(rel, &st)) {
@@ -454,6 +537,10 @@ static void config_state(struct snap *s)
 
 	copy_file(s, "/proc/net/route");
 	copy_file(s, "/proc/net/ipv6_route");
+	copy_file(s, "/proc/net/fib_trie");
+	copy_file(s, "/proc/net/if_inet6");
+	copy_tcp(s, "/proc/net/tcp");
+	copy_tcp(s, "/proc/net/tcp6");
 	same_dir(s, "/run/NetworkManager");
 	same_dir(s, "/etc/NetworkManager");
 	same_dir(s, "/run/systemd/netif");
@@ -490,6 +577,11 @@ static void collect(struct snap *s)
 		dst_path(s, dst, "/sys/module/vfio_pci");
 		gp_mkdir_p(dst, false);
 	}
+	each_entry(s, "/sys/class/block", block_dev);
+	each_entry(s, "/sys/class/vtconsole", vtconsole);
+	copy_file(s, "/proc/self/mountinfo");
+	copy_file(s, "/proc/swaps");
+	copy_file(s, "/proc/iomem");
 	copy_file(s, "/proc/cmdline");
 	copy_file(s, "/proc/cpuinfo");
 	copy_file(s, "/proc/sys/kernel/osrelease");

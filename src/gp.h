@@ -157,7 +157,10 @@ struct gp_dev {
 	char rc[GP_NAME_LEN];	/* host bridge, e.g. "pci0000:40" */
 	int numa_node;		/* -1 when unknown */
 	int iommu_group;	/* -1 when none */
-	int parent;		/* index in host->devs, -1 on a root bus */
+	/* why a fact could not be read ("" when it was): checks report these */
+	char numa_error[64];
+	char iommu_error[128];
+	int parent; /* index in host->devs, -1 on a root bus */
 	char parent_bdf[GP_BDF_LEN];
 	int pcie_type;
 	bool is_bridge;
@@ -176,6 +179,7 @@ struct gp_dev {
 	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver */
 	enum gp_role role;
 	bool with_gpu; /* a GPU, or in the IOMMU group of one */
+	int boot_vga;  /* 1: the firmware's console device; 0 not; -1 not said */
 };
 
 struct gp_numa {
@@ -197,9 +201,28 @@ struct gp_iface {
 	long speed; /* Mb/s, -1 when unknown */
 	int mtu;
 	bool is_bond;
-	bool default_route; /* carries a default route (/proc/net/route) */
-	bool ssh;	    /* holds this SSH session's local address */
-	int sriov_numvfs;   /* of its PCI function; -1 when none */
+	bool default_route;	 /* carries a default route (/proc/net/route) */
+	int routes;		 /* routes through it, link-local and multicast aside */
+	char addr[48];		 /* its first address (not link-local), "" when none */
+	int tcp;		 /* established TCP connections from its addresses */
+	char upper[GP_NAME_LEN]; /* a VLAN, macvlan, ... on top of it; "" when none */
+	int sriov_numvfs;	 /* of its PCI function; -1 when none */
+};
+
+/* A disk or partition of a PCI function, and what holds it. */
+struct gp_block {
+	char name[32];
+	char majmin[16];
+	int dev;	 /* index in host->devs */
+	char mount[64];	 /* where it is mounted, "" when not */
+	bool swap;	 /* in /proc/swaps */
+	char holder[32]; /* dm-0, md0, ...: LVM, MD, device mapper */
+};
+
+/* A framebuffer's memory in /proc/iomem (efifb, simplefb, BOOTFB, ...). */
+struct gp_fb {
+	uint64_t start, end;
+	char name[32];
 };
 
 struct gp_holder {
@@ -219,6 +242,13 @@ struct gp_host {
 	size_t nifaces;
 	struct gp_holder *holders;
 	size_t nholders;
+	struct gp_block *blocks; /* of PCI functions only */
+	size_t nblocks;
+	struct gp_fb *fbs;
+	size_t nfbs;
+	bool fbcon; /* a virtual console is bound to a frame buffer */
+	/* whether each source of the companion checks could be read */
+	bool seen_blocks, seen_mounts, seen_sockets, seen_iomem;
 	char cmdline[4096];
 	char bios_version[GP_NAME_LEN];
 	char bios_vendor[GP_NAME_LEN];

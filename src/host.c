@@ -9,7 +9,6 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,15 +184,69 @@ static void read_link_fields(const struct gp_host *h, struct gp_dev *d)
 	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s/driver", d->bdf), link,
 		      sizeof(link)) > 0)
 		gp_strlcpy(d->driver, base_name(link), sizeof(d->driver));
-	d->iommu_group = -1;
-	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
-		      sizeof(link)) > 0) {
-		char *end;
-		long g = strtol(base_name(link), &end, 10);
+}
 
-		if (!*end && g >= 0 && g < 1 << 30)
-			d->iommu_group = (int)g;
+/*
+ * The group is the number the iommu_group link names, and only when the link
+ * resolves to a group directory: garbage or a loop is reported, not guessed.
+ * No link at all means the device is not behind an IOMMU.
+ */
+static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], link[PATH_LEN], *end;
+	const char *name;
+	struct stat st;
+	ssize_t n;
+	long g;
+
+	d->iommu_group = -1;
+	n = read_link(rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
+		      sizeof(link));
+	if (n == -ENOENT)
+		return;
+	if (n < 0) {
+		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group: %s",
+			 strerror((int)-n));
+		return;
 	}
+	name = base_name(link);
+	g = strtol(name, &end, 10);
+	if (!isdigit((unsigned char)*name) || *end || g >= 1 << 30 ||
+	    !strstr(link, "iommu_groups/")) {
+		snprintf(d->iommu_error, sizeof(d->iommu_error),
+			 "iommu_group points to '%.80s', not a group", link);
+		return;
+	}
+	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group '%.60s' %s", link,
+			 errno == ELOOP ? "is a link loop" : "does not resolve to a directory");
+		return;
+	}
+	d->iommu_group = (int)g;
+}
+
+/* numa_node: a node, or -1 (the kernel's "no NUMA"); anything else is reported. */
+static void read_numa_node(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], text[32], *end;
+	ssize_t n;
+	long v;
+
+	d->numa_node = -1;
+	n = read_text(rootp(h, path, "/sys/bus/pci/devices/%s/numa_node", d->bdf), text,
+		      sizeof(text));
+	if (n == -ENOENT)
+		return; /* a kernel built without NUMA */
+	if (n < 0) {
+		snprintf(d->numa_error, sizeof(d->numa_error), "numa_node: %s", strerror((int)-n));
+		return;
+	}
+	v = strtol(text, &end, 10);
+	if (!n || end == text || *end || v < -1 || v > 4095) {
+		snprintf(d->numa_error, sizeof(d->numa_error), "numa_node reads '%.30s'", text);
+		return;
+	}
+	d->numa_node = (int)v;
 }
 
 static void read_bars(const struct gp_host *h, struct gp_dev *d)
@@ -268,8 +321,7 @@ static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
 {
 	const char *slot;
 
-	pci_fill_info(pd,
-		      PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_NUMA_NODE | PCI_FILL_PHYS_SLOT);
+	pci_fill_info(pd, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_PHYS_SLOT);
 	d->domain = (unsigned)pd->domain;
 	d->bus = pd->bus;
 	d->dev = pd->dev;
@@ -278,13 +330,14 @@ static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
 	d->vendor = pd->vendor_id;
 	d->device = pd->device_id;
 	d->class = pd->device_class;
-	d->numa_node = pd->numa_node < 0 ? -1 : pd->numa_node;
 	slot = pci_get_string_property(pd, PCI_FILL_PHYS_SLOT);
 	if (slot)
 		gp_strlcpy(d->slot, slot, sizeof(d->slot));
 	d->pcie_type = GP_PCIE_NONE;
 	d->parent = -1;
 	read_link_fields(h, d);
+	read_iommu_group(h, d);
+	read_numa_node(h, d);
 	read_bars(h, d);
 	read_config(pd, d);
 	d->role = role_of(d, p);
@@ -411,7 +464,7 @@ static void single_node(struct gp_host *h)
 	if (h->nnuma != 1)
 		return;
 	for (i = 0; i < h->ndevs; i++)
-		if (h->devs[i].numa_node < 0)
+		if (h->devs[i].numa_node < 0 && !h->devs[i].numa_error[0])
 			h->devs[i].numa_node = h->numa[0].id;
 }
 
@@ -503,64 +556,246 @@ int gp_host_iface(const struct gp_host *host, const char *spec)
 	return -1;
 }
 
-static struct gp_iface *iface_named(struct gp_host *h, const char *name)
+/*
+ * What ties an interface to the host's traffic: routes, addresses and
+ * established TCP connections, all from /proc (so a snapshot has them too).
+ * /proc/net/route and /proc/net/tcp print an IPv4 address as the %08X of a
+ * big-endian word in host order: parsed back it compares with inet_pton's
+ * bytes copied into a uint32_t.  Sockets map to an interface by their local
+ * address, not by $SSH_CONNECTION (which sudo drops).
+ */
+struct route4 {
+	uint32_t dst, mask;
+	int iface;
+};
+
+struct addr6 {
+	uint8_t a[16];
+	int iface;
+};
+
+struct netfacts {
+	struct route4 *r4;
+	size_t n4;
+	struct addr6 *a6;
+	size_t n6;
+};
+
+static int iface_index(const struct gp_host *h, const char *name)
 {
 	int i = gp_host_iface(h, name);
 
-	return i < 0 ? NULL : &h->ifaces[i];
+	return i >= 0 && !strcmp(h->ifaces[i].name, name) ? i : -1;
 }
 
-/* The default routes' interfaces, IPv4 and IPv6, as the kernel lists them. */
-static void read_routes(struct gp_host *h)
+static void read_routes4(struct gp_host *h, struct netfacts *nf)
+{
+	char path[PATH_LEN], line[512], ifname[64];
+	unsigned long dst, mask, flags;
+	FILE *f = fopen(rootp(h, path, "/proc/net/route"), "r");
+	int k;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lx %*x %lx %*d %*d %*d %lx", ifname, &dst, &flags, &mask) !=
+			    4 ||
+		    (k = iface_index(h, ifname)) < 0)
+			continue;
+		h->ifaces[k].routes++;
+		h->ifaces[k].default_route |= !dst && !mask;
+		if (flags & 0x2) /* RTF_GATEWAY: not where the address lives */
+			continue;
+		nf->r4 = gp_xrealloc(nf->r4, nf->n4 + 1, sizeof(*nf->r4));
+		nf->r4[nf->n4++] = (struct route4){ (uint32_t)dst, (uint32_t)mask, k };
+	}
+	if (f)
+		fclose(f);
+}
+
+/* 32 hex digits in network order (if_inet6, ipv6_route) into 16 bytes. */
+static bool hex16(const char *s, uint8_t *out)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (sscanf(s + 2 * i, "%2hhx", &out[i]) != 1)
+			return false;
+	return strlen(s) == 32;
+}
+
+static void read_routes6(struct gp_host *h)
 {
 	char path[PATH_LEN], line[512], ifname[64], dst[64];
-	unsigned long d4, mask;
-	int plen;
-	FILE *f = fopen(rootp(h, path, "/proc/net/route"), "r");
-	struct gp_iface *x;
+	FILE *f = fopen(rootp(h, path, "/proc/net/ipv6_route"), "r");
+	uint8_t a[16];
+	int plen, k;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lx %*x %*x %*d %*d %*d %lx", ifname, &d4, &mask) == 3 &&
-		    !d4 && !mask && (x = iface_named(h, ifname)))
-			x->default_route = true;
-	if (f)
-		fclose(f);
-	f = fopen(rootp(h, path, "/proc/net/ipv6_route"), "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) ==
-			    3 &&
-		    !plen && strspn(dst, "0") == 32 && strcmp(ifname, "lo") &&
-		    (x = iface_named(h, ifname)))
-			x->default_route = true;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) !=
+			    3 ||
+		    !hex16(dst, a) || !strcmp(ifname, "lo") || (k = iface_index(h, ifname)) < 0)
+			continue;
+		if ((a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff)
+			continue; /* link-local and multicast: every up interface has them */
+		h->ifaces[k].routes++;
+		h->ifaces[k].default_route |= !plen && strspn(dst, "0") == 32;
+	}
 	if (f)
 		fclose(f);
 }
 
-/* The interface holding this SSH session's local address (live host only). */
-static void read_ssh(struct gp_host *h)
+/* IPv4: the local addresses of the FIB, on the interface of their subnet. */
+static int iface_of_v4(const struct netfacts *nf, uint32_t a)
 {
-	const char *conn = getenv("SSH_CONNECTION");
-	char local[64] = "";
-	struct ifaddrs *ifa, *i;
-	struct gp_iface *x;
+	int best = -1, len = -1;
+	size_t i;
 
-	if (h->root[0] || !conn || sscanf(conn, "%*s %*s %63s", local) != 1 || getifaddrs(&ifa))
-		return;
-	for (i = ifa; i; i = i->ifa_next) {
-		char buf[64] = "";
+	for (i = 0; i < nf->n4; i++) {
+		int l = __builtin_popcount(nf->r4[i].mask);
 
-		if (!i->ifa_addr)
-			continue;
-		if (i->ifa_addr->sa_family == AF_INET)
-			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, buf,
-				  sizeof(buf));
-		else if (i->ifa_addr->sa_family == AF_INET6)
-			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, buf,
-				  sizeof(buf));
-		if (!strcmp(buf, local) && (x = iface_named(h, i->ifa_name)))
-			x->ssh = true;
+		if (nf->r4[i].mask && (a & nf->r4[i].mask) == nf->r4[i].dst && l > len) {
+			len = l;
+			best = nf->r4[i].iface;
+		}
 	}
-	freeifaddrs(ifa);
+	return best;
+}
+
+static void set_addr(struct gp_iface *f, int family, const void *a)
+{
+	if (!f->addr[0])
+		inet_ntop(family, a, f->addr, sizeof(f->addr));
+}
+
+static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
+{
+	char path[PATH_LEN], line[256], last[64] = "";
+	FILE *f = fopen(rootp(h, path, "/proc/net/fib_trie"), "r");
+	struct in_addr in;
+	uint32_t a;
+	int k;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *t = line + strspn(line, " |-+");
+
+		if (isdigit((unsigned char)*t)) {
+			sscanf(t, "%63s", last);
+			continue;
+		}
+		if (strncmp(t, "/32 host LOCAL", 14) || inet_pton(AF_INET, last, &in) != 1)
+			continue;
+		memcpy(&a, &in, sizeof(a));
+		if ((k = iface_of_v4(nf, a)) >= 0)
+			set_addr(&h->ifaces[k], AF_INET, &in);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* IPv6: if_inet6 names each address's interface. */
+static void read_addrs6(struct gp_host *h, struct netfacts *nf)
+{
+	char path[PATH_LEN], line[256], hex[64], ifname[64];
+	FILE *f = fopen(rootp(h, path, "/proc/net/if_inet6"), "r");
+	unsigned scope;
+	uint8_t a[16];
+	int k;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %*x %*x %x %*x %63s", hex, &scope, ifname) != 3 ||
+		    !hex16(hex, a) || (k = iface_index(h, ifname)) < 0)
+			continue;
+		nf->a6 = gp_xrealloc(nf->a6, nf->n6 + 1, sizeof(*nf->a6));
+		memcpy(nf->a6[nf->n6].a, a, 16);
+		nf->a6[nf->n6++].iface = k;
+		if (!scope) /* global: link-local (0x20) and host (0x10) are everyone's */
+			set_addr(&h->ifaces[k], AF_INET6, a);
+	}
+	if (f)
+		fclose(f);
+}
+
+static int iface_of_v6(const struct netfacts *nf, const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint32_t v4;
+	size_t i;
+
+	if (!memcmp(a, mapped, 12)) { /* ::ffff:a.b.c.d, a dual-stack socket */
+		memcpy(&v4, a + 12, 4);
+		return iface_of_v4(nf, v4);
+	}
+	for (i = 0; i < nf->n6; i++)
+		if (!memcmp(nf->a6[i].a, a, 16))
+			return nf->a6[i].iface;
+	return -1;
+}
+
+/* Established connections (state 01) by local address, IPv4 or IPv6. */
+static bool read_tcp(struct gp_host *h, const struct netfacts *nf, bool v6)
+{
+	char path[PATH_LEN], line[512], local[40];
+	FILE *f = fopen(rootp(h, path, v6 ? "/proc/net/tcp6" : "/proc/net/tcp"), "r");
+	unsigned state;
+	int k;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		uint32_t w[4];
+		int i;
+
+		if (sscanf(line, " %*d: %39[0-9A-Fa-f]:%*x %*s %x", local, &state) != 2 ||
+		    state != 1 || strlen(local) != (v6 ? 32u : 8u))
+			continue;
+		for (i = 0; i < (v6 ? 4 : 1); i++) {
+			char word[9];
+
+			memcpy(word, local + 8 * i, 8);
+			word[8] = '\0';
+			w[i] = (uint32_t)strtoul(word, NULL, 16);
+		}
+		k = v6 ? iface_of_v6(nf, (const uint8_t *)w) : iface_of_v4(nf, w[0]);
+		if (k >= 0)
+			h->ifaces[k].tcp++;
+	}
+	fclose(f);
+	return true;
+}
+
+/* An upper device (VLAN, macvlan, a bridge or bond above) shows as upper_NAME. */
+static void read_uppers(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	size_t i;
+
+	for (i = 0; i < h->nifaces; i++) {
+		struct gp_iface *x = &h->ifaces[i];
+		DIR *d = opendir(rootp(h, path, "/sys/class/net/%s", x->name));
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			if (!strncmp(e->d_name, "upper_", 6) && strcmp(e->d_name + 6, x->master)) {
+				gp_strlcpy(x->upper, e->d_name + 6, sizeof(x->upper));
+				break;
+			}
+		if (d)
+			closedir(d);
+	}
+}
+
+static void read_net_use(struct gp_host *h)
+{
+	struct netfacts nf = { 0 };
+
+	read_routes4(h, &nf);
+	read_routes6(h);
+	read_addrs4(h, &nf);
+	read_addrs6(h, &nf);
+	h->seen_sockets = read_tcp(h, &nf, false);
+	read_tcp(h, &nf, true); /* absent when IPv6 is off */
+	read_uppers(h);
+	free(nf.r4);
+	free(nf.a6);
 }
 
 /* ---- processes holding GPU device nodes ---- */
@@ -990,7 +1225,7 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 
 static void read_binding_state(struct gp_host *h)
 {
-	char path[PATH_LEN];
+	char path[PATH_LEN], text[16];
 	struct stat st;
 	size_t i;
 
@@ -998,8 +1233,12 @@ static void read_binding_state(struct gp_host *h)
 	for (i = 0; i < h->ndevs; i++) {
 		struct gp_dev *d = &h->devs[i];
 
+		d->boot_vga = -1;
 		if (!d->with_gpu)
 			continue;
+		if (read_text(rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf), text,
+			      sizeof(text)) > 0)
+			d->boot_vga = !strcmp(text, "1");
 		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
 			  d->driver_override, sizeof(d->driver_override));
 		if (!strcmp(d->driver_override, "(null)"))
@@ -1016,6 +1255,174 @@ static void read_binding_state(struct gp_host *h)
 	h->driverctl = !stat(rootp(h, path, "/usr/sbin/driverctl"), &st);
 	read_overrides(h, "/etc/gpuprov/override.d", "");
 	read_overrides(h, "/etc/driverctl.d", "pci-");
+}
+
+/* ---- disks, swap and framebuffers: what a companion may hold for the host ---- */
+
+/* The last PCI address in a sysfs path: the function a disk or netdev is on. */
+static int pci_of_path(const struct gp_host *h, const char *link)
+{
+	char buf[PATH_LEN], bdf[GP_BDF_LEN] = "", *save = NULL, *tok;
+
+	gp_strlcpy(buf, link, sizeof(buf));
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+		if (is_bdf(tok, strlen(tok)))
+			gp_strlcpy(bdf, tok, sizeof(bdf));
+	return bdf[0] ? gp_host_find(h, bdf) : -1;
+}
+
+static void first_entry(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			gp_strlcpy(out, e->d_name, len);
+			break;
+		}
+	if (d)
+		closedir(d);
+}
+
+/* Disks and partitions of PCI functions (/sys/class/block), with their holders. */
+static void scan_blocks(struct gp_host *h)
+{
+	char path[PATH_LEN], link[PATH_LEN];
+	DIR *dir = opendir(rootp(h, path, "/sys/class/block"));
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	h->seen_blocks = true;
+	while ((e = readdir(dir))) {
+		struct gp_block *b;
+		int dev;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(b->name) ||
+		    read_link(rootp(h, path, "/sys/class/block/%s", e->d_name), link,
+			      sizeof(link)) <= 0 ||
+		    (dev = pci_of_path(h, link)) < 0)
+			continue;
+		h->blocks = gp_xrealloc(h->blocks, h->nblocks + 1, sizeof(*h->blocks));
+		b = &h->blocks[h->nblocks++];
+		memset(b, 0, sizeof(*b));
+		gp_strlcpy(b->name, e->d_name, sizeof(b->name));
+		b->dev = dev;
+		read_text(rootp(h, path, "/sys/class/block/%s/dev", b->name), b->majmin,
+			  sizeof(b->majmin));
+		first_entry(rootp(h, path, "/sys/class/block/%s/holders", b->name), b->holder,
+			    sizeof(b->holder));
+	}
+	closedir(dir);
+}
+
+static struct gp_block *block_named(struct gp_host *h, const char *majmin, const char *source)
+{
+	const char *name = strncmp(source, "/dev/", 5) ? NULL : base_name(source);
+	size_t i;
+
+	for (i = 0; i < h->nblocks; i++)
+		if ((majmin && !strcmp(h->blocks[i].majmin, majmin)) ||
+		    (name && !strcmp(h->blocks[i].name, name)))
+			return &h->blocks[i];
+	return NULL;
+}
+
+/* mountinfo: "36 35 98:0 /mnt1 /mnt2 rw - ext4 /dev/vda1 rw"; by number and by name. */
+static void read_mounts(struct gp_host *h)
+{
+	char path[PATH_LEN], line[4096], majmin[32], point[PATH_LEN], source[PATH_LEN];
+	FILE *f = fopen(rootp(h, path, "/proc/self/mountinfo"), "r");
+	struct gp_block *b;
+
+	if (!f)
+		return;
+	h->seen_mounts = true;
+	while (fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", majmin, point) != 2 || !dash ||
+		    sscanf(dash + 3, "%*s %4095s", source) != 1)
+			continue;
+		if ((b = block_named(h, majmin, source)) && !b->mount[0])
+			gp_strlcpy(b->mount, point, sizeof(b->mount));
+	}
+	fclose(f);
+	f = fopen(rootp(h, path, "/proc/swaps"), "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%4095s", source) == 1 && (b = block_named(h, NULL, source)))
+			b->swap = true;
+	if (f)
+		fclose(f);
+}
+
+static bool fb_name(const char *name)
+{
+	static const char *const fbs[] = { "efifb",  "simplefb", "simple-framebuffer",
+					   "vesafb", "BOOTFB",	 "simpledrm" };
+	size_t i;
+
+	for (i = 0; i < sizeof(fbs) / sizeof(fbs[0]); i++)
+		if (strstr(name, fbs[i]))
+			return true;
+	return false;
+}
+
+/* Framebuffers in /proc/iomem; a reader without root sees every address as 0. */
+static void read_iomem(struct gp_host *h)
+{
+	char path[PATH_LEN], line[512], name[256];
+	FILE *f = fopen(rootp(h, path, "/proc/iomem"), "r");
+	unsigned long long start, end;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		struct gp_fb *fb;
+
+		if (sscanf(line, " %llx-%llx : %255[^\n]", &start, &end, name) != 3)
+			continue;
+		h->seen_iomem |= end != 0;
+		if (!fb_name(name))
+			continue;
+		h->fbs = gp_xrealloc(h->fbs, h->nfbs + 1, sizeof(*h->fbs));
+		fb = &h->fbs[h->nfbs++];
+		fb->start = start;
+		fb->end = end;
+		gp_strlcpy(fb->name, name, sizeof(fb->name));
+	}
+	if (f)
+		fclose(f);
+}
+
+/* fbcon: a virtual console bound to a frame buffer device. */
+static void read_vtcons(struct gp_host *h)
+{
+	char path[PATH_LEN], text[128];
+	DIR *dir = opendir(rootp(h, path, "/sys/class/vtconsole"));
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_text(rootp(h, path, "/sys/class/vtconsole/%s/name", e->d_name), text,
+			      sizeof(text)) <= 0 ||
+		    !strstr(text, "frame buffer"))
+			continue;
+		if (read_text(rootp(h, path, "/sys/class/vtconsole/%s/bind", e->d_name), text,
+			      sizeof(text)) > 0 &&
+		    !strcmp(text, "1"))
+			h->fbcon = true;
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static void read_host_use(struct gp_host *h)
+{
+	scan_blocks(h);
+	read_mounts(h);
+	read_iomem(h);
+	read_vtcons(h);
 }
 
 /* ---- the whole host ---- */
@@ -1046,11 +1453,11 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	scan_numa(h);
 	single_node(h);
 	scan_ifaces(h);
-	read_routes(h);
-	read_ssh(h);
+	read_net_use(h);
 	read_kernel(h);
 	scan_holders(h);
 	read_binding_state(h);
+	read_host_use(h);
 	read_vm_state(h, p);
 	read_net_owner(h, p);
 	return 0;
@@ -1069,5 +1476,7 @@ void gp_host_release(struct gp_host *h)
 	free(h->numa);
 	free(h->ifaces);
 	free(h->holders);
+	free(h->blocks);
+	free(h->fbs);
 	memset(h, 0, sizeof(*h));
 }

@@ -15,11 +15,12 @@
 
 /* Findings that make a group's steps unsafe: apply refuses while one fails. */
 static const char *const blocking_vfio[] = {
-	"iommu.off", "iommu.group_shared", "gpu.in_use", "gpu.count", "vfio.module", NULL,
+	"iommu.off",   "iommu.group_shared", "gpu.in_use", "gpu.count",
+	"vfio.module", "companion.unsafe",   NULL,
 };
 static const char *const blocking_vm[] = { "vm.mmio", "vm.memory", NULL };
-static const char *const blocking_bond[] = { "nic.missing", "bond.mgmt", NULL };
-static const char *const blocking_bond_forced[] = { "nic.missing", NULL };
+static const char *const blocking_bond[] = { "nic.missing", "bond.mgmt", "bond.port_master", NULL };
+static const char *const blocking_bond_forced[] = { "nic.missing", "bond.port_master", NULL };
 
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
 {

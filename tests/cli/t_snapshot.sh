@@ -11,7 +11,8 @@ for root in build/hosts/*/; do
 	$G -q -r "$root" -o "$d/s.tar.gz" snapshot
 	tar xzf "$d/s.tar.gz" -C "$d/tree"
 	for c in "--json scan" "--json topo" "-p profiles/generic-2gpu.ini --json check" \
-		"-p profiles/h3c-r5350-g6.ini --json check" "-p tests/cli/profiles/bond-problems.ini --json plan"; do
+		"-p profiles/h3c-r5350-g6.ini --json check" "-p tests/cli/profiles/bond-problems.ini --json plan" \
+		"-p tests/cli/profiles/bind.ini --json check"; do
 		# shellcheck disable=SC2086
 		$G -r "$root" $c >"$d/a" 2>&1 || true
 		# shellcheck disable=SC2086

@@ -345,6 +345,71 @@ static void test_bond(void **state)
 	done(&x);
 }
 
+/* Facts that cannot be read are failures, never a default (issue 10, item 6). */
+static void test_unreadable(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "unreadable", "[gpus]\nmatch = 10de:20b5\ncount = 3\n");
+	expect(&x, "iommu.group_shared", "0000:41:00.0", GP_FAIL, "'garbage', not a group");
+	expect(&x, "iommu.group_shared", "0000:42:00.0", GP_FAIL, "is a link loop");
+	expect(&x, "iommu.group_shared", "0000:44:00.0", GP_FAIL, "in no IOMMU group");
+	expect(&x, "gpu.numa_split", "0000:41:00.0", GP_FAIL, "numa_node reads 'zz'");
+	expect(&x, "bar.unassigned", "0000:42:00.0", GP_FAIL, "no memory BAR");
+	expect(&x, "bar.unassigned", "0000:41:00.0", GP_OK, NULL);
+	assert_int_equal(x.h.devs[unit_index(&x.h, "0000:41:00.0")].numa_node, -1);
+	assert_int_equal(x.h.devs[unit_index(&x.h, "0000:42:00.0")].iommu_group, -1);
+	done(&x);
+}
+
+/* companions = bind refuses what the host lives on (issue 10, item 3). */
+static void test_companions(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "companions", A100 "companions = bind\n");
+	expect(&x, "companion.unsafe", "0000:41:00.1", GP_OK, "class 0403");
+	expect(&x, "companion.unsafe", "0000:41:00.2", GP_OK, "class 0c03");
+	expect(&x, "companion.unsafe", "0000:41:00.3", GP_FAIL, "nvme0n1p1 is mounted on /");
+	expect(&x, "companion.unsafe", "0000:41:00.3", GP_FAIL, "nvme0n1p2 is swap");
+	expect(&x, "companion.unsafe", "0000:41:00.3", GP_FAIL, "nvme0n1p3 is held by dm-0");
+	expect(&x, "companion.unsafe", "0000:41:00.4", GP_FAIL,
+	       "enp65s0f4 carries the default route");
+	expect(&x, "companion.unsafe", "0000:41:00.4", GP_FAIL, "address 10.0.0.5");
+	expect(&x, "companion.unsafe", "0000:41:00.4", GP_FAIL, "1 established TCP connection");
+	expect(&x, "companion.unsafe", "0000:42:00.1", GP_FAIL, "enp66s0f1 is a port of br0");
+	expect(&x, "companion.unsafe", "0000:42:00.2", GP_FAIL, "the boot VGA device");
+	expect(&x, "companion.unsafe", "0000:42:00.2", GP_FAIL, "efifb holds its BAR0");
+	expect(&x, "companion.unsafe", "0000:42:00.3", GP_FAIL, "carries enp66s0f3.100");
+	expect(&x, "companion.unsafe", "0000:42:00.4", GP_OK, NULL);
+	done(&x);
+	/* with companions = refuse nothing is unbound: iommu.group_shared says so */
+	run_checks(&x, "companions", A100);
+	expect(&x, "iommu.group_shared", "0000:41:00.0", GP_FAIL, "0000:41:00.3");
+	for (size_t i = 0; i < x.r.n; i++)
+		assert_string_not_equal(x.r.items[i].id, "companion.unsafe");
+	done(&x);
+}
+
+/* A port of a bridge or of another bond is refused (issue 10, item 4). */
+static void test_ports_taken(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "ports-taken", A100 "[bond]\nname = bond0\nslaves = ens1f0np0 ens1f1np1\n");
+	expect(&x, "bond.mgmt", "bond0", GP_FAIL,
+	       "ens1f0np0 is a port of br1, which carries the default route");
+	expect(&x, "bond.port_master", "ens1f0np0", GP_FAIL, "already a port of br1");
+	expect(&x, "bond.port_master", "ens1f1np1", GP_FAIL, "already a port of bond9 (a bond)");
+	done(&x);
+	run_checks(&x, "r5350-ready", A100 "[bond]\nname = bond0\nslaves = ens1f0np0 ens1f1np1\n");
+	expect(&x, "bond.port_master", "bond0", GP_OK, NULL);
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,7 +420,8 @@ int main(void)
 		cmocka_unit_test(test_acs),	      cmocka_unit_test(test_in_use_and_reset),
 		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_iommu_hint),
-		cmocka_unit_test(test_single_node),
+		cmocka_unit_test(test_single_node),   cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_companions),    cmocka_unit_test(test_ports_taken),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);

@@ -86,6 +86,11 @@ static void test_blocked(void **state)
 	plan_for(&x, "iommu-off", A100, ALL);
 	assert_non_null(strstr(x.plan.blockers[0], "iommu.off"));
 	done(&x);
+	/* GPUs whose IOMMU group cannot be read are not bound */
+	plan_for(&x, "unreadable", "[gpus]\nmatch = 10de:20b5\ncount = 3\n", ALL);
+	assert_int_equal(x.plan.nblockers, 3);
+	assert_non_null(strstr(x.plan.blockers[1], "iommu.group_shared 0000:42:00.0"));
+	done(&x);
 	/* a NUMA split or a slow link is not unsafe: warned, not blocked */
 	plan_for(&x, "numa-split", A100, ALL);
 	assert_int_equal(x.plan.nblockers, 0);
@@ -104,6 +109,26 @@ static void test_companions(void **state)
 	assert_non_null(
 		strstr(text, "device.unbind 0000:41:00.1 bound to snd_hda_intel->unbound\n"));
 	assert_non_null(strstr(text, "device.bind 0000:41:00.1 snd_hda_intel->vfio-pci\n"));
+	done(&x);
+}
+
+/* What the host lives on blocks the plan; --force-mgmt does not lift a taken port. */
+static void test_unsafe(void **state)
+{
+	const char *bond = A100 "[bond]\nname = bond0\nslaves = ens1f0np0 ens1f1np1\n";
+	struct run x;
+
+	(void)state;
+	plan_for(&x, "companions", A100 "companions = bind\n", ALL);
+	assert_int_equal(x.plan.nblockers, 5);
+	assert_non_null(strstr(x.plan.blockers[0], "companion.unsafe 0000:41:00.3"));
+	done(&x);
+	plan_for(&x, "ports-taken", bond, GP_GROUP_BOND);
+	assert_int_equal(x.plan.nblockers, 3);
+	done(&x);
+	plan_for(&x, "ports-taken", bond, GP_GROUP_BOND | GP_FORCE_MGMT);
+	assert_int_equal(x.plan.nblockers, 2);
+	assert_non_null(strstr(x.plan.blockers[0], "bond.port_master ens1f0np0"));
 	done(&x);
 }
 
@@ -203,10 +228,10 @@ static void test_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ready),	     cmocka_unit_test(test_blocked),
-		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
-		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
-		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_ready),	       cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_unsafe),	       cmocka_unit_test(test_companions),
+		cmocka_unit_test(test_lab_capture),    cmocka_unit_test(test_already_done),
+		cmocka_unit_test(test_persist_render), cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
