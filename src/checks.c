@@ -414,19 +414,32 @@ static void check_count(const struct gp_profile *p, int n, struct gp_report *r)
 		      p->count);
 }
 
+/* The [slot.*] naming this address, as root_port or (on a root bus) address. */
+static const struct gp_slot *slot_at(const struct gp_profile *p, const char *bdf, bool own)
+{
+	int i;
+
+	for (i = 0; i < p->nslots; i++)
+		if (!strcmp(own ? p->slots[i].address : p->slots[i].root_port, bdf))
+			return &p->slots[i];
+	return NULL;
+}
+
+/*
+ * The slot a GPU sits in: the one naming the GPU itself (a slot on a root
+ * bus), else the one naming the nearest bridge above it, so that a slot
+ * behind a switch wins over one naming the switch's root port, whatever the
+ * order of the sections.
+ */
 static const struct gp_slot *slot_of(const struct gp_host *h, const struct gp_profile *p, int g)
 {
-	int rp = gp_host_root_port(h, g), i;
-	int parent = h->devs[g].parent;
+	const struct gp_slot *s = slot_at(p, h->devs[g].bdf, true);
+	int i, depth;
 
-	for (i = 0; i < p->nslots; i++) {
-		const char *port = p->slots[i].root_port;
-
-		if ((parent >= 0 && !strcmp(h->devs[parent].bdf, port)) ||
-		    (rp >= 0 && !strcmp(h->devs[rp].bdf, port)))
-			return &p->slots[i];
-	}
-	return NULL;
+	for (i = h->devs[g].parent, depth = 0; !s && i >= 0 && depth < 64;
+	     i = h->devs[i].parent, depth++)
+		s = slot_at(p, h->devs[i].bdf, false);
+	return s;
 }
 
 static bool slot_wanted(const struct gp_profile *p, const char *name)
@@ -439,48 +452,97 @@ static bool slot_wanted(const struct gp_profile *p, const char *name)
 	return false;
 }
 
+/* A GPU on a root bus has no bridge above it: the root complex is. */
+static bool on_root_bus(const struct gp_dev *d)
+{
+	return d->parent < 0 && !d->parent_bdf[0];
+}
+
+static void slot_where(const struct gp_host *h, const struct gp_dev *d, char *buf, size_t len)
+{
+	if (d->parent >= 0)
+		snprintf(buf, len, "below %s", h->devs[d->parent].bdf);
+	else if (on_root_bus(d))
+		snprintf(buf, len, "on the root bus of %s", d->rc[0] ? d->rc : "its host bridge");
+	else
+		snprintf(buf, len, "below %s (not found)", d->parent_bdf);
+}
+
+static int slot_unwanted(const struct gp_profile *p, const struct gp_slot *s,
+			 const struct gp_dev *d, const char *where, struct gp_report *r)
+{
+	char allowed[256] = "";
+	size_t len = 0;
+	int i;
+
+	if (!p->ngpu_slots || (s && slot_wanted(p, s->name)))
+		return 0;
+	for (i = 0; i < p->ngpu_slots && len < sizeof(allowed) - GP_NAME_LEN; i++)
+		len += (size_t)snprintf(allowed + len, sizeof(allowed) - len, "%s%s", i ? ", " : "",
+					p->gpu_slots[i]);
+	gp_report_add(r, "gpu.slot", GP_FAIL, d->bdf,
+		      "move the card to one of the slots the profile names ([gpus] slots), or "
+		      "correct the slot map",
+		      "%s%s (%s); the profile wants slot %s",
+		      s ? "in slot " : "in no slot of the profile", s ? s->name : "", where,
+		      allowed);
+	return 1;
+}
+
+static int slot_numa(const struct gp_slot *s, const struct gp_dev *d, struct gp_report *r)
+{
+	if (!s || s->numa_node < 0 || d->numa_node < 0 || s->numa_node == d->numa_node)
+		return 0;
+	gp_report_add(r, "gpu.slot", GP_WARN, d->bdf,
+		      "the profile's slot map is wrong for this host: correct numa_node in "
+		      "[slot.*]",
+		      "slot %s is on NUMA node %d per the profile, but the kernel says %d", s->name,
+		      s->numa_node, d->numa_node);
+	return 1;
+}
+
+static int slot_direct(const struct gp_slot *s, const struct gp_dev *d, bool direct,
+		       const char *where, struct gp_report *r)
+{
+	const char *hint = "use a slot wired to a CPU root port: P2P through a switch or "
+			   "bridge depends on its ACS and bandwidth";
+
+	if (!direct) {
+		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf, hint,
+			      "%s, which is not a CPU root port%s%s", where, s ? "; slot " : "",
+			      s ? s->name : "");
+		return 1;
+	}
+	if (s && s->cpu_direct == 0) {
+		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf, hint,
+			      "slot %s is behind a switch or bridge per the profile "
+			      "(cpu_direct = no)",
+			      s->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* Each problem of a GPU's slot is its own finding: one must not hide another. */
 static void check_slot(const struct gp_host *h, const struct gp_profile *p, int g,
 		       struct gp_report *r)
 {
 	const struct gp_dev *d = &h->devs[g];
 	const struct gp_slot *s = slot_of(h, p, g);
-	int parent = d->parent;
-	const char *above = parent >= 0 ? h->devs[parent].bdf : "the root bus";
-	bool direct = parent >= 0 && h->devs[parent].pcie_type == GP_PCIE_ROOT_PORT;
+	bool direct = on_root_bus(d) ||
+		      (d->parent >= 0 && h->devs[d->parent].pcie_type == GP_PCIE_ROOT_PORT);
+	char where[96];
+	int problems = 0;
 
-	if (p->ngpu_slots && (!s || !slot_wanted(p, s->name))) {
-		char allowed[256] = "";
-		size_t len = 0;
-		int i;
-
-		for (i = 0; i < p->ngpu_slots && len < sizeof(allowed) - GP_NAME_LEN; i++)
-			len += (size_t)snprintf(allowed + len, sizeof(allowed) - len, "%s%s",
-						i ? ", " : "", p->gpu_slots[i]);
-		gp_report_add(r, "gpu.slot", GP_FAIL, d->bdf,
-			      "move the card to one of the slots the profile names ([gpus] "
-			      "slots), or correct the slot map",
-			      "%s%s (below %s); the profile wants slot %s",
-			      s ? "in slot " : "in no slot of the profile", s ? s->name : "", above,
-			      allowed);
+	slot_where(h, d, where, sizeof(where));
+	problems += slot_unwanted(p, s, d, where, r);
+	problems += slot_numa(s, d, r);
+	problems += slot_direct(s, d, direct, where, r);
+	if (problems)
 		return;
-	}
-	if (s && s->numa_node >= 0 && d->numa_node >= 0 && s->numa_node != d->numa_node) {
-		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf,
-			      "the profile's slot map is wrong for this host: correct numa_node "
-			      "in [slot.*]",
-			      "slot %s is on NUMA node %d per the profile, but the kernel says %d",
-			      s->name, s->numa_node, d->numa_node);
-		return;
-	}
-	if ((s && s->cpu_direct == 0) || !direct) {
-		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf,
-			      "use a slot wired to a CPU root port: P2P through a switch or "
-			      "bridge depends on its ACS and bandwidth",
-			      "below %s, which is not a CPU root port%s%s", above,
-			      s ? "; slot " : "", s ? s->name : "");
-		return;
-	}
-	gp_report_add(r, "gpu.slot", GP_OK, d->bdf, NULL, "CPU-direct: root port %s%s%s%s%s", above,
+	if (d->parent >= 0)
+		snprintf(where, sizeof(where), "root port %s", h->devs[d->parent].bdf);
+	gp_report_add(r, "gpu.slot", GP_OK, d->bdf, NULL, "CPU-direct: %s%s%s%s%s", where,
 		      s ? ", slot " : "", s ? s->name : "", d->slot[0] ? ", physical slot " : "",
 		      d->slot);
 }

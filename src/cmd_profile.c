@@ -37,17 +37,6 @@ static int validate(struct gp_ctx *ctx, const char *path)
 	return GP_EXIT_OK;
 }
 
-/*
- * Compute GPUs: every 3D controller, and display controllers of NVIDIA and
- * AMD; a server's BMC VGA (ASPEED, Matrox) is no candidate.
- */
-static bool passthrough_candidate(const struct gp_dev *d)
-{
-	if (d->class == 0x0302)
-		return true;
-	return (d->class >> 8) == 0x03 && (d->vendor == 0x10de || d->vendor == 0x1002);
-}
-
 static void slot_name(const struct gp_dev *d, int i, char *buf, size_t len)
 {
 	const char *c;
@@ -75,12 +64,19 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 
 		rp = d->parent;
 		slot_name(d, i, names[i], sizeof(names[i]));
-		fprintf(f, "\n[slot.%s]\nroot_port = %s\n", names[i],
-			rp >= 0 ? h->devs[rp].bdf : "0000:00:00.0");
+		/* on a root bus (a VM, an integrated GPU) no bridge is above the slot */
+		if (rp >= 0 || d->parent_bdf[0])
+			fprintf(f, "\n[slot.%s]\nroot_port = %s\n", names[i],
+				rp >= 0 ? h->devs[rp].bdf : d->parent_bdf);
+		else
+			fprintf(f, "\n[slot.%s]\naddress = %s\n", names[i], d->bdf);
 		if (d->numa_node >= 0)
 			fprintf(f, "numa_node = %d\n", d->numa_node);
 		fprintf(f, "cpu_direct = %s\n",
-			rp >= 0 && h->devs[rp].pcie_type == GP_PCIE_ROOT_PORT ? "yes" : "no");
+			(rp < 0 && !d->parent_bdf[0]) ||
+					(rp >= 0 && h->devs[rp].pcie_type == GP_PCIE_ROOT_PORT)
+				? "yes"
+				: "no");
 		snprintf(ids[nids], sizeof(ids[0]), "%04x:%04x", d->vendor, d->device);
 		for (j = 0; j < nids && strcmp(ids[j], ids[nids]); j++)
 			;
@@ -108,10 +104,11 @@ static int discover(struct gp_ctx *ctx)
 	if (rc)
 		return rc;
 	for (n = 0, i = 0; i < h.ndevs && n < MAX_GPUS; i++)
-		if (passthrough_candidate(&h.devs[i]))
+		if (h.devs[i].role == GP_ROLE_GPU) /* no profile: gp_dev_is_gpu() */
 			gpus[n++] = (int)i;
 	if (!n) {
-		gp_err("no GPUs (3D controllers, NVIDIA or AMD display controllers) under '%s'",
+		gp_err("no GPUs (3D controllers, NVIDIA, AMD or Intel display controllers) under "
+		       "'%s'",
 		       ctx->root);
 		gp_host_release(&h);
 		return GP_EXIT_FAIL;

@@ -280,6 +280,7 @@ struct gp_profile;
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
 void gp_host_release(struct gp_host *host);
 int gp_host_find(const struct gp_host *host, const char *bdf);
+bool gp_dev_is_gpu(const struct gp_dev *d);
 int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
 const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
 
@@ -303,8 +304,9 @@ enum gp_companions {
 struct gp_slot {
 	char name[GP_NAME_LEN];
 	char root_port[GP_BDF_LEN];
-	int numa_node;	/* -1 when not given */
-	int cpu_direct; /* -1 when not given */
+	char address[GP_BDF_LEN]; /* instead of root_port: the device, on a root bus */
+	int numa_node;		  /* -1 when not given */
+	int cpu_direct;		  /* -1 when not given */
 	int line;
 };
 

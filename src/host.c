@@ -296,9 +296,23 @@ static void read_config(struct pci_dev *pd, struct gp_dev *d)
 	d->is_bridge = c.header_type == 1;
 }
 
+/*
+ * Without a profile, the one rule for what is a GPU (scan, topo, profile
+ * discover): every 3D controller, and the display controllers of the GPU
+ * vendors.  A server's BMC VGA (ASPEED, Matrox, Hisilicon) is a display
+ * controller too, but nothing anyone passes through.
+ */
+bool gp_dev_is_gpu(const struct gp_dev *d)
+{
+	if (d->class == 0x0302)
+		return true;
+	return (d->class >> 8) == 0x03 &&
+	       (d->vendor == 0x10de || d->vendor == 0x1002 || d->vendor == 0x8086);
+}
+
 static enum gp_role role_of(const struct gp_dev *d, const struct gp_profile *p)
 {
-	if (p ? gp_profile_matches(p, d) : (d->class >> 8) == 0x03)
+	if (p ? gp_profile_matches(p, d) : gp_dev_is_gpu(d))
 		return GP_ROLE_GPU;
 	if ((d->class >> 8) == 0x02)
 		return GP_ROLE_NIC;

@@ -428,6 +428,14 @@ static int slot_key(struct parse_state *st, const char *slot, const char *key, c
 				    v);
 		return 1;
 	}
+	if (!strcmp(key, "address")) {
+		if (gp_parse_bdf(v, s->address))
+			return fail(st, st->line,
+				    "bad value for address: '%s': expected a PCI "
+				    "address such as 0000:00:06.0",
+				    v);
+		return 1;
+	}
 	if (!strcmp(key, "numa_node")) {
 		if (v_uint_range(v, 0, 1023, &x))
 			return fail(st, st->line,
@@ -675,10 +683,20 @@ static int validate(struct parse_state *st)
 		if (!slot_for(p, p->gpu_slots[i]))
 			return fail(st, st->gpus_slots_line, "slot '%s' has no [slot.%s] section",
 				    p->gpu_slots[i], p->gpu_slots[i]);
-	for (i = 0; i < p->nslots; i++)
-		if (!p->slots[i].root_port[0])
-			return fail(st, p->slots[i].line, "missing key 'root_port' in [slot.%s]",
-				    p->slots[i].name);
+	for (i = 0; i < p->nslots; i++) {
+		const struct gp_slot *s = &p->slots[i];
+
+		if (!s->root_port[0] && !s->address[0])
+			return fail(st, s->line,
+				    "missing key 'root_port' in [slot.%s] (or 'address' for a "
+				    "slot on a root bus)",
+				    s->name);
+		if (s->root_port[0] && s->address[0])
+			return fail(st, s->line,
+				    "[slot.%s] has both root_port and address: a slot on a root "
+				    "bus has no root port",
+				    s->name);
+	}
 	if (p->has_vm && !p->vm.name[0])
 		return fail(st, st->section_line[2], "missing key 'name' in [vm]");
 	if (p->has_vm && !p->vm.output[0])

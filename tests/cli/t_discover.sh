@@ -18,3 +18,27 @@ $G -r build/hosts/numa-split -p "$d/q.ini" check >"$d/out"
 rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q '^FAIL  gpu.numa_split' "$d/out"
+# On every fixture host and real capture: discover takes exactly the GPUs that
+# scan and topo call GPUs without a profile (one rule: no BMC VGA), and the
+# host passes its own discovered profile's count and slot map.
+for root in build/hosts/*/; do
+	root=${root%/}
+	$G -r "$root" -o "$d/h.ini" profile discover 2>/dev/null || continue
+	want=$(sed -n 's/^count = //p' "$d/h.ini")
+	scan=$($G -r "$root" --json scan | python3 -c '
+import json, sys
+print(sum(d["role"] == "gpu" for d in json.load(sys.stdin)["devices"]))')
+	topo=$($G -r "$root" topo | grep -c '^  GPU[0-9]* ')
+	[ "$scan" = "$want" ] && [ "$topo" = "$want" ] ||
+		{ echo "$root: discover $want GPUs, scan $scan, topo $topo"; exit 1; }
+	set +e
+	$G -r "$root" -p "$d/h.ini" --json check >"$d/check.json"
+	set -e
+	python3 - "$root" "$d/check.json" <<'PY'
+import json, sys
+root, path = sys.argv[1:3]
+bad = [f for f in json.load(open(path))["findings"]
+       if f["id"] in ("gpu.count", "gpu.slot") and f["severity"] == "fail"]
+assert not bad, (root, bad)
+PY
+done

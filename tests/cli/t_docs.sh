@@ -43,6 +43,7 @@ sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_]*,.*/\1 \2/p' src/profile
 echo "slot root_port" >>"/tmp/gp-docs.$$.keys"
 echo "slot numa_node" >>"/tmp/gp-docs.$$.keys"
 echo "slot cpu_direct" >>"/tmp/gp-docs.$$.keys"
+echo "slot address" >>"/tmp/gp-docs.$$.keys"
 while read -r section key; do
 	case "$section" in
 	slot) ss="[slot. Ns Ar name ]" ;;

@@ -223,6 +223,71 @@ static void test_slots(void **state)
 	done(&x);
 }
 
+/* How many findings with this id, subject and severity, and one of them has words. */
+static int count_with(const struct run *x, const char *id, const char *subject,
+		      enum gp_severity sev, const char *words)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < x->r.n; i++) {
+		const struct gp_finding *f = &x->r.items[i];
+
+		n += !strcmp(f->id, id) && !strcmp(f->subject, subject) && f->severity == sev &&
+		     (!words || strstr(f->message, words));
+	}
+	return n;
+}
+
+/* The nearest slot wins whatever the order of the sections; each problem is reported. */
+static void test_slot_nearest(void **state)
+{
+	static const char *const orders[] = {
+		"[slot.sw]\nroot_port = 0000:40:01.1\n[slot.a]\nroot_port = 0000:42:00.0\n"
+		"[slot.b]\nroot_port = 0000:42:01.0\n",
+		"[slot.a]\nroot_port = 0000:42:00.0\n[slot.b]\nroot_port = 0000:42:01.0\n"
+		"[slot.sw]\nroot_port = 0000:40:01.1\n",
+	};
+	char profile[512];
+	struct run x;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
+		snprintf(profile, sizeof(profile), A100 "slots = a b\n%s", orders[i]);
+		run_checks(&x, "switch", profile);
+		assert_int_equal(count_with(&x, "gpu.slot", "0000:43:00.0", GP_FAIL, NULL), 0);
+		expect(&x, "gpu.slot", "0000:43:00.0", GP_WARN, "slot a");
+		expect(&x, "gpu.slot", "0000:44:00.0", GP_WARN, "slot b");
+		done(&x);
+	}
+	/* in the wrong slot, on the wrong node per the profile, and not CPU-direct */
+	run_checks(&x, "switch",
+		   A100 "slots = b\n[slot.a]\nroot_port = 0000:42:00.0\nnuma_node = 1\n"
+			"[slot.b]\nroot_port = 0000:42:01.0\n");
+	assert_int_equal(count_with(&x, "gpu.slot", "0000:43:00.0", GP_FAIL, "in slot a"), 1);
+	assert_int_equal(count_with(&x, "gpu.slot", "0000:43:00.0", GP_WARN, "NUMA node 1"), 1);
+	assert_int_equal(count_with(&x, "gpu.slot", "0000:43:00.0", GP_WARN, "not a CPU root port"),
+			 1);
+	assert_int_equal(count_with(&x, "gpu.slot", "0000:43:00.0", GP_OK, NULL), 0);
+	done(&x);
+}
+
+/* A GPU on a root bus (the real H200 VM): its slot names it by address. */
+static void test_slot_root_bus(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "h200x2-guest",
+		   "[gpus]\nmatch = 10de:2335\ncount = 2\nslots = g0 g1\n"
+		   "[slot.g0]\naddress = 0000:00:06.0\ncpu_direct = yes\n"
+		   "[slot.g1]\naddress = 0000:00:07.0\n");
+	expect(&x, "gpu.slot", "0000:00:06.0", GP_OK, "root bus of pci0000:00, slot g0");
+	expect(&x, "gpu.slot", "0000:00:07.0", GP_OK, "slot g1");
+	done(&x);
+}
+
 static void test_count(void **state)
 {
 	struct run x;
@@ -422,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_iommu_hint),
 		cmocka_unit_test(test_single_node),   cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_companions),    cmocka_unit_test(test_ports_taken),
+		cmocka_unit_test(test_slot_nearest),  cmocka_unit_test(test_slot_root_bus),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
