@@ -201,7 +201,13 @@ int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j
 
 int gp_rollback_run(struct gp_journal *j)
 {
-	int rc = undo_range(j, gp_journal_nsteps(j));
+	int rc;
+
+	gp_journal_status(j, "rolling_back"); /* killed now, it is still interrupted */
+	rc = gp_journal_save(j);
+	if (rc)
+		return rc;
+	rc = undo_range(j, gp_journal_nsteps(j));
 
 	gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
 	if (gp_journal_save(j))

@@ -18,6 +18,7 @@ struct gp_ctx {
 	const char *only;   /* --only vfio,bond,vm */
 	bool yes;	    /* --yes: do not ask */
 	bool force_mgmt;    /* --force-mgmt: may bond the management port */
+	bool list;	    /* rollback --list */
 	int argc;	    /* the command's own arguments */
 	char **argv;
 };

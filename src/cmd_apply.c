@@ -65,15 +65,64 @@ static int requirements(const struct gp_ctx *ctx, const char *command)
 	return 0;
 }
 
+/* The journal without file contents or the previous domain XML: digests stand in. */
 static void print_journal(struct gp_journal *j, const char *command)
 {
-	json_object *doc = gp_json_doc(command);
+	json_object *doc = gp_json_doc(command), *pub = gp_journal_public(j);
 
-	json_object_object_foreach (j->doc, key, val) {
+	json_object_object_foreach (pub, key, val) {
 		if (strcmp(key, "schema_version"))
 			json_object_object_add(doc, key, json_object_get(val));
 	}
+	json_object_put(pub);
 	gp_json_print(doc);
+}
+
+/* --json: one document also when refusing; exit status 2. */
+static int refused(const struct gp_ctx *ctx, const char *command, const struct gp_run *r)
+{
+	json_object *doc;
+
+	if (!ctx->json)
+		return GP_EXIT_FAIL;
+	doc = gp_json_doc(command);
+	json_object_object_add(doc, "error", json_object_new_string(gp_last_error));
+	json_object_object_add(doc, "pending_run", json_object_new_string(r->run_id));
+	gp_json_print(doc);
+	return GP_EXIT_FAIL;
+}
+
+/*
+ * As dpkg does after an interruption: no new run on a host that a run left
+ * half-changed, or whose journals cannot be read; rollback first.
+ */
+static int runs_settled(const struct gp_ctx *ctx)
+{
+	struct gp_run *runs;
+	const struct gp_run *r;
+	char why[256] = "";
+	size_t n;
+	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+
+	if (rc) {
+		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
+		       why[0] ? why : strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	r = gp_run_blocking(runs, n);
+	if (r && !r->valid)
+		gp_err("refusing to apply: the journal of run %s is refused (%s); nothing was "
+		       "changed; move it out of '%s' once the host is as it should be",
+		       r->run_id, r->error, gp_journal_dir());
+	else if (r)
+		gp_err("refusing to apply: run %s %s (%zu step%s to undo); nothing was changed; "
+		       "run 'gpuprov rollback' first",
+		       r->run_id,
+		       r->interrupted ? "was interrupted" : "could not be rolled back completely",
+		       r->undoable, r->undoable == 1 ? "" : "s");
+	rc = r ? refused(ctx, "apply", r) : 0;
+	free(runs);
+	return rc;
 }
 
 /* The point of no return is inside gp_apply_run, after every precheck. */
@@ -119,6 +168,9 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 		return rc;
 	if (gp_lock_take(0))
 		return GP_EXIT_LOCKED;
+	rc = runs_settled(ctx);
+	if (rc)
+		return rc;
 	rc = gp_ctx_plan(ctx, &pl);
 	if (rc)
 		return rc;
@@ -161,13 +213,107 @@ static int show_undo(struct gp_journal *j)
 	return n;
 }
 
+/* rollback --list: every run, oldest first, and which one rollback takes next. */
+static int list_runs(const struct gp_ctx *ctx)
+{
+	json_object *doc, *arr;
+	const struct gp_run *next;
+	struct gp_run *runs;
+	char why[256] = "";
+	size_t n, i;
+	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+
+	if (rc) {
+		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
+		       why[0] ? why : strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	next = gp_run_next(runs, n);
+	doc = gp_json_doc("rollback");
+	arr = json_object_new_array();
+	if (!ctx->json)
+		printf("%-4s %-28s %-16s %-7s %s\n", "SEQ", "RUN", "STATUS", "UNDO", "PROFILE");
+	for (i = 0; i < n; i++) {
+		const struct gp_run *r = &runs[i];
+		const char *status = r->interrupted ? "interrupted" : r->status;
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run_id", json_object_new_string(r->run_id));
+		json_object_object_add(o, "seq", json_object_new_int64(r->seq));
+		json_object_object_add(o, "status", json_object_new_string(r->status));
+		json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted));
+		json_object_object_add(o, "steps", json_object_new_int64((int64_t)r->nsteps));
+		json_object_object_add(o, "to_undo", json_object_new_int64((int64_t)r->undoable));
+		json_object_object_add(o, "profile", json_object_new_string(r->profile));
+		json_object_object_add(o, "next", json_object_new_boolean(r == next));
+		if (!r->valid)
+			json_object_object_add(o, "error", json_object_new_string(r->error));
+		json_object_array_add(arr, o);
+		if (!ctx->json)
+			printf("%-4lld %-28s %-16s %zu/%-5zu %s%s%s\n", r->seq, r->run_id, status,
+			       r->undoable, r->nsteps, r->valid ? r->profile : r->error,
+			       r == next ? "  <- next" : "", "");
+	}
+	json_object_object_add(doc, "runs", arr);
+	if (ctx->json)
+		gp_json_print(doc);
+	else
+		json_object_put(doc);
+	free(runs);
+	return GP_EXIT_OK;
+}
+
+/* A run killed before it changed anything: nothing to undo, only to close. */
+static int close_untouched(const struct gp_ctx *ctx, struct gp_journal *j)
+{
+	gp_journal_status(j, "rolled_back");
+	if (gp_journal_save(j))
+		return GP_EXIT_FAIL;
+	gp_info("run %s was interrupted before it changed anything: marked rolled back", j->run_id);
+	if (ctx->json)
+		print_journal(j, "rollback");
+	return GP_EXIT_OK;
+}
+
+/* Which run plain rollback takes: interrupted ones first, then the newest left. */
+static int pick_run(const struct gp_ctx *ctx, char *run_id, size_t len)
+{
+	struct gp_run *runs;
+	const struct gp_run *r;
+	char why[256] = "";
+	size_t n;
+	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+
+	if (rc) {
+		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
+		       why[0] ? why : strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	r = gp_run_next(runs, n);
+	if (r && !r->valid) {
+		gp_err("refusing the journal of run %s: %s; nothing was changed", r->run_id,
+		       r->error);
+		rc = GP_EXIT_INPUT;
+	} else if (r) {
+		gp_strlcpy(run_id, r->run_id, len);
+	} else {
+		gp_info("nothing to roll back");
+		if (ctx->json)
+			gp_json_print(gp_json_doc("rollback"));
+		rc = -1;
+	}
+	free(runs);
+	return rc;
+}
+
 int gp_cmd_rollback(struct gp_ctx *ctx)
 {
 	struct gp_journal j;
+	char run_id[64];
 	int rc;
 
-	if (ctx->argc > 1) {
-		gp_err("usage: gpuprov rollback [RUN-ID]");
+	if (ctx->argc > 1 || (ctx->list && ctx->argc)) {
+		gp_err("usage: gpuprov rollback [--list | RUN-ID]");
 		return GP_EXIT_INPUT;
 	}
 	rc = requirements(ctx, "rollback");
@@ -175,16 +321,25 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 		return rc;
 	if (gp_lock_take(10))
 		return GP_EXIT_LOCKED;
-	rc = gp_journal_open(&j, ctx->argc ? ctx->argv[0] : NULL);
-	if (rc == -ENOENT && !ctx->argc) {
-		gp_info("no journal in '%s': nothing to roll back", gp_journal_dir());
-		return GP_EXIT_OK;
-	}
-	if (rc)
+	if (ctx->list)
+		return list_runs(ctx);
+	if (ctx->argc)
+		gp_strlcpy(run_id, ctx->argv[0], sizeof(run_id));
+	else if ((rc = pick_run(ctx, run_id, sizeof(run_id))))
+		return rc < 0 ? GP_EXIT_OK : rc;
+	if (gp_journal_open(&j, run_id))
 		return GP_EXIT_INPUT;
 	fprintf(stderr, "run %s (%s):\n", j.run_id,
 		json_object_get_string(json_object_object_get(j.doc, "status")));
 	if (!show_undo(&j)) {
+		const char *status =
+			json_object_get_string(json_object_object_get(j.doc, "status"));
+
+		if (!strcmp(status, "running") || !strcmp(status, "rolling_back")) {
+			rc = close_untouched(ctx, &j);
+			gp_journal_close(&j);
+			return rc;
+		}
 		gp_info("nothing to roll back");
 		if (ctx->json)
 			print_journal(&j, "rollback");
@@ -194,6 +349,8 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 	rc = confirm(ctx, "undo these steps?");
 	if (!rc)
 		rc = gp_rollback_run(&j) ? GP_EXIT_FAIL : GP_EXIT_OK;
+	if (!rc)
+		gp_info("rolled back run %s", j.run_id);
 	if (ctx->json)
 		print_journal(&j, "rollback");
 	gp_journal_close(&j);

@@ -65,40 +65,28 @@ static int targets(struct target *t, int max)
 	return n;
 }
 
-/* What a file was before we wrote it: content (or null) and mode. */
-static json_object *previous(const char *path)
+/* Each file as it is now, into undo's "files" (or under key): absent, a link or every byte. */
+static int record_files(json_object *undo, const char *key, const char *const *paths, int n)
 {
-	json_object *f = json_object_new_object();
-	char *prev = gp_read_file(path);
-	struct stat st;
+	json_object *files = json_object_new_array(), *rec;
+	int i, rc;
 
-	json_object_object_add(f, "path", json_object_new_string(path));
-	json_object_object_add(f, "previous", prev ? json_object_new_string(prev) : NULL);
-	json_object_object_add(
-		f, "mode",
-		json_object_new_int(prev && !stat(path, &st) ? (int)(st.st_mode & 07777) : 0644));
-	free(prev);
-	return f;
-}
-
-/* Puts one file back as previous() found it: its content and mode, or absent. */
-static int restore(json_object *f)
-{
-	const char *path = json_object_get_string(json_object_object_get(f, "path"));
-	json_object *prev = json_object_object_get(f, "previous");
-	json_object *mode = json_object_object_get(f, "mode");
-	int r;
-
-	if (!path)
-		return 0;
-	if (prev)
-		r = write_atomic(path, json_object_get_string(prev),
-				 mode ? (mode_t)json_object_get_int(mode) : 0644);
-	else /* absent, or its directory is not one: nothing to remove */
-		r = unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
-	if (r)
-		gp_err("cannot restore '%s': %s", path, strerror(-r));
-	return r;
+	for (i = 0; i < n; i++) {
+		rc = gp_fstate_record(paths[i], &rec);
+		if (rc) {
+			json_object_put(files);
+			return rc;
+		}
+		json_object_array_add(files, rec);
+	}
+	if (key) { /* one file: the record itself */
+		json_object_object_add(undo, key,
+				       json_object_get(json_object_array_get_idx(files, 0)));
+		json_object_put(files);
+	} else {
+		json_object_object_add(undo, "files", files);
+	}
+	return 0;
 }
 
 static bool same(const char *path, const char *text)
@@ -144,15 +132,17 @@ static int persist_done(const struct gp_step *st)
 static int persist_record(const struct gp_step *st, json_object *undo)
 {
 	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
-	json_object *files = json_object_new_array();
-	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+	const char *paths[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	int i, rc, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 	char link[256];
 	ssize_t len;
 
 	(void)st;
 	for (i = 0; i < n; i++)
-		json_object_array_add(files, previous(t[i].path));
-	json_object_object_add(undo, "files", files);
+		paths[i] = t[i].path;
+	rc = record_files(undo, NULL, paths, n);
+	if (rc)
+		return rc;
 	len = readlink(WANTS_LINK, link, sizeof(link) - 1);
 	json_object_object_add(undo, "wants_link_existed", json_object_new_boolean(len > 0));
 	return 0;
@@ -199,7 +189,7 @@ static int persist_undo(const struct gp_step *st, json_object *undo)
 
 	(void)st;
 	for (i = 0; files && i < json_object_array_length(files); i++)
-		if (restore(json_object_array_get_idx(files, i)))
+		if (gp_fstate_restore(json_object_array_get_idx(files, i)))
 			rc = -EIO;
 	if (files && wl && !json_object_get_boolean(wl))
 		unlink(WANTS_LINK);
@@ -238,8 +228,7 @@ static int domain_done(const struct gp_step *st)
 static int domain_record(const struct gp_step *st, json_object *undo)
 {
 	(void)st;
-	json_object_object_add(undo, "file", previous(vm->output));
-	return 0;
+	return record_files(undo, "file", &vm->output, 1);
 }
 
 static int domain_run(const struct gp_step *st)
@@ -265,7 +254,7 @@ static int domain_undo(const struct gp_step *st, json_object *undo)
 	json_object *f = json_object_object_get(undo, "file");
 
 	(void)st;
-	return f ? restore(f) : 0;
+	return f ? gp_fstate_restore(f) : 0;
 }
 
 const struct gp_actuator gp_act_domain_write = {
@@ -304,14 +293,13 @@ static int bondfiles_done(const struct gp_step *st)
 
 static int bondfiles_record(const struct gp_step *st, json_object *undo)
 {
-	json_object *files = json_object_new_array();
+	const char *paths[GP_NETCONF_MAX];
 	int i;
 
 	(void)st;
 	for (i = 0; i < netconf->n; i++)
-		json_object_array_add(files, previous(netconf->files[i].path));
-	json_object_object_add(undo, "files", files);
-	return 0;
+		paths[i] = netconf->files[i].path;
+	return record_files(undo, NULL, paths, netconf->n);
 }
 
 static int bondfiles_run(const struct gp_step *st)

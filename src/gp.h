@@ -78,6 +78,11 @@ int gp_write_file_attrs(const char *path, const void *data, size_t len,
 			const struct gp_file_attrs *a);
 int gp_write_link(const char *path, const char *target, const struct gp_file_attrs *a);
 
+/* ---- digests and encodings (codec.c) ---- */
+void gp_sha256_hex(const void *data, size_t len, char out[65]);
+char *gp_base64_encode(const void *data, size_t len);
+int gp_base64_decode(const char *text, char **out, size_t *len);
+
 /* ---- the host (host.c, pcicfg.c) ---- */
 
 /* The files persist.vfio owns; host.c reads them, plan.c compares. */

@@ -42,7 +42,8 @@ static const struct gp_cmd commands[] = {
 	  "dry run: the steps apply would take, with current and target state" },
 	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS,
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
-	{ "rollback", gp_cmd_rollback, 0, "undo a journaled run: rollback [RUN-ID]" },
+	{ "rollback", gp_cmd_rollback, 0,
+	  "undo the last run left to undo: rollback [--list | RUN-ID]" },
 	{ "bond", gp_cmd_bond, USE_PROFILE,
 	  "the bond's live state: mode, ports, aggregator IDs, partner MAC" },
 	{ "domxml", gp_cmd_domxml, NEED_PROFILE | NO_ARGS,
@@ -57,7 +58,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
-		   "               [--force-mgmt] [-o FILE] COMMAND [ARGS]\n\n");
+		   "               [--force-mgmt] [--list] [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n"
@@ -68,6 +69,7 @@ static void usage(FILE *f)
 		   "  -y, --yes           apply, rollback: do not ask\n"
 		   "      --only LIST     plan, apply: only vfio, bond, vm steps\n"
 		   "      --force-mgmt    apply: bond a port that carries the management path\n"
+		   "      --list          rollback: every journaled run and its status\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -139,6 +141,7 @@ int main(int argc, char **argv)
 		{ "yes", no_argument, NULL, 'y' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "force-mgmt", no_argument, NULL, 'F' },
+		{ "list", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -173,6 +176,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			ctx.force_mgmt = true;
+			break;
+		case 'L':
+			ctx.list = true;
 			break;
 		case 'v':
 			gp_verbosity = 2;
