@@ -176,9 +176,9 @@ static int read_all(int fd, char **out, size_t *len)
 static int record_file(const char *path, json_object *o)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	char sha[65], *data, *b;
+	char sha[65], *data = NULL, *b;
 	struct stat st;
-	size_t len;
+	size_t len = 0;
 	int rc;
 
 	if (fd < 0)
