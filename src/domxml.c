@@ -270,7 +270,7 @@ static xmlNode *controller(xmlNode *devices, int index, const char *model, const
 	return c;
 }
 
-static void pci_address(xmlNode *parent, unsigned dom, unsigned bus, unsigned slot, unsigned fn)
+static xmlNode *pci_address(xmlNode *parent, unsigned dom, unsigned bus, unsigned slot, unsigned fn)
 {
 	xmlNode *a = xmlNewChild(parent, NULL, X("address"), NULL);
 
@@ -280,17 +280,37 @@ static void pci_address(xmlNode *parent, unsigned dom, unsigned bus, unsigned sl
 	set(a, "bus", "0x%02x", bus);
 	set(a, "slot", "0x%02x", slot);
 	set(a, "function", "0x%x", fn);
+	return a;
+}
+
+static void hostdev(xmlNode *devs, const struct gp_dev *d, const struct gp_vm_dev *v, int port,
+		    bool multi)
+{
+	xmlNode *hd = xmlNewChild(devs, NULL, X("hostdev"), NULL), *src, *a;
+
+	set(hd, "mode", "subsystem");
+	set(hd, "type", "pci");
+	set(hd, "managed", "no");
+	set(xmlNewChild(hd, NULL, X("driver"), NULL), "name", "vfio");
+	src = xmlNewChild(hd, NULL, X("source"), NULL);
+	pci_address(src, d->domain, d->bus, d->dev, d->func);
+	set(xmlNewChild(hd, NULL, X("alias"), NULL), "name", "%s", v->alias);
+	a = pci_address(hd, 0, (unsigned)port, 0, v->fn);
+	if (multi && v->fn == 0)
+		set(a, "multifunction", "on");
 }
 
 /*
  * One pcie-expander-bus per guest cell, its <node> that cell, and behind it
- * a pcie-root-port per device: the guest driver sees each GPU on the NUMA
- * node it has on the host.  Hostdevs are managed='no': gpuprov binds them.
+ * a pcie-root-port per host card, its functions together as on the host:
+ * the guest driver sees each GPU on the NUMA node it has on the host.
+ * Hostdevs are managed='no': gpuprov binds them.
  */
 static void devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l)
 {
 	xmlNode *devs = ensure(dom, "devices");
 	int next, pxb[GP_VM_MAX_CELLS], slot[GP_VM_MAX_CELLS] = { 0 }, i;
+	int port[GP_VM_MAX_DEVS];
 
 	drop_owned(devs);
 	next = max_pci_index(devs) + 1;
@@ -306,26 +326,23 @@ static void devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_la
 		set(target, "busNr", "%d", PXB_BUS_TOP - 16 * (i + 1));
 		text(xmlNewChild(target, NULL, X("node"), NULL), "%d", i);
 	}
+	for (i = 0; i < l->nports; i++)
+		port[i] = -1;
 	for (i = 0; i < l->ndevs; i++) {
 		const struct gp_vm_dev *v = &l->devs[i];
-		const struct gp_dev *d = &h->devs[v->dev];
-		xmlNode *c, *hd, *src;
-		char alias[32];
-		int port = next++;
+		int cell = l->ports[v->port].cell;
 
-		snprintf(alias, sizeof(alias), OWN_PREFIX "prov-rp%d", i);
-		c = controller(devs, port, "pcie-root-port", alias);
-		set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
-		pci_address(c, 0, (unsigned)pxb[v->cell], (unsigned)slot[v->cell]++, 0);
-		hd = xmlNewChild(devs, NULL, X("hostdev"), NULL);
-		set(hd, "mode", "subsystem");
-		set(hd, "type", "pci");
-		set(hd, "managed", "no");
-		set(xmlNewChild(hd, NULL, X("driver"), NULL), "name", "vfio");
-		src = xmlNewChild(hd, NULL, X("source"), NULL);
-		pci_address(src, d->domain, d->bus, d->dev, d->func);
-		set(xmlNewChild(hd, NULL, X("alias"), NULL), "name", "%s", v->alias);
-		pci_address(hd, 0, (unsigned)port, 0, 0);
+		if (port[v->port] < 0) {
+			char alias[32];
+			xmlNode *c;
+
+			snprintf(alias, sizeof(alias), OWN_PREFIX "prov-rp%d", v->port);
+			port[v->port] = next++;
+			c = controller(devs, port[v->port], "pcie-root-port", alias);
+			set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
+			pci_address(c, 0, (unsigned)pxb[cell], (unsigned)slot[cell]++, 0);
+		}
+		hostdev(devs, &h->devs[v->dev], v, port[v->port], l->ports[v->port].nfuncs > 1);
 	}
 }
 

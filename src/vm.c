@@ -56,6 +56,54 @@ static int cell_of(struct gp_vm_layout *l, const struct gp_host *h, int node)
 	return c;
 }
 
+static bool same_card(const struct gp_dev *a, const struct gp_dev *b)
+{
+	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
+}
+
+/*
+ * The functions of one host card share one guest root port, at their host
+ * function numbers: the guest driver finds the card's audio or companion
+ * function where it expects it.  A guest only looks past function 0 when
+ * there is one, so a card whose function 0 stays on the host has its
+ * functions renumbered from 0, in the host's order.
+ */
+static void cards(const struct gp_host *h, struct gp_vm_layout *l)
+{
+	int i, k;
+
+	for (i = 0; i < l->ndevs; i++) {
+		struct gp_vm_dev *v = &l->devs[i];
+		const struct gp_dev *d = &h->devs[v->dev];
+
+		for (k = 0; k < i && !same_card(&h->devs[l->devs[k].dev], d); k++)
+			;
+		if (k < i) {
+			v->port = l->devs[k].port;
+			v->cell = l->devs[k].cell; /* a card sits on one node */
+		} else {
+			v->port = l->nports++;
+			l->ports[v->port].cell = v->cell;
+		}
+		l->ports[v->port].nfuncs++;
+	}
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[l->devs[i].dev];
+		bool has_fn0 = false;
+		unsigned below = 0;
+
+		for (k = 0; k < l->ndevs; k++) {
+			const struct gp_dev *o = &h->devs[l->devs[k].dev];
+
+			if (l->devs[k].port != l->devs[i].port)
+				continue;
+			has_fn0 |= o->func == 0;
+			below += o->func < d->func;
+		}
+		l->devs[i].fn = has_fn0 ? d->func : below;
+	}
+}
+
 /* One root port window per device, packed largest alignment first. */
 struct window {
 	uint64_t size, align;
@@ -136,6 +184,7 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 			cell_of(l, h, l->numa_known ? h->devs[l->devs[i].dev].numa_node : -1);
 	if (!l->ncells)
 		cell_of(l, h, -1);
+	cards(h, l);
 	for (c = 0; c < l->ncells; c++)
 		if (!l->cells[c].cpus[0])
 			l->numa_known = false; /* the host does not list the node's CPUs */

@@ -8,8 +8,10 @@
 #define GP_VM_MAX_DEVS	32
 
 struct gp_vm_dev {
-	int dev;  /* index in host->devs */
-	int cell; /* guest NUMA cell */
+	int dev;     /* index in host->devs */
+	int cell;    /* guest NUMA cell */
+	int port;    /* guest root port: one per host card (domain:bus:device) */
+	unsigned fn; /* guest function on that port: the host's */
 	bool gpu;
 	char alias[32]; /* ua-gpuN, ua-gpuprov-devN: libvirt user aliases */
 };
@@ -21,9 +23,17 @@ struct gp_vm_cell {
 	uint64_t memory;
 };
 
+/* A guest root port holds one host card: its functions, as the host has them. */
+struct gp_vm_port {
+	int cell;
+	int nfuncs;
+};
+
 struct gp_vm_layout {
 	struct gp_vm_dev devs[GP_VM_MAX_DEVS];
 	int ndevs;
+	struct gp_vm_port ports[GP_VM_MAX_DEVS];
+	int nports;
 	struct gp_vm_cell cells[GP_VM_MAX_CELLS];
 	int ncells;
 	bool numa_known;

@@ -32,6 +32,7 @@ argv r5350-ready profiles/h3c-r5350-g6.ini a100-vm
 argv h200x2-guest tests/cli/profiles/vm-h200.ini h200-vm
 argv lab-messy tests/cli/profiles/vm-lab.ini lab-vm
 argv r5350-ready tests/cli/profiles/vm-operator.ini a100-train
+argv group-shared tests/cli/profiles/vm-bind.ini bind-vm
 
 python3 - "$d" <<'PY'
 import json, re, sys
@@ -79,6 +80,17 @@ _, devs = devices("lab-vm")
 assert devs["ua-gpuprov-dev1"]["host"] == "0000:42:02.0"  # the group companion
 numa = [args[i + 1] for i, a in enumerate(args) if a == "-numa"]
 assert any("node,nodeid=1" in n for n in numa), numa
+# a card's two functions (GPU and its audio function) in one guest slot, as on
+# the host: one root port, function 0 multifunction, function 1 beside it
+_, devs = devices("bind-vm")
+gpu, audio, other = devs["ua-gpu0"], devs["ua-gpuprov-dev1"], devs["ua-gpu1"]
+assert audio["host"] == "0000:41:00.1", audio
+assert gpu["bus"] == audio["bus"] != other["bus"], (gpu, audio, other)
+assert gpu["addr"] == "0x0" and gpu.get("multifunction") is True, gpu
+assert audio["addr"] == "0x0.0x1" and "multifunction" not in audio, audio
+assert other["addr"] == "0x0" and "multifunction" not in other, other
+assert sum(d["driver"] == "pcie-root-port" and d["id"].startswith("ua-gpuprov-rp")
+           for d in devs.values()) == 2, devs
 print("libvirt accepts and means it")
 PY
 # the operator's template keeps its own disk, NIC and title

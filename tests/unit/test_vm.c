@@ -86,6 +86,31 @@ static void test_cells(void **state)
 	gp_host_release(&x.h);
 }
 
+/* A card's functions share one guest root port, at the host's function numbers. */
+static void test_cards(void **state)
+{
+	struct run x;
+
+	(void)state;
+	layout(&x, "group-shared",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\ncompanions = bind\n[vm]\nname = v\n");
+	assert_int_equal(x.l.ndevs, 3);
+	assert_int_equal(x.l.nports, 2);
+	assert_string_equal(x.h.devs[x.l.devs[1].dev].bdf, "0000:41:00.1");
+	assert_int_equal(x.l.devs[0].port, x.l.devs[1].port);
+	assert_int_equal(x.l.devs[0].fn, 0);
+	assert_int_equal(x.l.devs[1].fn, 1);
+	assert_int_equal(x.l.ports[x.l.devs[0].port].nfuncs, 2);
+	assert_int_not_equal(x.l.devs[2].port, x.l.devs[0].port);
+	assert_int_equal(x.l.ports[x.l.devs[2].port].nfuncs, 1);
+	gp_host_release(&x.h);
+	/* function 1 without its function 0: the guest finds it only as function 0 */
+	layout(&x, "group-shared", "[gpus]\nmatch = 0000:41:00.1\ncount = 1\n[vm]\nname = v\n");
+	assert_int_equal(x.l.ndevs, 1);
+	assert_int_equal(x.l.devs[0].fn, 0);
+	gp_host_release(&x.h);
+}
+
 static void test_checks(void **state)
 {
 	struct gp_report r = { 0 };
@@ -128,9 +153,8 @@ static void test_checks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_a100),
-		cmocka_unit_test(test_h200),
-		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_a100),   cmocka_unit_test(test_h200),
+		cmocka_unit_test(test_cells),  cmocka_unit_test(test_cards),
 		cmocka_unit_test(test_checks),
 	};
 
