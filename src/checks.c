@@ -858,53 +858,81 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 		      l->bar64_total > (32ull << 30) ? " (OVMF X-PciMmio64Mb)" : "", h->phys_bits);
 }
 
-/* Turing and later (device IDs from 0x1e00) put MSI-X at QEMU 7.2's clique offset. */
-static bool turing_or_newer(const struct gp_host *h, const struct gp_vm_layout *l)
+#define BACKPORTS                                                                          \
+	"install QEMU 8.1 or later: on Debian 12, bookworm-backports has QEMU 10.0.2 and " \
+	"libvirt 11.3.0 (add the bookworm-backports suite, then 'apt-get install -t "      \
+	"bookworm-backports qemu-system-x86 libvirt-daemon-system')"
+
+/* The clique on QEMU before 8.1, or with no room at all (vm.c decides). */
+static void clique_blocked(const struct gp_host *h, const struct gp_profile *p,
+			   const struct gp_vm_layout *l, const char *gpu, struct gp_report *r)
 {
-	int i;
+	bool old = l->clique_fit == GP_CLIQUE_OLD_QEMU;
+	char why[200];
 
-	for (i = 0; i < l->ndevs; i++) {
-		const struct gp_dev *d = &h->devs[l->devs[i].dev];
-
-		if (l->devs[i].gpu && d->vendor == 0x10de && d->device >= 0x1e00)
-			return true;
+	if (old)
+		snprintf(why, sizeof(why),
+			 "QEMU %s puts x-nv-gpudirect-clique at config offset 0xC8, where %s "
+			 "has a capability (MSI-X on Turing and later; QEMU 8.1 moves it to 0xD4)",
+			 h->qemu_version, gpu);
+	else
+		snprintf(why, sizeof(why),
+			 "%s has capabilities at both offsets QEMU can put "
+			 "x-nv-gpudirect-clique at (0xC8 and 0xD4)",
+			 gpu);
+	if (l->clique_left_out) {
+		gp_report_add(r, "vm.qemu_clique", GP_WARN, p->vm.name,
+			      old ? BACKPORTS : "keep p2p = preferred, or pass other GPUs",
+			      "%s: the clique is left out of the domain XML (p2p = preferred) so "
+			      "the VM starts, and the guest driver refuses P2P",
+			      why);
+		return;
 	}
-	return false;
+	gp_report_add(r, "vm.qemu_clique", GP_FAIL, p->vm.name,
+		      old ? BACKPORTS "; or set p2p = preferred to start the VM without the clique"
+			  : "set p2p = preferred or gpudirect_clique = off",
+		      "%s: the two overlap and QEMU does not start the VM", why);
 }
 
 static void check_clique(const struct gp_host *h, const struct gp_profile *p,
 			 const struct gp_vm_layout *l, struct gp_report *r)
 {
+	const char *gpu;
+
 	if (p->vm.clique < 0) {
 		gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
 			      "no GPUDirect clique set (the guest driver will refuse P2P)");
 		return;
 	}
-	if (!turing_or_newer(h, l)) {
+	if (l->clique_dev < 0) {
 		gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
-			      "clique %d; no Turing-or-newer NVIDIA GPU in the VM", p->vm.clique);
+			      "clique %d; no NVIDIA GPU in the VM", p->vm.clique);
 		return;
 	}
-	if (!h->qemu_version[0]) {
-		gp_report_add(r, "vm.qemu_clique", GP_WARN, p->vm.name,
-			      "check 'qemu-system-x86_64 --version': 8.1 or later is needed",
-			      "cannot tell QEMU's version; QEMU before 8.1 cannot add the "
-			      "clique to Turing-or-newer GPUs");
+	gpu = h->devs[l->devs[l->clique_dev].dev].bdf;
+	switch (l->clique_fit) {
+	case GP_CLIQUE_FITS:
+		if (h->qemu_version[0] && gp_version_cmp(h->qemu_version, "8.1") >= 0)
+			gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+				      "QEMU %s places the clique capability for Turing and later",
+				      h->qemu_version);
+		else
+			gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+				      "clique %d: offset 0xC8, where QEMU before 8.1 puts it, is "
+				      "free on every GPU",
+				      p->vm.clique);
 		return;
-	}
-	if (gp_version_cmp(h->qemu_version, "8.1") < 0) {
-		gp_report_add(r, "vm.qemu_clique", GP_WARN, p->vm.name,
-			      "install QEMU 8.1 or later (bookworm-backports), or check that "
-			      "your build has the 0xD4 fallback by starting the VM; "
-			      "'gpudirect_clique = off' starts it but the guest refuses P2P",
-			      "QEMU %s puts x-nv-gpudirect-clique at offset 0xC8, where this "
-			      "GPU has MSI-X: the VM may fail to start (\"Failed to add NVIDIA "
-			      "GPUDirect cap\")",
-			      h->qemu_version);
+	case GP_CLIQUE_UNKNOWN:
+		gp_report_add(
+			r, "vm.qemu_clique", GP_WARN, p->vm.name,
+			"check 'qemu-system-x86_64 --version': 8.1 or later is needed",
+			"cannot tell QEMU's version; QEMU before 8.1 puts the clique at 0xC8, "
+			"where %s has a capability, and the VM does not start",
+			gpu);
 		return;
+	default:
+		clique_blocked(h, p, l, gpu, r);
 	}
-	gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
-		      "QEMU %s places the clique capability for Turing and later", h->qemu_version);
 }
 
 /* Free memory (or free huge pages) on the host nodes the VM's cells use. */

@@ -373,8 +373,7 @@ static bool attr_starts(xmlNode *n, const char *attr, const char *prefix)
 }
 
 /* The GPUDirect clique on each GPU, so the guest driver allows P2P. */
-static void clique(xmlNode *dom, xmlNs *ns, const struct gp_profile *p,
-		   const struct gp_vm_layout *l)
+static void clique(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
 {
 	xmlNode *ov = qemu_child(dom, ns, "override"), *n, *next;
 	int i;
@@ -386,7 +385,7 @@ static void clique(xmlNode *dom, xmlNs *ns, const struct gp_profile *p,
 			xmlFreeNode(n);
 		}
 	}
-	for (i = 0; p->vm.clique >= 0 && i < l->ndevs; i++) {
+	for (i = 0; l->clique >= 0 && i < l->ndevs; i++) {
 		xmlNode *dev, *prop;
 
 		if (!l->devs[i].gpu)
@@ -397,7 +396,7 @@ static void clique(xmlNode *dom, xmlNs *ns, const struct gp_profile *p,
 				   NULL);
 		set(prop, "name", "x-nv-gpudirect-clique");
 		set(prop, "type", "unsigned");
-		set(prop, "value", "%d", p->vm.clique);
+		set(prop, "value", "%d", l->clique);
 	}
 	if (!ov->children) {
 		xmlUnlinkNode(ov);
@@ -550,7 +549,13 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	tuning(dom, p, &l);
 	devices(dom, h, &l);
 	ns = qemu_ns(dom);
-	clique(dom, ns, p, &l);
+	if (l.clique_left_out)
+		gp_warn("the GPUDirect clique is left out (p2p = preferred): QEMU %s cannot add "
+			"it to %s, so the VM starts but the guest driver refuses P2P "
+			"(see 'gpuprov check', vm.qemu_clique)",
+			h->qemu_version[0] ? h->qemu_version : "",
+			h->devs[l.devs[l.clique_dev].dev].bdf);
+	clique(dom, ns, &l);
 	mmio(dom, ns, &l);
 	drop_metadata(dom);
 	plain = dump(doc);

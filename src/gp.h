@@ -140,6 +140,13 @@ struct gp_bar {
 	bool unset; /* the kernel could not assign it */
 };
 
+/* A capability of the standard list: where it starts, and how long it is
+ * where the spec fixes that by its flags (MSI, MSI-X); 0 otherwise. */
+#define GP_MAX_CAPS 48
+struct gp_cap {
+	uint8_t id, pos, len;
+};
+
 /* What config space says, parsed by pcicfg.c from raw bytes. */
 struct gp_cfg {
 	uint16_t vendor, device;
@@ -150,6 +157,8 @@ struct gp_cfg {
 	bool has_acs;
 	uint16_t acs_cap, acs_ctrl;
 	int acs_pos; /* offset of the ACS capability, 0 when absent */
+	struct gp_cap caps[GP_MAX_CAPS];
+	int ncaps;
 };
 
 struct gp_dev {
@@ -169,7 +178,9 @@ struct gp_dev {
 	char parent_bdf[GP_BDF_LEN];
 	int pcie_type;
 	bool is_bridge;
-	bool config_short; /* only the first 64 bytes were readable */
+	bool config_short;		 /* only the first 64 bytes were readable */
+	struct gp_cap caps[GP_MAX_CAPS]; /* the standard capability list */
+	int ncaps;
 	struct gp_link link;
 	bool has_acs;
 	uint16_t acs_ctrl;

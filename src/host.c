@@ -294,6 +294,8 @@ static void read_config(struct pci_dev *pd, struct gp_dev *d)
 	d->has_acs = c.has_acs;
 	d->acs_ctrl = c.acs_ctrl;
 	d->is_bridge = c.header_type == 1;
+	memcpy(d->caps, c.caps, sizeof(d->caps));
+	d->ncaps = c.ncaps;
 }
 
 /*

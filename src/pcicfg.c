@@ -17,6 +17,10 @@
 #define CFG_CAP_PTR	    0x34
 #define CFG_SUBSYS_VENDOR   0x2c
 #define CAP_ID_EXP	    0x10
+#define CAP_ID_MSI	    0x05
+#define CAP_ID_MSIX	    0x11
+#define MSI_FLAGS_64BIT	    0x0080
+#define MSI_FLAGS_MASKBIT   0x0100
 #define EXP_FLAGS	    0x02
 #define EXP_LNKCAP	    0x0c
 #define EXP_LNKSTA	    0x12
@@ -89,6 +93,36 @@ static size_t find_cap(const uint8_t *b, size_t len, unsigned id)
 	return 0;
 }
 
+/* MSI's length follows its flags (PCI spec 6.8.1); MSI-X has 12 bytes. */
+static uint8_t cap_len(const uint8_t *b, size_t len, size_t pos)
+{
+	unsigned flags = rd16(b, len, pos + 2);
+
+	if (rd8(b, len, pos) == CAP_ID_MSIX)
+		return 12;
+	if (rd8(b, len, pos) != CAP_ID_MSI)
+		return 0;
+	return (uint8_t)(10 + (flags & MSI_FLAGS_64BIT ? 4 : 0) +
+			 (flags & MSI_FLAGS_MASKBIT ? 10 : 0));
+}
+
+/* The standard list in its order, bounded like find_cap(). */
+static int list_caps(const uint8_t *b, size_t len, struct gp_cap *caps, int max)
+{
+	size_t pos;
+	int n = 0;
+
+	if (len < 0x100 || !(rd16(b, len, CFG_STATUS) & CFG_STATUS_CAP_LIST))
+		return 0;
+	pos = rd8(b, len, CFG_CAP_PTR) & ~3u;
+	for (; pos >= 0x40 && pos < 0x100 && n < max; n++) {
+		caps[n] = (struct gp_cap){ (uint8_t)rd8(b, len, pos), (uint8_t)pos,
+					   cap_len(b, len, pos) };
+		pos = rd8(b, len, pos + 1) & ~3u;
+	}
+	return n;
+}
+
 static size_t find_ext_cap(const uint8_t *b, size_t len, unsigned id)
 {
 	size_t pos = EXT_CAP_START;
@@ -132,6 +166,7 @@ int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
 		out->link.speed = gp_link_speed_gts(lnksta & 0xf);
 		out->link.width = (lnksta >> 4) & 0x3f;
 	}
+	out->ncaps = list_caps(buf, len, out->caps, GP_MAX_CAPS);
 	acs = find_ext_cap(buf, len, EXT_CAP_ID_ACS);
 	if (acs && acs + 8 <= len) {
 		out->has_acs = true;

@@ -104,6 +104,84 @@ static void cards(const struct gp_host *h, struct gp_vm_layout *l)
 	}
 }
 
+/*
+ * The GPUDirect clique is an 8-byte vendor capability QEMU adds before the
+ * device's own.  QEMU before 8.1 always puts it at 0xC8; 8.1 and later at
+ * 0xD4 when a capability starts at 0xC8 (hw/vfio/pci-quirks.c).  QEMU
+ * emulates MSI and MSI-X at their exact length and ends every other
+ * capability where the next one begins, so only their first bytes can
+ * clash.  Without readable config space (not root), NVIDIA device IDs
+ * from 0x1e00 (Turing) on are taken to have MSI-X at 0xC8, as the A100 has.
+ */
+static bool cap_overlaps(const struct gp_cap *c, int n, int at)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (c[k].pos < at + 8 && c[k].pos + (c[k].len ? c[k].len : 2) > at)
+			return true;
+	return false;
+}
+
+static bool cap_starts(const struct gp_cap *c, int n, int at)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (c[k].pos == at)
+			return true;
+	return false;
+}
+
+static enum gp_clique_fit clique_fit(const struct gp_dev *d, const char *qemu, int *pos)
+{
+	static const struct gp_cap turing[] = { { 0x11, 0xc8, 12 } };
+	const struct gp_cap *c = d->caps;
+	int n = d->ncaps, at;
+	bool old_ok, new_ok;
+
+	if (d->config_short) {
+		c = turing;
+		n = d->device >= 0x1e00 ? 1 : 0;
+	}
+	at = cap_starts(c, n, 0xc8) ? 0xd4 : 0xc8;
+	old_ok = !cap_overlaps(c, n, 0xc8);
+	new_ok = !(at == 0xd4 && cap_starts(c, n, 0xd4)) && !cap_overlaps(c, n, at);
+	*pos = 0xc8;
+	if (!qemu[0])
+		return old_ok ? GP_CLIQUE_FITS : new_ok ? GP_CLIQUE_UNKNOWN : GP_CLIQUE_NO_ROOM;
+	if (gp_version_cmp(qemu, "8.1") < 0)
+		return old_ok ? GP_CLIQUE_FITS : new_ok ? GP_CLIQUE_OLD_QEMU : GP_CLIQUE_NO_ROOM;
+	*pos = at;
+	return new_ok ? GP_CLIQUE_FITS : GP_CLIQUE_NO_ROOM;
+}
+
+/* The worst GPU decides; with p2p = preferred a clique QEMU cannot add is left out. */
+static void clique(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l)
+{
+	int i, pos;
+
+	l->clique = p->vm.clique;
+	l->clique_dev = -1;
+	for (i = 0; p->vm.clique >= 0 && i < l->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[l->devs[i].dev];
+		enum gp_clique_fit f;
+
+		if (!l->devs[i].gpu || d->vendor != 0x10de)
+			continue;
+		f = clique_fit(d, h->qemu_version, &pos);
+		if (l->clique_dev < 0 || f > l->clique_fit) {
+			l->clique_fit = f;
+			l->clique_dev = i;
+			l->clique_pos = pos;
+		}
+	}
+	if (l->clique_fit >= GP_CLIQUE_OLD_QEMU && p->p2p == GP_P2P_PREFERRED) {
+		l->clique = -1;
+		l->clique_left_out = true;
+	}
+}
+
 /* One root port window per device, packed largest alignment first. */
 struct window {
 	uint64_t size, align;
@@ -198,4 +276,5 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 	l->cells[0].vcpus += left;
 	l->cells[0].memory += p->vm.memory % (uint64_t)l->ncells;
 	mmio(h, l);
+	clique(h, p, l);
 }

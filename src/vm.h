@@ -29,6 +29,14 @@ struct gp_vm_port {
 	int nfuncs;
 };
 
+/* Whether QEMU can add the GPUDirect clique capability to every GPU, worst first last. */
+enum gp_clique_fit {
+	GP_CLIQUE_FITS,	    /* at 0xC8, or from QEMU 8.1 at 0xD4 */
+	GP_CLIQUE_UNKNOWN,  /* a capability at 0xC8, and QEMU's version unknown */
+	GP_CLIQUE_OLD_QEMU, /* QEMU before 8.1 puts it at 0xC8, where a capability is */
+	GP_CLIQUE_NO_ROOM,  /* capabilities where any QEMU would put it */
+};
+
 struct gp_vm_layout {
 	struct gp_vm_dev devs[GP_VM_MAX_DEVS];
 	int ndevs;
@@ -39,6 +47,11 @@ struct gp_vm_layout {
 	bool numa_known;
 	uint64_t bar64_total; /* the 64-bit BARs, each rounded up to a power of two */
 	uint64_t mmio_window; /* what the guest firmware must open, bytes */
+	int clique;	      /* what the XML sets: the profile's, or -1 (off, left out) */
+	bool clique_left_out; /* p2p = preferred and QEMU cannot add it */
+	enum gp_clique_fit clique_fit;
+	int clique_dev; /* in devs: the GPU that decides clique_fit, -1 when none */
+	int clique_pos; /* where QEMU puts it on that GPU */
 };
 
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i);

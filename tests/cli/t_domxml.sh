@@ -33,6 +33,7 @@ argv h200x2-guest tests/cli/profiles/vm-h200.ini h200-vm
 argv lab-messy tests/cli/profiles/vm-lab.ini lab-vm
 argv r5350-ready tests/cli/profiles/vm-operator.ini a100-train
 argv group-shared tests/cli/profiles/vm-bind.ini bind-vm
+argv qemu72 tests/cli/profiles/vm-preferred.ini pref-vm
 
 python3 - "$d" <<'PY'
 import json, re, sys
@@ -80,6 +81,9 @@ _, devs = devices("lab-vm")
 assert devs["ua-gpuprov-dev1"]["host"] == "0000:42:02.0"  # the group companion
 numa = [args[i + 1] for i, a in enumerate(args) if a == "-numa"]
 assert any("node,nodeid=1" in n for n in numa), numa
+# QEMU 7.2 and A100s (MSI-X at 0xC8) with p2p = preferred: no clique, so the VM starts
+check("pref-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, None,
+      {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 128 * 1024)
 # a card's two functions (GPU and its audio function) in one guest slot, as on
 # the host: one root port, function 0 multifunction, function 1 beside it
 _, devs = devices("bind-vm")

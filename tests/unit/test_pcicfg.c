@@ -55,6 +55,38 @@ static void test_cfg_bridge(void **state)
 	assert_int_equal(c.acs_ctrl, 0x1d);
 }
 
+/* The standard list in order, MSI's length from its flags, MSI-X 12 bytes. */
+static void test_cfg_caps(void **state)
+{
+	uint8_t b[4096];
+	struct gp_cfg c;
+
+	(void)state;
+	make_cfg(b);
+	b[0x61] = 0xb8; /* PCIe -> MSI (64-bit, per-vector mask) -> MSI-X */
+	b[0xb8] = 0x05;
+	b[0xb9] = 0xc8;
+	put16(b, 0xba, 0x0180);
+	b[0xc8] = 0x11;
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_int_equal(c.ncaps, 4);
+	assert_int_equal(c.caps[0].pos, 0x40);
+	assert_int_equal(c.caps[0].len, 0);
+	assert_int_equal(c.caps[2].id, 0x05);
+	assert_int_equal(c.caps[2].len, 24);
+	assert_int_equal(c.caps[3].pos, 0xc8);
+	assert_int_equal(c.caps[3].len, 12);
+	put16(b, 0xba, 0x0000);
+	gp_cfg_parse(b, sizeof(b), &c);
+	assert_int_equal(c.caps[2].len, 10);
+	/* a loop ends at the bound; 64 bytes (not root) list nothing */
+	b[0xc9] = 0x40;
+	gp_cfg_parse(b, sizeof(b), &c);
+	assert_int_equal(c.ncaps, GP_MAX_CAPS);
+	gp_cfg_parse(b, 64, &c);
+	assert_int_equal(c.ncaps, 0);
+}
+
 static void test_cfg_short_and_loops(void **state)
 {
 	uint8_t b[4096];
@@ -131,6 +163,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cfg_bridge),
+		cmocka_unit_test(test_cfg_caps),
 		cmocka_unit_test(test_cfg_short_and_loops),
 		cmocka_unit_test(test_link_math),
 		cmocka_unit_test(test_resource),

@@ -121,8 +121,6 @@ static void test_checks(void **state)
 	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 	       "[vm]\nname = v\nmemory = 256GiB\nhugepages = 1GiB\ngpudirect_clique = 0\n");
 	gp_checks_run(&x.h, &x.p, &r);
-	assert_int_equal(finding(&r, "vm.qemu_clique")->severity, GP_WARN);
-	assert_non_null(strstr(finding(&r, "vm.qemu_clique")->message, "QEMU 7.2"));
 	assert_int_equal(finding(&r, "vm.memory")->severity, GP_FAIL);
 	assert_non_null(strstr(finding(&r, "vm.memory")->message, "128GiB of free huge pages"));
 	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_OK);
@@ -132,16 +130,6 @@ static void test_checks(void **state)
 	gp_checks_run(&x.h, &x.p, &r);
 	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_FAIL);
 	gp_report_release(&r);
-	/* QEMU 8.2 places the clique; clique off is fine with any QEMU */
-	strcpy(x.h.qemu_version, "8.2.1");
-	gp_checks_run(&x.h, &x.p, &r);
-	assert_int_equal(finding(&r, "vm.qemu_clique")->severity, GP_OK);
-	gp_report_release(&r);
-	strcpy(x.h.qemu_version, "7.2");
-	x.p.vm.clique = -1;
-	gp_checks_run(&x.h, &x.p, &r);
-	assert_int_equal(finding(&r, "vm.qemu_clique")->severity, GP_OK);
-	gp_report_release(&r);
 	/* 2 MiB pages: none free on the fixture */
 	x.p.vm.hugepages = 2ull << 20;
 	gp_checks_run(&x.h, &x.p, &r);
@@ -150,12 +138,91 @@ static void test_checks(void **state)
 	gp_host_release(&x.h);
 }
 
+/* The clique check and layout on h (QEMU qemu, GPU caps as given). */
+static enum gp_severity clique_on(struct run *x, const char *qemu, const char *p2p)
+{
+	struct gp_report r = { 0 };
+	enum gp_severity sev;
+
+	strcpy(x->h.qemu_version, qemu);
+	x->p.p2p = !strcmp(p2p, "preferred") ? GP_P2P_PREFERRED : GP_P2P_REQUIRED;
+	gp_vm_layout(&x->h, &x->p, &x->l);
+	gp_checks_run(&x->h, &x->p, &r);
+	sev = finding(&r, "vm.qemu_clique")->severity;
+	gp_report_release(&r);
+	return sev;
+}
+
+static void set_caps(struct gp_host *h, uint8_t pos1, uint8_t len1, uint8_t pos2)
+{
+	size_t i;
+
+	for (i = 0; i < h->ndevs; i++) {
+		if (h->devs[i].role != GP_ROLE_GPU)
+			continue;
+		h->devs[i].caps[1] = (struct gp_cap){ 0x11, pos1, len1 };
+		h->devs[i].caps[2] = (struct gp_cap){ 0x09, pos2, 0 };
+		h->devs[i].ncaps = pos2 ? 3 : 2;
+	}
+}
+
+/*
+ * QEMU 7.2 puts the clique at 0xC8, 8.1 at 0xD4 when a capability starts at
+ * 0xC8: decided from the GPUs' capability lists, not from their IDs.
+ */
+static void test_clique(void **state)
+{
+	struct run x;
+	int i;
+
+	(void)state;
+	layout(&x, "qemu72",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n[vm]\nname = v\ngpudirect_clique = 0\n");
+	/* the fixture's A100s have MSI-X at 0xC8, read from their config space */
+	assert_int_equal(x.h.devs[x.l.devs[0].dev].caps[1].pos, 0xc8);
+	assert_int_equal(clique_on(&x, "7.2", "required"), GP_FAIL);
+	assert_int_equal(x.l.clique_fit, GP_CLIQUE_OLD_QEMU);
+	assert_int_equal(x.l.clique, 0);
+	assert_int_equal(clique_on(&x, "7.2", "preferred"), GP_WARN);
+	assert_true(x.l.clique_left_out);
+	assert_int_equal(x.l.clique, -1);
+	assert_int_equal(clique_on(&x, "8.1", "required"), GP_OK);
+	assert_int_equal(x.l.clique_pos, 0xd4);
+	assert_int_equal(clique_on(&x, "", "required"), GP_WARN);
+	assert_int_equal(x.l.clique_fit, GP_CLIQUE_UNKNOWN);
+	/* MSI-X at 0xB0 (as the H200 capture): 7.2 fits the clique at 0xC8 */
+	set_caps(&x.h, 0xb0, 12, 0);
+	assert_int_equal(clique_on(&x, "7.2", "required"), GP_OK);
+	assert_int_equal(clique_on(&x, "", "required"), GP_OK);
+	/* MSI-X reaching into 0xC8 from 0xC0 clashes too; 8.1 keeps 0xC8 and clashes */
+	set_caps(&x.h, 0xc0, 12, 0);
+	assert_int_equal(clique_on(&x, "7.2", "required"), GP_FAIL);
+	assert_int_equal(clique_on(&x, "9.0", "required"), GP_FAIL);
+	assert_int_equal(x.l.clique_fit, GP_CLIQUE_NO_ROOM);
+	/* capabilities at 0xC8 and 0xD4: no QEMU has room */
+	set_caps(&x.h, 0xc8, 12, 0xd4);
+	assert_int_equal(clique_on(&x, "10.0.2", "required"), GP_FAIL);
+	assert_int_equal(clique_on(&x, "10.0.2", "preferred"), GP_WARN);
+	assert_true(x.l.clique_left_out);
+	/* not root: only the ID says; from 0x1e00 (Turing) MSI-X is taken to be at 0xC8 */
+	for (i = 0; i < x.l.ndevs; i++)
+		x.h.devs[x.l.devs[i].dev].config_short = true;
+	assert_int_equal(clique_on(&x, "7.2", "required"), GP_FAIL);
+	for (i = 0; i < x.l.ndevs; i++)
+		x.h.devs[x.l.devs[i].dev].device = 0x1db6; /* a Volta V100 */
+	assert_int_equal(clique_on(&x, "7.2", "required"), GP_OK);
+	/* clique off: nothing to judge */
+	x.p.vm.clique = -1;
+	assert_int_equal(clique_on(&x, "7.2", "required"), GP_OK);
+	gp_host_release(&x.h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a100),   cmocka_unit_test(test_h200),
 		cmocka_unit_test(test_cells),  cmocka_unit_test(test_cards),
-		cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_checks), cmocka_unit_test(test_clique),
 	};
 
 	return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
