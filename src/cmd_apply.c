@@ -5,6 +5,7 @@
  * will do and ask unless --yes.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,21 +35,20 @@ static int confirm(const struct gp_ctx *ctx, const char *question)
 	return 0;
 }
 
-/* doas's rule: a configuration others can write is no configuration. */
-static int profile_safe(const char *path)
+/*
+ * Everything apply installs comes from the templates directory (vfio-rebind.sh
+ * runs as root at every boot) or from [vm] template: only root may be able to
+ * change them, as for the profile (main.c checked that one).
+ */
+static int templates_safe(const struct gp_ctx *ctx)
 {
-	struct stat st;
+	char dir[PATH_MAX], tmpl[PATH_MAX];
 
-	if (stat(path, &st)) {
-		gp_err("cannot stat '%s'", path);
+	if (gp_templates_dir(dir, sizeof(dir)) || gp_trust(dir, GP_TRUST_TREE))
 		return GP_EXIT_INPUT;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		gp_err("'%s' is writable by group or others: refusing to act on it "
-		       "(chmod go-w)",
-		       path);
+	if (ctx->profile->has_vm &&
+	    (gp_ctx_template(ctx, tmpl, sizeof(tmpl)) || gp_trust(tmpl, GP_TRUST_FILE)))
 		return GP_EXIT_INPUT;
-	}
 	return 0;
 }
 
@@ -163,11 +163,12 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 	int rc = requirements(ctx, "apply");
 
 	if (!rc)
-		rc = profile_safe(ctx->profile_path);
+		rc = templates_safe(ctx);
 	if (rc)
 		return rc;
-	if (gp_lock_take(0))
-		return GP_EXIT_LOCKED;
+	rc = gp_lock_take(0);
+	if (rc)
+		return rc == -EWOULDBLOCK ? GP_EXIT_LOCKED : GP_EXIT_HOST;
 	rc = runs_settled(ctx);
 	if (rc)
 		return rc;
@@ -319,8 +320,9 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 	rc = requirements(ctx, "rollback");
 	if (rc)
 		return rc;
-	if (gp_lock_take(10))
-		return GP_EXIT_LOCKED;
+	rc = gp_lock_take(10);
+	if (rc)
+		return rc == -EWOULDBLOCK ? GP_EXIT_LOCKED : GP_EXIT_HOST;
 	if (ctx->list)
 		return list_runs(ctx);
 	if (ctx->argc)

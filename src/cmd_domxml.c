@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* gpuprov domxml: the libvirt domain XML of the profile's VM (stdout or -o). */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,24 +12,32 @@
 #include "vm.h"
 
 /*
- * [vm] template, relative to the working directory or else to the profile's
- * own directory; without one, the shipped domain-q35-ovmf.xml.
+ * [vm] template: an absolute path as it is; a relative one in the profile's
+ * directory, else among the templates (never in the working directory, which
+ * may be anyone's); without one, the shipped domain-q35-ovmf.xml.
  */
 int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len)
 {
 	const char *t = ctx->profile->vm.template;
-	const char *slash;
+	const char *slash = strrchr(ctx->profile_path, '/');
+	char shipped[PATH_MAX];
 
 	if (!t[0])
 		return gp_template_path("domain-q35-ovmf.xml", path, len);
-	snprintf(path, len, "%s", t);
-	if (t[0] == '/' || !access(path, R_OK))
+	if (t[0] == '/') {
+		snprintf(path, len, "%s", t);
 		return 0;
-	slash = strrchr(ctx->profile_path, '/');
+	}
 	if (slash)
-		snprintf(path, len, "%.*s/%s", (int)(slash - ctx->profile_path), ctx->profile_path,
-			 t);
-	return 0;
+		snprintf(path, len, "%.*s%s", (int)(slash - ctx->profile_path + 1),
+			 ctx->profile_path, t);
+	else
+		snprintf(path, len, "./%s", t);
+	if (!access(path, F_OK) || errno != ENOENT)
+		return 0;
+	if (!gp_template_path(t, shipped, sizeof(shipped)) && !access(shipped, F_OK))
+		snprintf(path, len, "%s", shipped);
+	return 0; /* not found: the message names the profile's directory */
 }
 
 int gp_cmd_domxml(struct gp_ctx *ctx)

@@ -83,6 +83,15 @@ void gp_sha256_hex(const void *data, size_t len, char out[65]);
 char *gp_base64_encode(const void *data, size_t len);
 int gp_base64_decode(const char *text, char **out, size_t *len);
 
+/* ---- trust in what root acts on (trust.c) ---- */
+enum gp_trust_kind {
+	GP_TRUST_FILE, /* a regular file */
+	GP_TRUST_DIR,  /* a directory (not what is in it) */
+	GP_TRUST_TREE, /* a directory and everything below it */
+};
+/* 0 when only root can change what path names; else -EPERM or -errno, after gp_err(). */
+int gp_trust(const char *path, enum gp_trust_kind kind);
+
 /* ---- the host (host.c, pcicfg.c) ---- */
 
 /* The files persist.vfio owns; host.c reads them, plan.c compares. */

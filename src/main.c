@@ -19,9 +19,10 @@
 #endif
 
 enum {
-	NEED_PROFILE = 1 << 0, /* fails without -p */
-	USE_PROFILE = 1 << 1,  /* loads -p when given */
-	NO_ARGS = 1 << 2,      /* takes no arguments after its name */
+	NEED_PROFILE = 1 << 0,	/* fails without -p */
+	USE_PROFILE = 1 << 1,	/* loads -p when given */
+	NO_ARGS = 1 << 2,	/* takes no arguments after its name */
+	TRUST_PROFILE = 1 << 3, /* acts on -p as root: only root may be able to change it */
 };
 
 struct gp_cmd {
@@ -40,7 +41,7 @@ static const struct gp_cmd commands[] = {
 	  "preflight of the host against the profile" },
 	{ "plan", gp_cmd_plan, NEED_PROFILE | NO_ARGS,
 	  "dry run: the steps apply would take, with current and target state" },
-	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS,
+	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS | TRUST_PROFILE,
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
 	{ "rollback", gp_cmd_rollback, 0,
 	  "undo the last run left to undo: rollback [--list | RUN-ID]" },
@@ -213,6 +214,10 @@ int main(int argc, char **argv)
 		gp_err("'%s' needs a profile: -p FILE", cmd->name);
 		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	}
+	/* before a byte of it is read: parsing is acting on it too */
+	if ((cmd->flags & TRUST_PROFILE) && ctx.profile_path &&
+	    gp_trust(ctx.profile_path, GP_TRUST_FILE))
+		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	if ((cmd->flags & (NEED_PROFILE | USE_PROFILE)) && ctx.profile_path) {
 		if (gp_profile_load(ctx.profile_path, &profile)) {
 			gp_err("%s", gp_profile_error());

@@ -63,15 +63,22 @@ static int find_dir(char *dir, size_t len)
 	return stat(dir, &st) ? -ENOENT : 0;
 }
 
+int gp_templates_dir(char *dir, size_t len)
+{
+	if (find_dir(dir, len)) {
+		gp_err("cannot find the templates (%s/templates)", GP_DATADIR);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* The path of one template file, for those read elsewhere (the domain XML). */
 int gp_template_path(const char *name, char *path, size_t len)
 {
 	char dir[PATH_MAX];
 
-	if (find_dir(dir, sizeof(dir))) {
-		gp_err("cannot find the templates (%s/templates)", GP_DATADIR);
+	if (gp_templates_dir(dir, sizeof(dir)))
 		return -ENOENT;
-	}
 	snprintf(path, len, "%s/%s", dir, name);
 	return 0;
 }

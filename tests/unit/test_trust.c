@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gp_trust: what root may act on.  The tests run as root; "another user" is
+ * uid 65534 (nobody), made owner with chown.  Everything lives in a fresh
+ * 0700 directory under /tmp (root's, sticky: trusted as a parent).
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+#define NOBODY 65534
+
+static char top[64];
+
+static const char *at(const char *name)
+{
+	static char buf[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", top, name);
+	return buf[i];
+}
+
+static void file(const char *name, mode_t mode, uid_t uid)
+{
+	int fd = open(at(name), O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x\n", 2), 2);
+	assert_int_equal(fchmod(fd, mode), 0);
+	assert_int_equal(fchown(fd, uid, 0), 0);
+	close(fd);
+}
+
+static void dir(const char *name, mode_t mode, uid_t uid)
+{
+	assert_int_equal(mkdir(at(name), mode), 0);
+	assert_int_equal(chmod(at(name), mode), 0);
+	assert_int_equal(chown(at(name), uid, 0), 0);
+}
+
+static void link_to(const char *name, const char *target, uid_t uid)
+{
+	assert_int_equal(symlink(target, at(name)), 0);
+	assert_int_equal(lchown(at(name), uid, 0), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (geteuid())
+		return -1; /* ownership can only be arranged as root */
+	snprintf(top, sizeof(top), "/tmp/gp-trust-XXXXXX");
+	if (!mkdtemp(top))
+		return -1;
+	dir("ok", 0755, 0);
+	file("ok/p.ini", 0644, 0);
+	file("ok/ro.ini", 0400, 0);
+	file("ok/theirs.ini", 0644, NOBODY);
+	file("ok/gw.ini", 0664, 0);
+	file("ok/ow.ini", 0646, 0);
+	dir("ww", 0777, 0);
+	file("ww/p.ini", 0644, 0);
+	dir("gw", 0775, 0);
+	file("gw/p.ini", 0644, 0);
+	dir("sticky", 01777, 0);
+	file("sticky/p.ini", 0644, 0);
+	file("sticky/theirs.ini", 0644, NOBODY);
+	dir("nobody", 0755, NOBODY);
+	file("nobody/p.ini", 0644, 0);
+	link_to("ok/root-link.ini", "p.ini", 0);
+	link_to("ok/their-link.ini", "p.ini", NOBODY);
+	link_to("ok/to-ww.ini", "../ww/p.ini", 0);
+	link_to("ok/abs-link.ini", at("ok/p.ini"), 0);
+	link_to("ok/to-their-link.ini", "their-link.ini", 0);
+	link_to("ok/loop.ini", "loop.ini", 0);
+	link_to("ok/dirlink", "../ww", 0);
+	link_to("sticky/their-dirlink", "../ok", NOBODY);
+	assert_int_equal(mkfifo(at("ok/fifo"), 0600), 0);
+	dir("tree", 0755, 0);
+	dir("tree/etc", 0755, 0);
+	file("tree/etc/qemu.conf", 0644, 0);
+	dir("badtree", 0755, 0);
+	dir("badtree/etc", 0755, 0);
+	file("badtree/etc/qemu.conf", 0644, NOBODY);
+	dir("linktree", 0755, 0);
+	link_to("linktree/conf", "../ww/p.ini", 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	return system(cmd);
+}
+
+static void test_files(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ok/ro.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ok/theirs.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "is owned by uid 65534, not root"));
+	assert_int_equal(gp_trust(at("ok/gw.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "writable by group or others (mode 664)"));
+	assert_int_equal(gp_trust(at("ok/ow.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/fifo"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "not a regular file"));
+	assert_int_equal(gp_trust(at("ok"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/none.ini"), GP_TRUST_FILE), -ENOENT);
+}
+
+static void test_directories(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_trust(at("ww/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/ww' is writable by group or others"));
+	assert_int_equal(gp_trust(at("gw/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("nobody/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/nobody' is owned by uid 65534"));
+	/* sticky (as /tmp): others cannot replace root's entries, only their own */
+	assert_int_equal(gp_trust(at("sticky/p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("sticky/theirs.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok"), GP_TRUST_DIR), 0);
+	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_DIR), -EPERM);
+	/* ".." goes up from where the walk is, and what it passed counts */
+	assert_int_equal(gp_trust(at("ok/../ok/./p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ww/../ok/p.ini"), GP_TRUST_FILE), -EPERM);
+}
+
+static void test_links(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_trust(at("ok/root-link.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ok/abs-link.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ok/their-link.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "their-link.ini' is owned by uid 65534"));
+	assert_int_equal(gp_trust(at("ok/to-their-link.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/to-ww.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/dirlink/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("sticky/their-dirlink/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/loop.ini"), GP_TRUST_FILE), -ELOOP);
+}
+
+static void test_relative(void **state)
+{
+	char cwd[256];
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(at("ok")), 0);
+	assert_int_equal(gp_trust("p.ini", GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust("./root-link.ini", GP_TRUST_FILE), 0);
+	assert_int_equal(chdir(at("ww")), 0);
+	/* the working directory's own chain counts */
+	assert_int_equal(gp_trust("p.ini", GP_TRUST_FILE), -EPERM);
+	assert_int_equal(chdir(cwd), 0);
+}
+
+static void test_tree(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_trust(at("tree"), GP_TRUST_TREE), 0);
+	assert_int_equal(gp_trust(at("badtree"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "qemu.conf' is owned by uid 65534"));
+	assert_int_equal(gp_trust(at("linktree"), GP_TRUST_TREE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_TREE), -EPERM);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_files), cmocka_unit_test(test_directories),
+		cmocka_unit_test(test_links), cmocka_unit_test(test_relative),
+		cmocka_unit_test(test_tree),
+	};
+
+	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
+}
