@@ -6,10 +6,11 @@
  * this check and the read; then the check cannot be raced either.
  *
  * That holds when, walking the path from '/' as the kernel resolves it, every
- * directory is root's and not writable by group or others (or is sticky, as
- * /tmp: others cannot rename or remove root's entries there), every symbolic
- * link is root's and its target passes the same walk, and the file at the end
- * is root's, of the kind wanted, and not writable by group or others.  That is
+ * directory is root's and not writable by others or by a group other than
+ * root's (or is sticky, as /tmp: others cannot rename or remove root's entries
+ * there), every symbolic link is root's and its target passes the same walk,
+ * and the file at the end is root's, of the kind wanted, and not writable by
+ * others or by a group other than root's.  That is
  * doas's rule for doas.conf and OpenSSH's safe_path, with links and sticky
  * directories thought through.
  */
@@ -55,7 +56,8 @@ static int entry_ok(struct walk *w, const char *path, const struct stat *st)
 			      (unsigned long)st->st_uid);
 	if (S_ISLNK(st->st_mode))
 		return 0; /* a link's own mode means nothing */
-	if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
+	/* root's group is root's (libvirt makes its runtime directories 0770) */
+	if (!(st->st_mode & S_IWOTH) && (!(st->st_mode & S_IWGRP) || st->st_gid == 0))
 		return 0;
 	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
 		return 0;

@@ -52,6 +52,7 @@ chown 65534 "$d/ok/theirs.ini"
 apply "$d/ok/theirs.ini" "is owned by uid 65534, not root"
 cp -p "$d/ok/p.ini" "$d/ok/gw.ini"
 chmod 664 "$d/ok/gw.ini"
+chgrp 65534 "$d/ok/gw.ini"
 apply "$d/ok/gw.ini" "writable by group or others"
 
 # checked before it is read: a broken profile of another user is refused, not parsed

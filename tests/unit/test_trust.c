@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * gp_trust: what root may act on.  The tests run as root; "another user" is
- * uid 65534 (nobody), made owner with chown.  Everything lives in a fresh
+ * uid 65534 (nobody), made owner with chown; another group is gid 65534.  Everything lives in a fresh
  * 0700 directory under /tmp (root's, sticky: trusted as a parent).
  */
 #include <fcntl.h>
@@ -24,22 +24,32 @@ static const char *at(const char *name)
 	return buf[i];
 }
 
-static void file(const char *name, mode_t mode, uid_t uid)
+static void file_gid(const char *name, mode_t mode, uid_t uid, gid_t gid)
 {
 	int fd = open(at(name), O_WRONLY | O_CREAT | O_TRUNC, mode);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "x\n", 2), 2);
 	assert_int_equal(fchmod(fd, mode), 0);
-	assert_int_equal(fchown(fd, uid, 0), 0);
+	assert_int_equal(fchown(fd, uid, gid), 0);
 	close(fd);
+}
+
+static void file(const char *name, mode_t mode, uid_t uid)
+{
+	file_gid(name, mode, uid, 0);
+}
+
+static void dir_gid(const char *name, mode_t mode, uid_t uid, gid_t gid)
+{
+	assert_int_equal(mkdir(at(name), mode), 0);
+	assert_int_equal(chmod(at(name), mode), 0);
+	assert_int_equal(chown(at(name), uid, gid), 0);
 }
 
 static void dir(const char *name, mode_t mode, uid_t uid)
 {
-	assert_int_equal(mkdir(at(name), mode), 0);
-	assert_int_equal(chmod(at(name), mode), 0);
-	assert_int_equal(chown(at(name), uid, 0), 0);
+	dir_gid(name, mode, uid, 0);
 }
 
 static void link_to(const char *name, const char *target, uid_t uid)
@@ -60,12 +70,15 @@ static int setup(void **state)
 	file("ok/p.ini", 0644, 0);
 	file("ok/ro.ini", 0400, 0);
 	file("ok/theirs.ini", 0644, NOBODY);
-	file("ok/gw.ini", 0664, 0);
+	file_gid("ok/gw.ini", 0664, 0, NOBODY);
+	file("ok/rootgroup.ini", 0664, 0);
 	file("ok/ow.ini", 0646, 0);
 	dir("ww", 0777, 0);
 	file("ww/p.ini", 0644, 0);
-	dir("gw", 0775, 0);
+	dir_gid("gw", 0775, 0, NOBODY);
 	file("gw/p.ini", 0644, 0);
+	dir("rootgroup", 0770, 0);
+	file("rootgroup/p.ini", 0644, 0);
 	dir("sticky", 01777, 0);
 	file("sticky/p.ini", 0644, 0);
 	file("sticky/theirs.ini", 0644, NOBODY);
@@ -110,6 +123,8 @@ static void test_files(void **state)
 	assert_int_equal(gp_trust(at("ok/gw.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "writable by group or others (mode 664)"));
 	assert_int_equal(gp_trust(at("ok/ow.ini"), GP_TRUST_FILE), -EPERM);
+	/* root's group is root's */
+	assert_int_equal(gp_trust(at("ok/rootgroup.ini"), GP_TRUST_FILE), 0);
 	assert_int_equal(gp_trust(at("ok/fifo"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "not a regular file"));
 	assert_int_equal(gp_trust(at("ok"), GP_TRUST_FILE), -EPERM);
@@ -122,6 +137,7 @@ static void test_directories(void **state)
 	assert_int_equal(gp_trust(at("ww/p.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "/ww' is writable by group or others"));
 	assert_int_equal(gp_trust(at("gw/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("rootgroup/p.ini"), GP_TRUST_FILE), 0);
 	assert_int_equal(gp_trust(at("nobody/p.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "/nobody' is owned by uid 65534"));
 	/* sticky (as /tmp): others cannot replace root's entries, only their own */
