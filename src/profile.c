@@ -16,6 +16,7 @@
 #include <ini.h>
 
 #include "gp.h"
+#include "virt.h"
 
 #define MAX_SEEN 256
 #define MAX_LINE 200 /* inih's INI_MAX_LINE in Debian's build */
@@ -290,8 +291,7 @@ static int v_clique(struct gp_profile *p, const char *v, void *field, const char
 static int v_uri(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	(void)field;
-	*why = "expected a libvirt URI such as qemu:///system";
-	if (!strstr(v, ":/"))
+	if (gp_virt_uri_check(v, why))
 		return -EINVAL;
 	return set_string(p->vm.uri, sizeof(p->vm.uri), v, why);
 }

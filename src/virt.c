@@ -4,6 +4,7 @@
  * libvirt reports errors through a callback and virGetLastErrorMessage();
  * both are turned into gp_err() here, and its own printing is silenced.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -27,6 +28,83 @@ void gp_virt_set_target(const struct gp_vm_target *t)
 	target = t;
 }
 
+#define EMBED "qemu:///embed?root="
+
+/* Letters, digits and the characters of extra, at least one, not starting with '-'. */
+static bool word(const char *s, size_t n, const char *extra)
+{
+	size_t i;
+
+	if (!n || s[0] == '-')
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
+			return false;
+	return true;
+}
+
+/* [USER@]HOST[:PORT]: nothing ssh could take for an option or a second host. */
+static bool ssh_authority(const char *s, size_t n)
+{
+	const char *at = memchr(s, '@', n), *host = at ? at + 1 : s, *end = s + n, *colon;
+	unsigned long port;
+	char buf[8];
+
+	if (at && !word(s, (size_t)(at - s), "._-"))
+		return false;
+	if (*host == '[') { /* an IPv6 address */
+		colon = memchr(host, ']', (size_t)(end - host));
+		if (!colon || colon == host + 1 ||
+		    strspn(host + 1, "0123456789abcdefABCDEF:.") != (size_t)(colon - host - 1))
+			return false;
+		colon = colon + 1 < end ? colon + 1 : NULL;
+		if (colon && *colon != ':')
+			return false;
+	} else {
+		colon = memchr(host, ':', (size_t)(end - host));
+		if (!word(host, (size_t)((colon ? colon : end) - host), ".-") || *host == '.')
+			return false;
+	}
+	if (!colon)
+		return true;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(end - colon - 1), colon + 1);
+	return end - colon - 1 <= 5 && !gp_parse_uint(buf, 65535, &port) && port;
+}
+
+/* /ABSOLUTE/DIR in plain characters: no '%' escapes, parameters or "..". */
+static bool embed_root(const char *s)
+{
+	if (s[0] != '/' || !word(s + 1, strlen(s + 1), "/._+-") || strstr(s, "/../") ||
+	    (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/..")))
+		return false;
+	return true;
+}
+
+/*
+ * The URIs gpuprov opens, and nothing else: libvirt runs programs for others
+ * (the ext transport runs command=; ssh's netcat=, socket=, keyfile= and the
+ * like change what runs where; the embedded driver executes what its root's
+ * configuration names, so that root is checked when connecting).
+ */
+int gp_virt_uri_check(const char *uri, const char **why)
+{
+	const char *auth, *path;
+
+	*why = "expected qemu:///system, qemu:///session, qemu+ssh://[user@]host[:port]/system "
+	       "(no parameters) or qemu:///embed?root=/dir";
+	if (!strcmp(uri, "qemu:///system") || !strcmp(uri, "qemu:///session"))
+		return 0;
+	if (!strncmp(uri, EMBED, strlen(EMBED)))
+		return embed_root(uri + strlen(EMBED)) ? 0 : -EINVAL;
+	if (strncmp(uri, "qemu+ssh://", 11))
+		return -EINVAL;
+	auth = uri + 11;
+	path = strchr(auth, '/');
+	if (!path || !ssh_authority(auth, (size_t)(path - auth)))
+		return -EINVAL;
+	return !strcmp(path, "/system") || !strcmp(path, "/session") ? 0 : -EINVAL;
+}
+
 static void quiet(void *data, virErrorPtr err)
 {
 	(void)data;
@@ -37,7 +115,15 @@ static virConnectPtr connect_to(const char *uri, bool complain)
 {
 	static bool loop;
 	virConnectPtr c;
+	const char *why;
 
+	/* every connection, whether its URI came from a profile or a journal */
+	if (gp_virt_uri_check(uri, &why)) {
+		gp_err("refusing the libvirt URI '%s': %s", uri, why);
+		return NULL;
+	}
+	if (!strncmp(uri, EMBED, strlen(EMBED)) && gp_trust(uri + strlen(EMBED), GP_TRUST_TREE))
+		return NULL;
 	virSetErrorFunc(NULL, quiet);
 	/* qemu:///embed runs the driver in our process: it needs an event loop */
 	if (!loop && !virEventRegisterDefaultImpl())

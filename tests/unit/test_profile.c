@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The profile parser: every key, every kind of error, each naming file:line. */
 #include "unit.h"
+#include "virt.h"
 
 #define GPUS "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 
@@ -144,6 +145,8 @@ static const struct bad bad[] = {
 	{ GPUS "[vm]\nname = v\noutput = /var/lib/gpuprov/../../../etc/x\n", 6,
 	  "bad value for output" },
 	{ GPUS "[vm]\nname = v\noutput = /var/..\n", 6, "bad value for output" },
+	{ GPUS "[vm]\nname = v\nuri = qemu+ext:///system?command=/tmp/x\n", 6,
+	  "bad value for uri: 'qemu+ext:///system?command=/tmp/x': expected qemu:///system" },
 };
 
 static void test_errors(void **state)
@@ -191,12 +194,73 @@ static void test_match(void **state)
 	assert_false(gp_profile_matches(&p, &d));
 }
 
+/* Only URIs that make libvirt run nothing of the profile's choosing. */
+static void test_uri(void **state)
+{
+	static const char *const good[] = {
+		"qemu:///system",
+		"qemu:///session",
+		"qemu+ssh://kvm1/system",
+		"qemu+ssh://root@kvm1.example.com:2222/system",
+		"qemu+ssh://op_1@[fd00::1]:22/session",
+		"qemu+ssh://[fd00::1]/system",
+		"qemu:///embed?root=/var/tmp/gp-lab.1",
+	};
+	static const char *const refused[] = {
+		"qemu+ext:///system?command=/tmp/x",
+		"qemu+ssh://kvm1/system?netcat=/tmp/x",
+		"qemu+ssh://kvm1/system?socket=/tmp/s",
+		"qemu+ssh://kvm1/system?keyfile=/tmp/k",
+		"qemu+ssh://kvm1/system?no_verify=1",
+		"qemu+ssh://-oProxyCommand=x/system",
+		"qemu+ssh://kvm1 -oProxyCommand=x/system",
+		"qemu+ssh://-l@kvm1/system",
+		"qemu+ssh://kvm1:0/system",
+		"qemu+ssh://kvm1:65536/system",
+		"qemu+ssh://kvm1:/system",
+		"qemu+ssh://[fd00::1/system",
+		"qemu+ssh://[fd00::1]x/system",
+		"qemu+ssh://a@b@kvm1/system",
+		"qemu+ssh:///system",
+		"qemu+ssh://kvm1/",
+		"qemu+ssh://kvm1/system/",
+		"qemu+ssh://kvm1",
+		"qemu+libssh2://kvm1/system?keyfile=/tmp/k",
+		"qemu+tcp://kvm1/system",
+		"qemu+unix:///system?socket=/tmp/s",
+		"qemu:///system?socket=/tmp/s",
+		"qemu:///system#x",
+		"qemu:///System",
+		"qemu:///embed",
+		"qemu:///embed?root=relative",
+		"qemu:///embed?root=/",
+		"qemu:///embed?root=/x&socket=/tmp/s",
+		"qemu:///embed?root=/x/../tmp",
+		"qemu:///embed?root=/x/..",
+		"qemu:///embed?root=/x%2f..",
+		"test:///default",
+		"lxc:///system",
+		"",
+		"system",
+	};
+	const char *why;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (gp_virt_uri_check(good[i], &why))
+			fail_msg("refused: %s", good[i]);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!gp_virt_uri_check(refused[i], &why))
+			fail_msg("accepted: %s", refused[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped), cmocka_unit_test(test_defaults_and_values),
 		cmocka_unit_test(test_errors),	cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_match),	cmocka_unit_test(test_uri),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);

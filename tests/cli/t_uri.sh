@@ -1,0 +1,56 @@
+#!/bin/sh
+# A profile's [vm] uri can make libvirt run a program as root (the ext
+# transport runs command=; the embedded driver runs the emulator its root's
+# domain configurations name).  Only allow-listed URIs pass (file:line, exit
+# 4), every connection is checked (read-only commands read the defined
+# domain's digest on the live host), an embedded root must be root's alone,
+# and LIBVIRT_DEFAULT_URI is never used.  The program here leaves a mark.
+set -eu
+G=$(pwd)/build/test/gpuprov
+T=$(pwd)/templates
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "$*"; exit 1; }
+chmod 755 "$d"
+printf '#!/bin/sh\ntouch %s/ran\nexit 1\n' "$d" >"$d/x"
+chmod 755 "$d/x"
+
+profile() { # FILE URI-LINE
+	printf '[gpus]\nmatch = 10de:20b5\ncount = 2\n[vm]\nname = gp-uri-vm\n%s\n' "$2" >"$1"
+}
+
+profile "$d/ext.ini" "uri = qemu+ext:///system?command=$d/x"
+for cmd in check plan domxml scan topo; do
+	set +e
+	timeout 60 $G -p "$d/ext.ini" $cmd >/dev/null 2>"$d/err"
+	rc=$?
+	set -e
+	[ ! -e "$d/ran" ] || fail "$cmd ran the URI's command"
+	[ $rc -eq 4 ] || fail "$cmd: exit $rc, want 4"
+	grep -q "$d/ext.ini:6: bad value for uri" "$d/err" || fail "$cmd: $(cat "$d/err")"
+done
+set +e
+$G profile validate "$d/ext.ini" >/dev/null 2>&1
+rc=$?
+set -e
+[ $rc -eq 4 ] || fail "profile validate: exit $rc, want 4"
+
+# no uri: qemu:///system, whatever LIBVIRT_DEFAULT_URI says
+profile "$d/none.ini" ""
+LIBVIRT_DEFAULT_URI="qemu+ext:///system?command=$d/x" timeout 60 $G -p "$d/none.ini" check \
+	>/dev/null 2>&1 || true
+[ ! -e "$d/ran" ] || fail "LIBVIRT_DEFAULT_URI was used"
+
+# an embedded root another user could write: its domain names our program
+# as the emulator, which libvirt runs when it loads the configuration
+mkdir -p "$d/embed/etc/qemu"
+printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
+sed "s|<name>gpu-vm</name>|<name>evil</name>|; s|/usr/bin/qemu-system-x86_64|$d/x|" \
+	"$T/domain-q35-ovmf.xml" >"$d/embed/etc/qemu/evil.xml"
+chown 65534 "$d/embed/etc/qemu/evil.xml"
+profile "$d/embed.ini" "uri = qemu:///embed?root=$d/embed"
+$G profile validate "$d/embed.ini" >/dev/null
+timeout 60 $G -p "$d/embed.ini" check >/dev/null 2>"$d/err" || true
+[ ! -e "$d/ran" ] || fail "an embedded root of another user's was opened"
+grep -q "refusing '$d/embed': '$d/embed/etc/qemu/evil.xml' is owned by uid 65534" "$d/err" ||
+	fail "embed: $(cat "$d/err")"
