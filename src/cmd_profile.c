@@ -49,16 +49,49 @@ static void slot_name(const struct gp_dev *d, int i, char *buf, size_t len)
 		snprintf(buf, len, "gpu%d", i);
 }
 
+/*
+ * Whether a DMI string reads back from a profile as exactly itself.  inih ends
+ * a value at the line's end, trims blanks at both ends and takes ';' (and '#'
+ * in some builds) for a comment, and a profile has no escapes: printable ASCII
+ * without those, or nothing.  A key that said less than the machine, or one
+ * that opened a section of its own, would be worse than none.
+ */
+static bool ini_value_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || s[0] == ' ' || s[n - 1] == ' ')
+		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == ';' || s[i] == '#')
+			return false;
+	return true;
+}
+
+static void discover_server(FILE *f, const struct gp_host *h)
+{
+	fprintf(f, "; written by 'gpuprov profile discover': check every value, then set\n"
+		   "; verified = yes once the slot map is confirmed on this hardware\n\n"
+		   "[server]\n");
+	if (!h->product[0]) {
+		fprintf(f, "model = unknown\n");
+	} else if (ini_value_ok(h->product)) {
+		fprintf(f, "model = %s\n", h->product);
+	} else {
+		gp_warn("the DMI product name cannot be written into a profile as it is: "
+			"[server] model left out");
+		fprintf(f, "; model: this host's DMI product name cannot be written here as it\n"
+			   "; is (control characters, ';', '#' or blanks at its ends)\n");
+	}
+	fprintf(f, "verified = no\n");
+}
+
 static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, int n)
 {
 	char ids[GP_MAX_MATCH][10], names[MAX_GPUS][GP_NAME_LEN];
 	int i, j, nids = 0, rp;
 
-	fprintf(f,
-		"; written by 'gpuprov profile discover': check every value, then set\n"
-		"; verified = yes once the slot map is confirmed on this hardware\n\n"
-		"[server]\nmodel = %s\nverified = no\n",
-		h->product[0] ? h->product : "unknown");
+	discover_server(f, h);
 	for (i = 0; i < n; i++) {
 		const struct gp_dev *d = &h->devs[gpus[i]];
 
