@@ -64,7 +64,7 @@ while :; do
 	done
 	kill -0 $pid 2>/dev/null && break
 	n=$((n + 1))
-	[ $n -lt 100 ] && grep -q "holds '/run/lock" "$d/killed.log" || { cat "$d/killed.log"; fail "apply"; }
+	[ $n -lt 100 ] && grep -q "holds '/run/gpuprov/lock" "$d/killed.log" || { cat "$d/killed.log"; fail "apply"; }
 	sleep 0.2
 done
 kill -9 $pid
