@@ -183,7 +183,9 @@ static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
 	for (i = 0; i < l->ncells; i++) {
 		cell = xmlNewChild(numa, NULL, X("cell"), NULL);
 		set(cell, "id", "%d", i);
-		set(cell, "cpus", "%u-%u", first, first + l->cells[i].vcpus - 1);
+		/* fewer vCPUs than cells: the rest are CPU-less (memory) nodes */
+		if (l->cells[i].vcpus)
+			set(cell, "cpus", "%u-%u", first, first + l->cells[i].vcpus - 1);
 		set(cell, "memory", "%" PRIu64, l->cells[i].memory >> 10);
 		set(cell, "unit", "KiB");
 		first += l->cells[i].vcpus;
@@ -239,24 +241,39 @@ static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_
 	}
 }
 
-static int max_pci_index(xmlNode *devices)
+/*
+ * A PCI controller's index is the guest bus number libvirt gives it: 0-255.
+ * The template's are checked here, so that the ones gpuprov adds after the
+ * highest still fit; anything else names the template's line.
+ */
+static int max_pci_index(xmlNode *devices, const char *tmpl, int *max)
 {
 	xmlNode *n;
-	int max = 0;
+	int rc = 0;
 
-	for (n = devices->children; n; n = n->next) {
+	*max = 0;
+	for (n = devices->children; n && !rc; n = n->next) {
 		xmlChar *type, *index;
+		unsigned long v;
 
 		if (!is(n, "controller"))
 			continue;
 		type = xmlGetProp(n, X("type"));
 		index = xmlGetProp(n, X("index"));
-		if (type && index && !xmlStrcmp(type, X("pci")) && atoi((char *)index) > max)
-			max = atoi((char *)index);
+		if (type && index && !xmlStrcmp(type, X("pci"))) {
+			if (gp_parse_uint((const char *)index, 255, &v)) {
+				gp_err("%s:%ld: PCI controller index '%s': expected a bus number "
+				       "from 0 to 255",
+				       tmpl, xmlGetLineNo(n), (const char *)index);
+				rc = -EINVAL;
+			} else if ((int)v > *max) {
+				*max = (int)v;
+			}
+		}
 		xmlFree(type);
 		xmlFree(index);
 	}
-	return max;
+	return rc;
 }
 
 static xmlNode *controller(xmlNode *devices, int index, const char *model, const char *alias)
@@ -306,14 +323,22 @@ static void hostdev(xmlNode *devs, const struct gp_dev *d, const struct gp_vm_de
  * the guest driver sees each GPU on the NUMA node it has on the host.
  * Hostdevs are managed='no': gpuprov binds them.
  */
-static void devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l)
+static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l,
+		   const char *tmpl)
 {
 	xmlNode *devs = ensure(dom, "devices");
 	int next, pxb[GP_VM_MAX_CELLS], slot[GP_VM_MAX_CELLS] = { 0 }, i;
 	int port[GP_VM_MAX_DEVS];
 
 	drop_owned(devs);
-	next = max_pci_index(devs) + 1;
+	if (max_pci_index(devs, tmpl, &next))
+		return -EINVAL;
+	if (++next + l->ncells + l->nports > 256) {
+		gp_err("template '%s': its PCI controllers go up to index %d, leaving no room "
+		       "for the %d gpuprov adds (indexes end at 255)",
+		       tmpl, next - 1, l->ncells + l->nports);
+		return -EINVAL;
+	}
 	for (i = 0; i < l->ncells; i++) {
 		char alias[32];
 		xmlNode *c, *target;
@@ -344,6 +369,7 @@ static void devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_la
 		}
 		hostdev(devs, &h->devs[v->dev], v, port[v->port], l->ports[v->port].nfuncs > 1);
 	}
+	return 0;
 }
 
 static xmlNs *qemu_ns(xmlNode *dom)
@@ -532,7 +558,8 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	first_error[0] = '\0';
 	xmlSetStructuredErrorFunc(NULL, on_error);
 	xmlKeepBlanksDefault(0);
-	doc = xmlReadFile(tmpl_path, NULL, XML_PARSE_NONET | XML_PARSE_NOBLANKS);
+	doc = xmlReadFile(tmpl_path, NULL,
+			  XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES);
 	if (!doc)
 		return parse_error(tmpl_path);
 	dom = xmlDocGetRootElement(doc);
@@ -547,7 +574,10 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	basics(dom, p);
 	cpu(dom, &l);
 	tuning(dom, p, &l);
-	devices(dom, h, &l);
+	if (devices(dom, h, &l, tmpl_path)) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
 	ns = qemu_ns(dom);
 	if (l.clique_left_out)
 		gp_warn("the GPUDirect clique is left out (p2p = preferred): QEMU %s cannot add "

@@ -34,6 +34,10 @@ argv lab-messy tests/cli/profiles/vm-lab.ini lab-vm
 argv r5350-ready tests/cli/profiles/vm-operator.ini a100-train
 argv group-shared tests/cli/profiles/vm-bind.ini bind-vm
 argv qemu72 tests/cli/profiles/vm-preferred.ini pref-vm
+# one vCPU for two guest cells: the second cell is a CPU-less (memory) node
+sed 's/^vcpus = 4/vcpus = 1/; s/^name = lab-vm/name = lab-vm1/' tests/cli/profiles/vm-lab.ini \
+	>"$d/vm-lab1.ini"
+argv lab-messy "$d/vm-lab1.ini" lab-vm1
 
 python3 - "$d" <<'PY'
 import json, re, sys
@@ -84,6 +88,10 @@ assert any("node,nodeid=1" in n for n in numa), numa
 # QEMU 7.2 and A100s (MSI-X at 0xC8) with p2p = preferred: no clique, so the VM starts
 check("pref-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, None,
       {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 128 * 1024)
+# fewer vCPUs than cells: every vCPU in a cell, the cell left without one has none
+args, _ = devices("lab-vm1")
+numa = sorted(args[i + 1] for i, a in enumerate(args) if a == "-numa")
+assert numa[0].startswith("node,nodeid=0,cpus=0,") and "cpus" not in numa[1], numa
 # a card's two functions (GPU and its audio function) in one guest slot, as on
 # the host: one root port, function 0 multifunction, function 1 beside it
 _, devs = devices("bind-vm")
