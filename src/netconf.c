@@ -5,6 +5,7 @@
  * ifupdown), rendered from templates/.  A bond made behind NetworkManager's
  * back is taken apart by it later: writing its own format avoids that.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,37 +71,80 @@ static char *read_template(const char *name)
 	return gp_template_path(name, path, sizeof(path)) ? NULL : gp_read_file(path);
 }
 
-/* Lines naming @ADDRESS@ go when the profile has no address. */
-static char *drop_address_lines(char *text)
+/*
+ * A line naming a value the profile leaves empty goes: no address, no
+ * "address" line; an IPv6 address, no IPv4 address line.
+ */
+static char *drop_empty_lines(char *text, const char *const *pairs)
 {
-	char *out = gp_xcalloc(strlen(text) + 1, 1), *line, *save = NULL;
+	char *out = gp_xcalloc(strlen(text) + 1, 1), *line = text, *end;
+	const char *const *kv;
+	char token[40];
 
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strstr(line, "@ADDRESS@"))
-			continue;
-		strcat(out, line);
-		strcat(out, "\n");
+	for (; *line; line = end) {
+		bool empty = false, nl;
+
+		end = line + strcspn(line, "\n");
+		nl = *end == '\n';
+		*end = '\0';
+		for (kv = pairs; kv[0] && !empty; kv += 2) {
+			snprintf(token, sizeof(token), "@%s@", kv[0]);
+			empty = !kv[1][0] && strstr(line, token);
+		}
+		if (!empty)
+			strcat(strcat(out, line), nl ? "\n" : "");
+		end += nl;
 	}
 	free(text);
 	return out;
 }
 
-static char *render_named(const char *name, const char *const *pairs, bool addr)
+static char *render(const char *name, const char *const *pairs)
 {
 	char *raw = read_template(name), *out;
 
 	if (!raw)
 		return NULL;
-	if (!addr)
-		raw = drop_address_lines(raw);
+	raw = drop_empty_lines(raw, pairs);
 	out = gp_subst(raw, pairs);
 	free(raw);
 	return out;
 }
 
-static char *render(const char *name, const char *const *pairs)
+/*
+ * Names go into YAML, keyfiles, stanzas and networkd's glob matches: each
+ * must be one that all of them read as a plain name.  The profile's are
+ * checked when it is read; a port named by PCI address gets the host's name.
+ */
+static int check_names(const struct gp_profile *p, char names[][GP_NAME_LEN], int n)
 {
-	return render_named(name, pairs, true);
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!gp_ifname_valid(names[i])) {
+			gp_err("bond '%s': port '%s' has an interface name that network "
+			       "configuration files cannot hold safely",
+			       p->bond.name, names[i]);
+			return -EINVAL;
+		}
+	return gp_ifname_valid(p->bond.name) ? 0 : -EINVAL;
+}
+
+/* The address split by family: each owner writes IPv6 where IPv6 goes. */
+struct addr_vals {
+	const char *v4, *v6, *v4_method, *v6_method, *inet, *inet_method;
+};
+
+static void addr_vals(const char *address, struct addr_vals *a)
+{
+	bool v6 = strchr(address, ':') != NULL;
+
+	a->v4 = address[0] && !v6 ? address : "";
+	a->v6 = v6 ? address : "";
+	a->v4_method = a->v4[0] ? "manual" : "disabled";
+	a->v6_method = v6 ? "manual" : "ignore";
+	a->inet = v6 ? "inet6" : "inet";
+	a->inet_method = address[0] ? "static" : "manual";
 }
 
 int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc)
@@ -108,22 +152,26 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 	char ports[GP_MAX_LIST][GP_NAME_LEN], slaves[512] = "", comma[512] = "";
 	char plan_ports[1024] = "", mtu[16], miimon[16], minl[16], path[300];
 	const char *o = owner_of(h, p), *b = p->bond.name;
-	bool addr = p->bond.address[0];
 	int n = port_names(h, p, ports), i;
+	struct addr_vals a;
 
 	memset(nc, 0, sizeof(*nc));
 	gp_strlcpy(nc->owner, o, sizeof(nc->owner));
+	if (check_names(p, ports, n))
+		return -EINVAL;
+	/* netplan's YAML gets every name quoted, in case a name reads as a number */
 	for (i = 0; i < n; i++) {
 		snprintf(slaves + strlen(slaves), sizeof(slaves) - strlen(slaves), "%s%s",
 			 i ? " " : "", ports[i]);
-		snprintf(comma + strlen(comma), sizeof(comma) - strlen(comma), "%s%s",
+		snprintf(comma + strlen(comma), sizeof(comma) - strlen(comma), "%s\"%s\"",
 			 i ? ", " : "", ports[i]);
 		snprintf(plan_ports + strlen(plan_ports), sizeof(plan_ports) - strlen(plan_ports),
-			 "%s    %s: {}", i ? "\n" : "", ports[i]);
+			 "%s    \"%s\": {}", i ? "\n" : "", ports[i]);
 	}
 	snprintf(mtu, sizeof(mtu), "%u", p->bond.mtu);
 	snprintf(miimon, sizeof(miimon), "%u", p->bond.miimon);
 	snprintf(minl, sizeof(minl), "%u", p->bond.min_links);
+	addr_vals(p->bond.address, &a);
 	{
 		const char *pairs[] = {
 			"BOND",
@@ -144,34 +192,43 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 			mtu,
 			"ADDRESS",
 			p->bond.address,
+			"ADDRESS4",
+			a.v4,
+			"ADDRESS6",
+			a.v6,
+			"IPV4_METHOD",
+			a.v4_method,
+			"IPV6_METHOD",
+			a.v6_method,
+			"INET",
+			a.inet,
+			"INET_METHOD",
+			a.inet_method,
 			"SLAVES",
 			slaves,
 			"SLAVES_COMMA",
 			comma,
 			"NETPLAN_PORTS",
 			plan_ports,
-			"IPV4_METHOD",
-			addr ? "manual" : "disabled",
 			"PORT",
 			"",
 			NULL,
 		};
 
 		if (!strcmp(o, "networkd")) {
-			add(nc, gp_bond_persist_path(p, h),
-			    render_named("networkd-bond.netdev", pairs, true), 0644);
+			add(nc, gp_bond_persist_path(p, h), render("networkd-bond.netdev", pairs),
+			    0644);
 			snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network",
 				 b);
-			add(nc, path, render_named("networkd-bond.network", pairs, addr), 0644);
+			add(nc, path, render("networkd-bond.network", pairs), 0644);
 		} else if (!strcmp(o, "networkmanager")) {
-			add(nc, gp_bond_persist_path(p, h),
-			    render_named("nm-bond.nmconnection", pairs, addr), 0600);
+			add(nc, gp_bond_persist_path(p, h), render("nm-bond.nmconnection", pairs),
+			    0600);
 		} else if (!strcmp(o, "netplan")) {
-			add(nc, gp_bond_persist_path(p, h),
-			    render_named("netplan-bond.yaml", pairs, addr), 0600);
+			add(nc, gp_bond_persist_path(p, h), render("netplan-bond.yaml", pairs),
+			    0600);
 		} else if (!strcmp(o, "ifupdown")) {
-			add(nc, gp_bond_persist_path(p, h),
-			    render_named("ifupdown-bond", pairs, addr), 0644);
+			add(nc, gp_bond_persist_path(p, h), render("ifupdown-bond", pairs), 0644);
 		}
 		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager"));
 		     i++) {
@@ -191,7 +248,7 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 	}
 	for (i = 0; i < nc->n; i++)
 		if (!nc->files[i].text)
-			return -1; /* a template is missing */
+			return -ENOENT; /* a template is missing */
 	return 0;
 }
 

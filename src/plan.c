@@ -4,6 +4,7 @@
  * each with its current and target state.  A pure function of the host, the
  * profile, the findings and the templates: nothing here reads or writes.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,7 +261,7 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 
 static void bond_steps(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
 {
-	int k = gp_host_iface(h, p->bond.name), i;
+	int k = gp_host_iface(h, p->bond.name), i, rc;
 	bool fresh = k < 0;
 	struct gp_netconf nc;
 	struct gp_step *st;
@@ -301,7 +302,16 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 			 p->bond.address[0] ? ", " : "", p->bond.address,
 			 strcmp(p->bond.mode, "802.3ad") ? "" : ", LACP verified");
 	}
-	if (gp_netconf_render(h, p, &nc) || !nc.n) {
+	rc = gp_netconf_render(h, p, &nc);
+	if (rc == -EINVAL) {
+		/* a port's name from the host that no configuration file can hold */
+		if (plan->nblockers < GP_MAX_BLOCKERS)
+			snprintf(plan->blockers[plan->nblockers++], sizeof(plan->blockers[0]),
+				 "persist.bond: %s", gp_last_error);
+		gp_netconf_release(&nc);
+		return;
+	}
+	if (rc || !nc.n) {
 		if (!nc.n)
 			snprintf(plan->note, sizeof(plan->note),
 				 "no network configuration owner found (persist = %s): the bond "

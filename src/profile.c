@@ -298,15 +298,11 @@ static int v_uri(struct gp_profile *p, const char *v, void *field, const char **
 
 static int v_ifname(struct gp_profile *p, const char *v, void *field, const char **why)
 {
-	const char *c;
-
 	(void)p;
-	*why = "expected an interface name of at most 15 characters";
-	if (!*v || strlen(v) > 15)
+	*why = "expected an interface name: 1 to 15 letters, digits, '-', '_' or '.', "
+	       "starting with a letter or digit";
+	if (!gp_ifname_valid(v))
 		return -EINVAL;
-	for (c = v; *c; c++)
-		if (isspace((unsigned char)*c) || *c == '/' || *c == ':')
-			return -EINVAL;
 	return set_string(field, 16, v, why);
 }
 
@@ -330,7 +326,8 @@ static int v_slaves(struct gp_profile *p, const char *v, void *field, const char
 			continue;
 		}
 		if (v_ifname(p, items[i], name, why)) {
-			*why = "expected interface names or PCI addresses";
+			*why = "expected interface names (1 to 15 letters, digits, '-', '_' or "
+			       "'.', starting with a letter or digit) or PCI addresses";
 			return -EINVAL;
 		}
 		gp_strlcpy(p->bond.slaves[i], items[i], GP_NAME_LEN);

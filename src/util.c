@@ -116,6 +116,33 @@ size_t gp_strlcpy(char *dst, const char *src, size_t size)
 	return len;
 }
 
+/*
+ * An interface name that every network configuration gpuprov writes can hold.
+ * The kernel (dev_valid_name) takes 1..15 bytes other than '/', ':' and
+ * whitespace, except "." and ".."; systemd-networkd also refuses '%', names
+ * that are all digits, "all" and "default" (sysctl's directories), and
+ * [Match] Name= reads glob characters; netplan's YAML and ifupdown's
+ * stanzas give meaning to most punctuation.  What is left, and what real
+ * names use: letters, digits, '-', '_' and '.', starting with a letter or
+ * digit.
+ */
+bool gp_ifname_valid(const char *s)
+{
+	static const char alnum[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	size_t n = strlen(s);
+	size_t i;
+
+	if (n < 1 || n > 15 || !strchr(alnum, s[0]) || strspn(s, "0123456789") == n)
+		return false;
+	if (!strcmp(s, "all") || !strcmp(s, "default"))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr(alnum, s[i]) && !strchr("-_.", s[i]))
+			return false;
+	return true;
+}
+
 char *gp_trim(char *s)
 {
 	char *end;

@@ -85,12 +85,53 @@ static void test_format(void **state)
 	assert_string_equal(buf, "0B");
 }
 
+/* Interface names: the kernel's rule, narrowed to what every network manager reads. */
+static void test_ifname(void **state)
+{
+	static const char *const good[] = { "bond0", "ens1f0np0",	"eth0.100", "br-lan",
+					    "v_1",   "enx001122334455", "0eth" };
+	static const char *const bad[] = { "",
+					   ".",
+					   "..",
+					   "a/b",
+					   "a:b",
+					   "a b",
+					   "a\tb",
+					   "*x",
+					   "&x",
+					   "{x",
+					   "\"b",
+					   "#x",
+					   "-x",
+					   ".x",
+					   "x%d",
+					   "e*",
+					   "e?",
+					   "e[1]",
+					   "12",
+					   "all",
+					   "default",
+					   "enx0011223344556",
+					   "caf\xc3\xa9",
+					   "a\x1b[2J" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!gp_ifname_valid(good[i]))
+			fail_msg("'%s' refused", good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (gp_ifname_valid(bad[i]))
+			fail_msg("'%s' accepted", bad[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size),	cmocka_unit_test(test_bdf),
 		cmocka_unit_test(test_ids),	cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_version), cmocka_unit_test(test_format),
+		cmocka_unit_test(test_ifname),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
