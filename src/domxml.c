@@ -542,6 +542,26 @@ static int parse_error(const char *path)
 	return -EINVAL;
 }
 
+/*
+ * What goes to libvirt and to -o FILE is well-formed XML or nothing: a
+ * value XML cannot hold (a profile path that is not UTF-8) is bad input.
+ */
+static int well_formed(const char *xml)
+{
+	xmlDoc *doc;
+
+	first_error[0] = '\0';
+	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", "UTF-8", XML_PARSE_NONET);
+	if (!doc) {
+		gp_err("the domain XML would not be well-formed: %s (line %d); the profile's "
+		       "path and values must be UTF-8 text",
+		       first_error, first_line);
+		return -EINVAL;
+	}
+	xmlFreeDoc(doc);
+	return 0;
+}
+
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
 		    char **out, char *digest, size_t dlen)
 {
@@ -594,5 +614,10 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	add_metadata(dom, p, digest);
 	*out = dump(doc);
 	xmlFreeDoc(doc);
+	if (well_formed(*out)) {
+		free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
 	return 0;
 }

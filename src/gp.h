@@ -45,6 +45,8 @@ void *gp_xrealloc(void *p, size_t n, size_t size);
 char *gp_xstrdup(const char *s);
 size_t gp_strlcpy(char *dst, const char *src, size_t size);
 bool gp_ifname_valid(const char *s);
+int gp_utf8_len(const unsigned char *s, size_t n);
+bool gp_text_valid(const char *s);
 char *gp_trim(char *s);
 int gp_parse_size(const char *s, uint64_t *out);
 int gp_parse_uint(const char *s, unsigned long max, unsigned long *out);

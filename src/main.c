@@ -154,7 +154,8 @@ int main(int argc, char **argv)
 	const struct gp_cmd *cmd;
 	int c, rc;
 
-	opterr = 0; /* our own message, without the binary's path */
+	gp_term_streams(); /* nothing from a host or a profile reaches a terminal raw */
+	opterr = 0;	   /* our own message, without the binary's path */
 	while ((c = getopt_long(argc, argv, ":p:r:o:yvqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':

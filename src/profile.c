@@ -71,10 +71,15 @@ typedef int (*value_fn)(struct gp_profile *p, const char *v, void *field, const 
 
 #define FIELD(f) ((size_t) & ((struct gp_profile *)0)->f)
 
+/* Every text value: it ends up on terminals, in XML and in JSON. */
 static int set_string(char *dst, size_t size, const char *v, const char **why)
 {
 	if (strlen(v) >= size) {
 		*why = "too long";
+		return -EINVAL;
+	}
+	if (!gp_text_valid(v)) {
+		*why = "expected UTF-8 text without control characters";
 		return -EINVAL;
 	}
 	gp_strlcpy(dst, v, size);

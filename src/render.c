@@ -3,10 +3,13 @@
  * Output: text for operators, JSON (json-c, never hand-escaped) for fleets.
  * Renderers only read what host/topo/checks computed.
  */
+#define _GNU_SOURCE /* fopencookie */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json.h>
 
@@ -60,12 +63,137 @@ json_object *gp_json_doc(const char *command)
 
 bool gp_json_printed;
 
+/*
+ * json-c escapes control characters but copies bytes that are not UTF-8
+ * (an interface name, a slot name, a profile path): each becomes U+FFFD,
+ * so that the document is JSON whatever the host holds.
+ */
+static char *json_utf8(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = gp_xcalloc(6 * n + 1, 1);
+	int k;
+
+	for (; n; s += k, n -= k) {
+		k = gp_utf8_len((const unsigned char *)s, n);
+		if (k <= 0) {
+			memcpy(out + o, "\\ufffd", 6);
+			o += 6;
+			k = 1;
+			continue;
+		}
+		memcpy(out + o, s, k);
+		o += k;
+	}
+	return out;
+}
+
 void gp_json_print(json_object *o)
 {
+	char *text = json_utf8(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			   JSON_C_TO_STRING_NOSLASHESCAPE));
+
 	gp_json_printed = true;
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	puts(text);
+	free(text);
 	json_object_put(o);
+}
+
+/* ---- the terminal ---- */
+
+/*
+ * Escapes n bytes of s for a terminal into out (room for 4n): control
+ * characters other than newline and tab, DEL, C1 controls and bytes that
+ * are not UTF-8 become \xNN, so that a name from sysfs, a snapshot or a
+ * profile cannot move the cursor, rewrite the title or hide a line.  Valid
+ * UTF-8 text is unchanged.  *held gets the length of a sequence that n cuts.
+ */
+size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+	int k;
+
+	*held = 0;
+	while (i < n) {
+		k = gp_utf8_len(u + i, n - i);
+		if (k < 0) {
+			*held = n - i;
+			break;
+		}
+		if (k == 0 ||
+		    (k == 1 && ((u[i] < 0x20 && u[i] != '\n' && u[i] != '\t') || u[i] == 0x7f)) ||
+		    (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+			o += sprintf(out + o, "\\x%02x", u[i]);
+			i++;
+			continue;
+		}
+		memcpy(out + o, u + i, k);
+		o += k;
+		i += k;
+	}
+	return o;
+}
+
+struct term {
+	int fd;
+	char held[4];
+	size_t nheld;
+};
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		buf += w;
+		n -= w;
+	}
+}
+
+static ssize_t term_write(void *cookie, const char *buf, size_t size)
+{
+	struct term *t = cookie;
+	size_t n = t->nheld + size, held;
+	char *in = gp_xcalloc(n, 1), *out = gp_xcalloc(4 * n + 1, 1);
+
+	memcpy(in, t->held, t->nheld);
+	memcpy(in + t->nheld, buf, size);
+	write_all(t->fd, out, gp_term_escape(in, n, out, &held));
+	memcpy(t->held, in + n - held, held);
+	t->nheld = held;
+	free(in);
+	free(out);
+	return size;
+}
+
+/*
+ * stdout and stderr through gp_term_escape(): every text gpuprov prints
+ * (tables, findings, plans, messages) is safe for a terminal, however it
+ * was formatted.  JSON and XML are valid UTF-8 without raw control
+ * characters by then, so they pass unchanged.
+ */
+void gp_term_streams(void)
+{
+	static struct term out = { .fd = 1 }, err = { .fd = 2 };
+	cookie_io_functions_t io = { .write = term_write };
+	FILE *o = fopencookie(&out, "w", io), *e = fopencookie(&err, "w", io);
+
+	if (o) {
+		fflush(stdout);
+		setvbuf(o, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+		stdout = o;
+	}
+	if (e) {
+		setvbuf(e, NULL, _IONBF, 0);
+		stderr = e;
+	}
 }
 
 /* ---- scan ---- */

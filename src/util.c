@@ -143,6 +143,55 @@ bool gp_ifname_valid(const char *s)
 	return true;
 }
 
+/*
+ * The length of the UTF-8 sequence at s (at most n bytes): 1 to 4, 0 when
+ * it is not UTF-8 (a stray continuation byte, an overlong form, a
+ * surrogate, past U+10FFFF), -1 when n cuts a sequence that may be valid.
+ */
+int gp_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+			return 0;
+	}
+	return len;
+}
+
+/* Text a profile, XML and JSON can hold: UTF-8 without control characters. */
+bool gp_text_valid(const char *s)
+{
+	size_t n = strlen(s);
+	int k;
+
+	for (; n; s += k, n -= k) {
+		k = gp_utf8_len((const unsigned char *)s, n);
+		if (k <= 0 || (unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+		/* C1 controls, U+0080 to U+009F */
+		if (k == 2 && (unsigned char)s[0] == 0xc2 && (unsigned char)s[1] < 0xa0)
+			return false;
+	}
+	return true;
+}
+
 char *gp_trim(char *s)
 {
 	char *end;

@@ -126,6 +126,11 @@ static const struct bad bad[] = {
 	{ GPUS "[vm]\nname = v\noutput =\n", 6, "bad value for output" },
 	{ GPUS "[bond]\nname = averyveryverylongname\n", 5, "bad value for name" },
 	{ GPUS "[bond]\nname = b\nslaves = eth/0\n", 6, "bad value for slaves" },
+	/* text that would reach a terminal, XML or JSON raw */
+	{ "[server]\nmodel = A\x1b[2J\n" GPUS, 2,
+	  "bad value for model: 'A\x1b[2J': expected UTF-8 text without control characters" },
+	{ "[server]\nmodel = caf\xe9\n" GPUS, 2, "bad value for model" },
+	{ GPUS "[vm]\nname = v\noutput = /var/lib/\x07x.xml\n", 6, "bad value for output" },
 	/* interface names that netplan, NetworkManager, ifupdown or networkd misread */
 	{ GPUS "[bond]\nname = *x\n", 5, "bad value for name: '*x': expected an interface name" },
 	{ GPUS "[bond]\nname = &x\n", 5, "bad value for name" },

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "unit.h"
+#include "render.h"
 
 static void test_size(void **state)
 {
@@ -125,13 +126,56 @@ static void test_ifname(void **state)
 			fail_msg("'%s' accepted", bad[i]);
 }
 
+/* UTF-8 as RFC 3629 has it: no overlong forms, no surrogates, nothing past U+10FFFF. */
+static void test_utf8(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_utf8_len((const unsigned char *)"a", 1), 1);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xe2\x82\xac", 3), 3);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xe2\x82", 2), -1);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xe9-", 2), 0);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xc0\xaf", 2), 0);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(gp_utf8_len((const unsigned char *)"\x80", 1), 0);
+	assert_true(gp_text_valid("H3C UniServer R5350 G6 \xc3\xa9"));
+	assert_false(gp_text_valid("a\x1b[2J"));
+	assert_false(gp_text_valid("a\tb"));
+	assert_false(gp_text_valid("a\x7f"));
+	assert_false(gp_text_valid("a\xc2\x9b"));
+	assert_false(gp_text_valid("caf\xe9"));
+}
+
+/* For the terminal: controls, C1 and stray bytes as \xNN; text unchanged. */
+static void test_term_escape(void **state)
+{
+	char out[64];
+	size_t n, held;
+
+	(void)state;
+	n = gp_term_escape("ok \xc3\xa9\t\n", 7, out, &held);
+	assert_int_equal(n, 7);
+	assert_memory_equal(out, "ok \xc3\xa9\t\n", 7);
+	n = gp_term_escape("\x1b]0;x\x07\x7f\xc2\x9b\xe9-", 11, out, &held);
+	out[n] = '\0';
+	assert_string_equal(out, "\\x1b]0;x\\x07\\x7f\\xc2\\x9b\\xe9-");
+	assert_int_equal(held, 0);
+	/* a sequence cut at the end is held back for the next write */
+	n = gp_term_escape("a\xe2\x82", 3, out, &held);
+	assert_int_equal(n, 1);
+	assert_int_equal(held, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_size),	cmocka_unit_test(test_bdf),
-		cmocka_unit_test(test_ids),	cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_version), cmocka_unit_test(test_format),
-		cmocka_unit_test(test_ifname),
+		cmocka_unit_test(test_size),	    cmocka_unit_test(test_bdf),
+		cmocka_unit_test(test_ids),	    cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_version),	    cmocka_unit_test(test_format),
+		cmocka_unit_test(test_ifname),	    cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_term_escape),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -1,0 +1,51 @@
+#!/bin/sh
+# Control characters from sysfs or a profile never reach the terminal raw,
+# and --json / domxml give valid documents (or exit 4), whatever the bytes.
+set -eu
+G=${GPUPROV:-build/test/gpuprov}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+ESC=$(printf '\033')
+BEL=$(printf '\007')
+raw() { LC_ALL=C grep -q "[$ESC$BEL]" "$1"; }
+
+# a snapshot tree whose BIOS version, slot name and NIC name carry escapes
+cp -a build/hosts/r5350-ready "$d/tree"
+printf '5.32\033]0;owned\007\033[2J\n' >"$d/tree/sys/class/dmi/id/bios_version"
+mv "$d/tree/sys/bus/pci/slots/1" "$d/tree/sys/bus/pci/slots/1$ESC[8m"
+n=$(readlink "$d/tree/sys/class/net/eno1")
+bad="e$(printf '\351')$ESC[31m"
+mv "$d/tree/sys/${n#../../}" "$d/tree/sys/$(dirname "${n#../../}")/$bad"
+rm "$d/tree/sys/class/net/eno1"
+ln -s "$(dirname "$n")/$bad" "$d/tree/sys/class/net/$bad"
+for cmd in scan topo; do
+	$G -r "$d/tree" $cmd >"$d/out" 2>"$d/err" || true
+	! raw "$d/out" && ! raw "$d/err"
+	grep -q 'x1b' "$d/out"
+	$G -r "$d/tree" --json $cmd >"$d/out.json" 2>/dev/null || true
+	python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read())' "$d/out.json"
+done
+$G -r "$d/tree" scan >"$d/out"
+grep -qF 'BIOS 5.32\x1b]0;owned\x07\x1b[2J' "$d/out"
+grep -qF 'e\xe9\x1b[31m' "$d/out"
+
+# a profile value with a control character: file:line, exit 4, escaped
+printf '[server]\nmodel = A\033[2Jb\n[gpus]\nmatch = 10de:20b5\ncount = 2\n' >"$d/m.ini"
+set +e
+$G -r build/hosts/r5350-ready -p "$d/m.ini" check >"$d/out" 2>"$d/err"
+rc=$?
+set -e
+[ $rc -eq 4 ] && ! raw "$d/err" && grep -q "m.ini:2: bad value for model: 'A\\\\x1b\[2Jb'" "$d/err"
+
+# a profile path that is not UTF-8: domxml exits 4 and writes no XML; the
+# JSON documents stay JSON
+p="$d/caf$(printf '\351')$ESC.ini"
+cp tests/cli/profiles/vm-lab.ini "$p"
+set +e
+$G -r build/hosts/r5350-ready -p "$p" domxml >"$d/out" 2>"$d/err"
+rc=$?
+set -e
+[ $rc -eq 4 ] && [ ! -s "$d/out" ] && grep -q 'would not be well-formed' "$d/err" && ! raw "$d/err"
+$G -r build/hosts/r5350-ready -p "$p" --json check >"$d/out.json" 2>/dev/null || true
+python3 -c 'import json,sys; d=json.loads(open(sys.argv[1],"rb").read()); assert "\ufffd" in d["profile"]' \
+	"$d/out.json"
