@@ -26,6 +26,9 @@ OBJ = $(SRC:src/%.c=build/obj/%.o)
 TEST_OBJ = $(SRC:src/%.c=build/test/obj/%.o)
 TEST_LIB_OBJ = $(LIB_SRC:src/%.c=build/test/obj/%.o)
 UNIT = $(patsubst tests/unit/%.c,build/test/%,$(wildcard tests/unit/test_*.c))
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	$(PKG_CFLAGS) -DGP_DATADIR='"$(DATADIR)"'
+FUZZ_LIB_OBJ = $(LIB_SRC:src/%.c=build/fuzz/obj/%.o)
 FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps check demo bench fuzz install uninstall clean fixtures unit cli lab
@@ -49,11 +52,15 @@ build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -Isrc -o $@ $< $(TEST_LIB_OBJ) \
 		$(PKG_LIBS) -lcmocka
 
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) src/*.h | build/fuzz
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -Isrc \
-		-o $@ $< $(LIB_SRC) $(PKG_LIBS)
+# the library is compiled once for every harness, with coverage;
+# -fno-sanitize-recover=all: a UBSan report is a crash, not a line in a log
+build/fuzz/obj/%.o: src/%.c src/*.h | build/fuzz/obj
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-build/obj build/test/obj build/fuzz:
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) | build/fuzz
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
+
+build/obj build/test/obj build/fuzz build/fuzz/obj:
 	mkdir -p $@
 
 deps:
