@@ -57,6 +57,8 @@ build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_LIB_OBJ)
 build/fuzz/obj/%.o: src/%.c src/*.h | build/fuzz/obj
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+.SECONDARY: $(FUZZ_LIB_OBJ)
+
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) | build/fuzz
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
 
