@@ -306,6 +306,38 @@ int gp_link_addr(const char *name, const char *cidr, bool add)
 	return 0;
 }
 
+/* 1 when name carries cidr (address and prefix length), 0 when not, <0 on error. */
+int gp_link_has_addr(const char *name, const char *cidr)
+{
+	struct nl_cache *cache = NULL;
+	struct nl_object *o;
+	struct nl_addr *want = NULL;
+	struct nl_sock *sk;
+	int idx = (int)if_nametoindex(name), found = 0;
+
+	if (!idx)
+		return -ENODEV;
+	if (nl_addr_parse(cidr, AF_UNSPEC, &want) < 0)
+		return -EINVAL;
+	sk = sock_open();
+	if (!sk || rtnl_addr_alloc_cache(sk, &cache) < 0) {
+		nl_addr_put(want);
+		if (sk)
+			nl_socket_free(sk);
+		return -EIO;
+	}
+	for (o = nl_cache_get_first(cache); o; o = nl_cache_get_next(o)) {
+		struct rtnl_addr *a = (struct rtnl_addr *)o;
+
+		if (rtnl_addr_get_ifindex(a) == idx && !nl_addr_cmp(rtnl_addr_get_local(a), want))
+			found = 1;
+	}
+	nl_cache_free(cache);
+	nl_addr_put(want);
+	nl_socket_free(sk);
+	return found;
+}
+
 /* ---- reading the bond back: a link dump, parsed with nla_parse ---- */
 
 struct dump {
@@ -622,10 +654,31 @@ static int up_done(const struct gp_step *st)
 	return s.opts.mode != 4 || gp_bond_lacp_formed(&s, bond_profile->bond.nslaves);
 }
 
+/*
+ * The link as it is before: a bond that already existed keeps its state on
+ * undo (up or down, MTU, and an address only removed if we added it).
+ */
 static int up_record(const struct gp_step *st, json_object *undo)
 {
+	const char *addr = bond_profile->bond.address;
+	char master[IF_NAMESIZE];
+	bool up;
+	int mtu, had = 0;
+
 	json_object_object_add(undo, "link", json_object_new_string(st->subject));
-	json_object_object_add(undo, "address", json_object_new_string(bond_profile->bond.address));
+	json_object_object_add(undo, "address", json_object_new_string(addr));
+	if (gp_link_info(st->subject, &up, &mtu, master, sizeof(master))) {
+		json_object_object_add(undo, "existed", json_object_new_boolean(false));
+		return 0; /* bond.create makes it in this run; its undo removes it */
+	}
+	if (addr[0])
+		had = gp_link_has_addr(st->subject, addr);
+	if (had < 0)
+		return had;
+	json_object_object_add(undo, "existed", json_object_new_boolean(true));
+	json_object_object_add(undo, "up", json_object_new_boolean(up));
+	json_object_object_add(undo, "mtu", json_object_new_int(mtu));
+	json_object_object_add(undo, "had_address", json_object_new_boolean(had));
 	return 0;
 }
 
@@ -682,12 +735,25 @@ static int up_undo(const struct gp_step *st, json_object *undo)
 	json_object *link = json_object_object_get(undo, "link");
 	json_object *addr = json_object_object_get(undo, "address");
 
+	json_object *existed = json_object_object_get(undo, "existed");
+	json_object *had = json_object_object_get(undo, "had_address");
+	json_object *up = json_object_object_get(undo, "up");
+	json_object *mtu = json_object_object_get(undo, "mtu");
+	const char *name = json_object_get_string(link);
+	int rc = 0;
+
 	(void)st;
-	if (!link || !if_nametoindex(json_object_get_string(link)))
+	if (!link || !if_nametoindex(name))
 		return 0;
-	if (addr && json_object_get_string(addr)[0])
-		gp_link_addr(json_object_get_string(link), json_object_get_string(addr), false);
-	return gp_link_updown(json_object_get_string(link), false);
+	if (addr && json_object_get_string(addr)[0] && !json_object_get_boolean(had))
+		rc = gp_link_addr(name, json_object_get_string(addr), false);
+	if (!json_object_get_boolean(existed)) /* ours, or an older journal: down */
+		return rc ? rc : gp_link_updown(name, false);
+	if (!rc && mtu)
+		rc = gp_link_mtu(name, json_object_get_int(mtu));
+	if (!rc && up)
+		rc = gp_link_updown(name, json_object_get_boolean(up));
+	return rc;
 }
 
 const struct gp_actuator gp_act_link_up = {

@@ -53,6 +53,7 @@ int gp_link_updown(const char *name, bool up);
 int gp_link_master(const char *name, const char *master);
 int gp_link_mtu(const char *name, int mtu);
 int gp_link_addr(const char *name, const char *cidr, bool add);
+int gp_link_has_addr(const char *name, const char *cidr);
 int gp_bond_state_read(const char *name, struct gp_bond_state *st);
 int gp_link_info(const char *name, bool *up, int *mtu, char *master, size_t len);
 bool gp_bond_lacp_formed(const struct gp_bond_state *st, int nslaves);

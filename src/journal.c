@@ -133,6 +133,21 @@ static int check_files(json_object *undo, const char *kind, char *why, size_t le
 	return 0;
 }
 
+/* A bond's undo names links and an address: nothing else. */
+static int check_link_undo(json_object *undo, size_t i, char *why, size_t len)
+{
+	json_object_object_foreach (undo, key, val) {
+		const char *v = json_object_get_string(val);
+
+		if (!json_object_is_type(val, json_type_string) || !*v)
+			continue;
+		if (!strcmp(key, "address") ? strspn(v, "0123456789abcdefABCDEF:./") != strlen(v)
+					    : !word(v, 15, "_.-"))
+			return bad(why, len, "step %zu: bad %s '%s'", i + 1, key, v);
+	}
+	return 0;
+}
+
 /* What each kind's undo acts on: a PCI function, a module, a link, a file. */
 static int check_step(json_object *o, size_t i, char *why, size_t len)
 {
@@ -150,6 +165,9 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 		return bad(why, len, "step %zu: '%s' is not a PCI address", i + 1, subject);
 	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) && !word(subject, 15, "_.-"))
 		return bad(why, len, "step %zu: '%s' is not an interface name", i + 1, subject);
+	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) &&
+	    check_link_undo(undo, i, why, len))
+		return -EINVAL;
 	if (!strcmp(kind, "module.load") && !word(subject, 63, "_-"))
 		return bad(why, len, "step %zu: '%s' is not a module name", i + 1, subject);
 	if (str(o, "arg") && str(o, "arg")[0] && !word(str(o, "arg"), 63, "_.-"))

@@ -124,7 +124,7 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 
 /* vfio-pci and what it pulls in, the order in which undo unloads them */
 static const char *const vfio_modules[] = {
-	"vfio_pci", "vfio_pci_core", "vfio_iommu_type1", "vfio", "irqbypass", NULL,
+	"vfio_pci", "vfio_pci_core", "vfio_virqfd", "vfio_iommu_type1", "vfio", "irqbypass", NULL,
 };
 
 static bool module_loaded(const char *name)

@@ -161,6 +161,12 @@ static void test_check_steps(void **state)
 	assert_int_equal(check("device.unbind", "../../x", "{\"driver\": \"nvidia\"}"), -EINVAL);
 	assert_int_equal(check("shell.run", "x", "{}"), -EINVAL);
 	assert_int_equal(check("link.up", "bond0/../x", "{}"), -EINVAL);
+	assert_int_equal(check("link.up", "bond0",
+			       "{\"link\": \"bond0\", \"address\": \"192.0.2.1/24\", "
+			       "\"existed\": true, \"up\": true, \"mtu\": 1500}"),
+			 0);
+	assert_int_equal(check("link.up", "bond0", "{\"link\": \"../../etc\"}"), -EINVAL);
+	assert_int_equal(check("bond.enslave", "eth0", "{\"master\": \"a b\"}"), -EINVAL);
 	assert_int_equal(
 		check("domain.define", "vm",
 		      "{\"uri\": \"qemu:///system\", \"name\": \"vm\", \"previous\": null}"),

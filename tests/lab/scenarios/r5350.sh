@@ -109,4 +109,24 @@ t_exit "rollback of the bond" 0 sh -c "exit $?"
 t_ok "... removes the bond" test ! -e /sys/class/net/bond0
 t_ok "... and frees the ports" test -z "$(master $p0)$(master $p1)"
 t_ok "... and its files" test ! -e /etc/systemd/network/60-gpuprov-bond0.netdev
+
+# a bond that already existed and was up: undoing link.up puts back its state
+ip link add bond0 type bond mode 802.3ad lacp_rate fast miimon 100 xmit_hash_policy layer3+4 ad_select stable
+for q in $p0 $p1; do ip link set "$q" down; ip link set "$q" master bond0; done
+ip link set bond0 mtu 1500 up
+ip addr add 198.51.100.1/24 dev bond0
+state() { echo "$(ip -o link show bond0 2>/dev/null | sed 's/[^<]*<\([^>]*\)>.*/\1/' | tr , '\n' | grep -x UP) $(cat /sys/class/net/bond0/mtu 2>/dev/null) $(ip -o addr show dev bond0 2>/dev/null | awk '{print $4}' | sort | tr '\n' ' ')"; }
+sleep 3
+ip link show bond0 | grep -q '<.*UP' && before=$(state)
+gpuprov -p $B --only bond apply --yes >/tmp/bapply2.log 2>&1
+t_exit "apply on the existing bond" 0 sh -c "exit $?"
+sed 's/^/# apply: /' /tmp/bapply2.log
+t_ok "... it has mtu 9000 and the profile's address" sh -c \
+	'[ "$(cat /sys/class/net/bond0/mtu)" = 9000 ] && ip addr show bond0 | grep -q 192.0.2.10/24'
+gpuprov rollback --yes >/tmp/brb2.log 2>&1
+t_exit "rollback on the existing bond" 0 sh -c "exit $?"
+sed 's/^/# rollback: /' /tmp/brb2.log
+t_ok "... leaves it up, at mtu 1500, with its own address only" test "$(state)" = "$before"
+echo "# before: $before; after: $(state)"
+t_ok "... and its ports in it" test "$(master $p0)$(master $p1)" = bond0bond0
 t_done
