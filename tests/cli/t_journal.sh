@@ -43,8 +43,8 @@ G5() {
 	n=0
 	while :; do
 		rc=0
-		$G "$@" || rc=$?
-		[ $rc -eq 5 ] && [ $n -lt 100 ] || return $rc
+		$G "$@" >"$d/g5.out" || rc=$?
+		[ $rc -eq 5 ] && [ $n -lt 100 ] || { cat "$d/g5.out"; return $rc; }
 		n=$((n + 1))
 		sleep 0.2
 	done
