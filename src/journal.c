@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "virt.h"
 
 #define JOURNAL_MAX (256u << 20) /* 16 files of GP_RECORD_MAX, in base64 */
 
@@ -92,21 +93,6 @@ static const char *const run_states[] = { "running",	     "done", "rolling_back"
 					  "rollback_failed", NULL };
 static const char *const step_states[] = { "pending", "skipped", "doing", "done", "undone", NULL };
 
-/* libvirt URIs undo may connect to: local QEMU, or ssh without a command of ours. */
-static bool uri_ok(const char *uri)
-{
-	static const char *const forbidden[] = { "command=", "netcat=", "socket=", "keyfile=",
-						 "proxy=" };
-	size_t i;
-
-	if (!uri || (strncmp(uri, "qemu:///", 8) && strncmp(uri, "qemu+ssh://", 11)))
-		return false;
-	for (i = 0; i < sizeof(forbidden) / sizeof(forbidden[0]); i++)
-		if (strstr(uri, forbidden[i]))
-			return false;
-	return !strpbrk(uri, "\n\r\t ");
-}
-
 static int check_files(json_object *undo, const char *kind, char *why, size_t len)
 {
 	json_object *files = json_object_object_get(undo, "files");
@@ -153,6 +139,7 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 {
 	const char *kind = str(o, "kind"), *subject = str(o, "subject");
 	json_object *undo = json_object_object_get(o, "undo");
+	const char *reason = "not a string";
 	char bdf[GP_BDF_LEN];
 
 	if (!kind || !gp_actuator_find(kind))
@@ -173,9 +160,9 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	if (str(o, "arg") && str(o, "arg")[0] && !word(str(o, "arg"), 63, "_.-"))
 		return bad(why, len, "step %zu: bad argument", i + 1);
 	if (!strcmp(kind, "domain.define") && json_object_object_get(undo, "uri") &&
-	    !uri_ok(str(undo, "uri")))
-		return bad(why, len, "step %zu: libvirt URI '%s' is not one gpuprov uses", i + 1,
-			   str(undo, "uri") ? str(undo, "uri") : "");
+	    (!str(undo, "uri") || gp_virt_uri_check(str(undo, "uri"), &reason)))
+		return bad(why, len, "step %zu: libvirt URI '%s': %s", i + 1,
+			   str(undo, "uri") ? str(undo, "uri") : "", reason);
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;
@@ -227,16 +214,18 @@ int gp_journal_parse(const char *buf, size_t len, json_object **doc, char *why, 
 
 /* ---- reading one from disk ---- */
 
-/* Root's, and no one else may write it: else anyone could plant a journal. */
+/*
+ * Only root may be able to change the directory, on its whole path (gp_trust):
+ * else anyone could plant or swap a journal.
+ */
 static int dir_check(char *why, size_t len)
 {
 	struct stat st;
 
 	if (lstat(gp_journal_dir(), &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return bad(why, len, "the directory '%s' is not root's alone (owner %u, mode %04o)",
-			   gp_journal_dir(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -errno; /* -ENOENT: never applied */
+	if (gp_trust(gp_journal_dir(), GP_TRUST_DIR))
+		return bad(why, len, "the directory '%s' is not root's alone", gp_journal_dir());
 	return 0;
 }
 
