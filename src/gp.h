@@ -77,6 +77,8 @@ struct gp_file_attrs {
 };
 
 int gp_write_file(const char *path, const void *data, size_t len, mode_t mode);
+/* Every byte to fd (short writes retried); 0 or the -errno that stopped it. */
+int gp_write_all(int fd, const char *p, size_t len);
 int gp_write_file_attrs(const char *path, const void *data, size_t len,
 			const struct gp_file_attrs *a);
 int gp_write_link(const char *path, const char *target, const struct gp_file_attrs *a);

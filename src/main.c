@@ -5,10 +5,13 @@
  * command runs (git's model).  Only this file turns results into exit codes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "gp.h"
@@ -112,6 +115,41 @@ int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
 	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
 }
 
+/*
+ * -o naming a character device or a FIFO (/dev/null, /dev/full, a pipe) is
+ * written through, as a shell redirection would, and its errors count: the
+ * one writer would put a regular file in its place.  A link to one is refused:
+ * replacing /dev/stdout is not what was asked, and a link someone else planted
+ * must not lead root's write into a device.  1: a file for the one writer.
+ */
+static int output_node(const char *path, const char *text, size_t len)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st) || S_ISREG(st.st_mode))
+		return 1;
+	if (S_ISLNK(st.st_mode) && (stat(path, &st) || S_ISREG(st.st_mode)))
+		return 1; /* the writer replaces the link, never writes through it */
+	if (S_ISLNK(st.st_mode) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
+		gp_err("cannot write '%s': not a regular file, a character device or a FIFO "
+		       "(a link to a device: name the device itself)",
+		       path);
+		return -EINVAL;
+	}
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+	    fcntl(fd, F_SETFL, 0))
+		rc = fd < 0 ? -errno : -EINVAL;
+	else
+		rc = gp_write_all(fd, text, len);
+	if (fd >= 0 && close(fd) && !rc)
+		rc = -errno;
+	if (rc)
+		gp_err("cannot write '%s': %s", path, strerror(-rc));
+	return rc;
+}
+
 /* A command's document to -o FILE (through the one writer) or to stdout. */
 int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
 {
@@ -124,6 +162,9 @@ int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
 		}
 		return 0;
 	}
+	rc = output_node(ctx->output, text, len);
+	if (rc <= 0)
+		return rc ? GP_EXIT_INPUT : 0;
 	rc = gp_write_file(ctx->output, text, len, 0644);
 	if (rc) {
 		gp_err("cannot write '%s': %s", ctx->output, strerror(-rc));

@@ -66,7 +66,7 @@ static int temp_name(char *buf, size_t len, const char *base)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int gp_write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -100,7 +100,7 @@ static int set_attrs(int fd, const struct gp_file_attrs *a)
 
 static int fill(int fd, const void *data, size_t len, const struct gp_file_attrs *a)
 {
-	int rc = write_all(fd, data, len);
+	int rc = gp_write_all(fd, data, len);
 
 	if (!rc)
 		rc = set_attrs(fd, a);

@@ -1,0 +1,41 @@
+#!/bin/sh
+# -o naming a character device or a FIFO is written through, and a write
+# that fails there is an error: -o /dev/full exited 0 (the one writer put a
+# regular file in the device's place).  A link to a device is refused, and
+# left as it was.  The nodes are made here (mknod), never /dev's own.
+set -eu
+G=build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "$*"; exit 1; }
+R="-r build/hosts/r5350-ready"
+P="-p profiles/h3c-r5350-g6.ini"
+mknod "$d/full" c 1 7
+mknod "$d/null" c 1 3
+ln -s null "$d/link"
+
+run() { # EXIT NAME ARGS...: the exit status wanted
+	want=$1 name=$2
+	shift 2
+	set +e
+	"$@" 2>"$d/err" >/dev/null
+	rc=$?
+	set -e
+	[ $rc -eq "$want" ] || fail "$name: exit $rc, want $want: $(cat "$d/err")"
+}
+
+for cmd in domxml "profile discover"; do
+	run 4 "$cmd -o full" $G $R $P -o "$d/full" $cmd
+	grep -q "cannot write '$d/full': No space left on device" "$d/err" || fail "$cmd: $(cat "$d/err")"
+	run 0 "$cmd -o null" $G $R $P -o "$d/null" $cmd
+	run 4 "$cmd -o link" $G $R $P -o "$d/link" $cmd
+	grep -q "cannot write '$d/link'" "$d/err" || fail "$cmd: $(cat "$d/err")"
+done
+[ -c "$d/full" ] && [ -c "$d/null" ] && [ -L "$d/link" ] || fail "a node was replaced: $(ls -l "$d")"
+
+# a FIFO with a reader gets the whole document
+mkfifo "$d/fifo"
+cat "$d/fifo" >"$d/from-fifo" &
+$G $R $P -o "$d/fifo" domxml 2>/dev/null
+wait
+$G $R $P domxml 2>/dev/null | cmp -s - "$d/from-fifo" || fail "the FIFO got another document"
