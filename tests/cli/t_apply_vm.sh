@@ -9,6 +9,8 @@ G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 export GPUPROV_STATE_DIR=$d/journal
+# a lock of its own: runs of other trees on this machine do not meet it
+export GPUPROV_RUN_DIR=$d/run
 mkdir -p "$d/embed/etc"
 printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
 id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu

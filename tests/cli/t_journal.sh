@@ -14,6 +14,8 @@ G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 export GPUPROV_STATE_DIR=$d/journal
+# a lock of its own: runs of other trees on this machine do not meet it
+export GPUPROV_RUN_DIR=$d/run
 mkdir -p "$d/embed/etc" "$d/out"
 printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
 id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
@@ -64,7 +66,7 @@ while :; do
 	done
 	kill -0 $pid 2>/dev/null && break
 	n=$((n + 1))
-	[ $n -lt 100 ] && grep -q "holds '/run/gpuprov/lock" "$d/killed.log" || { cat "$d/killed.log"; fail "apply"; }
+	[ $n -lt 100 ] && grep -q "holds '" "$d/killed.log" || { cat "$d/killed.log"; fail "apply"; }
 	sleep 0.2
 done
 kill -9 $pid
