@@ -2,8 +2,11 @@
 /*
  * gpuprov snapshot: copy what host.c reads into a tarball, links kept as
  * links, so that `gpuprov -r DIR` on the unpacked tree gives the same scan,
- * topo and check elsewhere.  Reads only (under --root, like host.c); the one
- * write is the staging directory and the tarball the operator asked for.
+ * topo and check elsewhere.  Reads only, through the safe reader (links
+ * resolve inside --root); the one write is the staging directory, where no
+ * link is ever followed (it holds links copied from the tree), and the
+ * tarball, created 0600: network configurations are kept with their secrets
+ * redacted (redact.c), but a snapshot is still a map of the host.
  */
 #define _GNU_SOURCE /* nftw */
 #include <dirent.h>
@@ -27,9 +30,13 @@ extern char **environ;
 
 #define PATH_LEN 4096
 
+#define COPY_MAX (64u << 20) /* bytes of one file: modules.*.bin are a few MiB */
+
 struct snap {
 	const char *root; /* "" for the live host */
+	int rootfd;	  /* gp_root_open(root) */
 	char stage[PATH_LEN];
+	int stagefd;
 	int files;
 };
 
@@ -83,42 +90,74 @@ static void pathf(char *buf, const char *fmt, ...)
 		buf[0] = '\0';
 }
 
-static void src_path(const struct snap *s, char *buf, const char *rel)
+/* Creates rel in the staging tree, and its directories; follows no link. */
+static int stage_open(struct snap *s, const char *rel, mode_t mode)
 {
-	pathf(buf, "%s%s", s->root, rel);
+	const char *name;
+	int dir = gp_root_mkparent(s->stagefd, rel, &name), fd;
+
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		fd = -errno;
+	close(dir);
+	return fd;
 }
 
-static void dst_path(const struct snap *s, char *buf, const char *rel)
+static void stage_mkdir(struct snap *s, const char *rel)
 {
-	pathf(buf, "%s%s", s->stage, rel);
+	const char *name;
+	int dir = gp_root_mkparent(s->stagefd, rel, &name);
+
+	if (dir < 0)
+		return;
+	mkdirat(dir, name, 0755);
+	close(dir);
 }
 
-static void parent_dirs(const char *path)
+static int stage_write(struct snap *s, const char *rel, const char *text, mode_t mode)
 {
-	gp_mkdir_p(path, true);
+	int fd = stage_open(s, rel, mode);
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return fd;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	s->files++;
+	return 0;
 }
 
 /* Copies one file's content as read (sysfs sizes lie); missing files are skipped. */
 static int copy_file(struct snap *s, const char *rel)
 {
-	char src[PATH_LEN], dst[PATH_LEN], buf[65536];
+	char buf[65536];
 	int in, out;
 	ssize_t n;
+	size_t total = 0;
+	struct stat st;
 
-	src_path(s, src, rel);
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	in = gp_root_openat(s->rootfd, rel, O_RDONLY);
 	if (in < 0)
-		return -errno;
-	dst_path(s, dst, rel);
-	parent_dirs(dst);
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		return in;
+	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+		close(in);
+		return -EISDIR;
+	}
+	out = stage_open(s, rel, 0644);
 	if (out < 0) {
 		close(in);
-		return -errno;
+		return out;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
+	while (total < COPY_MAX && (n = read(in, buf, sizeof(buf))) > 0) {
+		total += (size_t)n;
 		if (write(out, buf, (size_t)n) != n)
 			break;
+	}
 	close(in);
 	close(out);
 	s->files++;
@@ -128,19 +167,21 @@ static int copy_file(struct snap *s, const char *rel)
 /* Recreates a link with its own (relative) text; returns the text's length. */
 static ssize_t copy_link(struct snap *s, const char *rel, char *target, size_t len)
 {
-	char src[PATH_LEN], dst[PATH_LEN];
-	ssize_t n;
+	const char *name;
+	ssize_t n = gp_root_readlink(s->rootfd, rel, target, len);
+	int dir, rc = 0;
 
-	src_path(s, src, rel);
-	n = readlink(src, target, len - 1);
 	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	dst_path(s, dst, rel);
-	parent_dirs(dst);
-	unlink(dst);
-	if (symlink(target, dst))
-		return -errno;
+		return n;
+	dir = gp_root_mkparent(s->stagefd, rel, &name);
+	if (dir < 0)
+		return dir;
+	unlinkat(dir, name, 0);
+	if (symlinkat(target, dir, name))
+		rc = -errno;
+	close(dir);
+	if (rc)
+		return rc;
 	s->files++;
 	return n;
 }
@@ -188,25 +229,21 @@ static void copy_files(struct snap *s, const char *dir, const char *const *names
 /* A link whose target directory must exist too (libpci realpath()s them). */
 static void copy_link_and_dir(struct snap *s, const char *rel)
 {
-	char target[PATH_LEN], dir[PATH_LEN], dst[PATH_LEN];
+	char target[PATH_LEN], dir[PATH_LEN];
 
 	if (copy_link(s, rel, target, sizeof(target)) <= 0)
 		return;
 	resolve(rel, target, dir);
-	dst_path(s, dst, dir);
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, dir);
 }
 
 typedef void (*entry_fn)(struct snap *s, const char *dir, const char *name);
 
 static void each_entry(struct snap *s, const char *dir, entry_fn fn)
 {
-	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *d;
+	DIR *d = gp_root_opendir(s->rootfd, dir);
 
-	src_path(s, path, dir);
-	d = opendir(path);
 	if (!d)
 		return;
 	while ((e = readdir(d)))
@@ -217,14 +254,13 @@ static void each_entry(struct snap *s, const char *dir, entry_fn fn)
 
 static void pci_device(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN], target[PATH_LEN], devdir[PATH_LEN], dst[PATH_LEN];
+	char rel[PATH_LEN], target[PATH_LEN], devdir[PATH_LEN];
 
 	pathf(rel, "%s/%s", dir, name);
 	if (copy_link(s, rel, target, sizeof(target)) <= 0)
 		return;
 	resolve(rel, target, devdir);
-	dst_path(s, dst, devdir);
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, devdir);
 	copy_files(s, devdir, dev_files);
 	pathf(rel, "%s/driver", devdir);
 	copy_link_and_dir(s, rel);
@@ -242,11 +278,10 @@ static void iommu_group_member(struct snap *s, const char *dir, const char *name
 
 static void iommu_groups(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN], dst[PATH_LEN];
+	char rel[PATH_LEN];
 
 	pathf(rel, "%s/%s/devices", dir, name);
-	dst_path(s, dst, rel);
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, rel);
 	each_entry(s, rel, iommu_group_member);
 }
 
@@ -296,15 +331,14 @@ static void holder_link(struct snap *s, const char *dir, const char *name)
 /* A disk or partition: its link (which names the PCI function), dev, holders. */
 static void block_dev(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN], target[PATH_LEN], bdir[PATH_LEN], dst[PATH_LEN];
+	char rel[PATH_LEN], target[PATH_LEN], bdir[PATH_LEN];
 
 	pathf(rel, "%s/%s", dir, name);
 	if (copy_link(s, rel, target, sizeof(target)) <= 0)
 		return;
 	resolve(rel, target, bdir);
 	pathf(rel, "%s/holders", bdir);
-	dst_path(s, dst, rel);
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, rel);
 	pathf(rel, "%s/dev", bdir);
 	copy_file(s, rel);
 	pathf(rel, "%s/holders", bdir);
@@ -323,21 +357,19 @@ static void vtconsole(struct snap *s, const char *dir, const char *name)
  */
 static void copy_tcp(struct snap *s, const char *rel)
 {
-	char src[PATH_LEN], dst[PATH_LEN], line[512];
-	FILE *in, *out;
+	char *text, *cur, *line, *kept = NULL;
+	size_t len = 0;
 
-	src_path(s, src, rel);
-	in = fopen(src, "r");
-	if (!in)
+	if (gp_root_slurp(s->rootfd, rel, GP_READ_MAX, &text) < 0)
 		return;
-	dst_path(s, dst, rel);
-	parent_dirs(dst);
-	out = fopen(dst, "w");
-	while (out && fgets(line, sizeof(line), in)) {
+	for (cur = text; (line = strsep(&cur, "\n"));) {
 		unsigned state;
 		int off = -1;
+		size_t n;
 		char *p;
 
+		if (!*line)
+			continue;
 		/* "sl local remote st ...": the header has no state and stays */
 		if (sscanf(line, " %*s %*s %n%*s %x", &off, &state) == 1) {
 			if (state != 1)
@@ -346,35 +378,35 @@ static void copy_tcp(struct snap *s, const char *rel)
 				if (*p != ':')
 					*p = '0';
 		}
-		fputs(line, out);
+		n = strlen(line);
+		kept = gp_xrealloc(kept, len + n + 2, 1);
+		memcpy(kept + len, line, n);
+		len += n;
+		kept[len++] = '\n';
+		kept[len] = '\0';
 	}
-	if (out) {
-		fclose(out);
-		s->files++;
-	}
-	fclose(in);
+	free(text);
+	stage_write(s, rel, kept ? kept : "", 0644);
+	free(kept);
 }
 
 static void net_iface(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN], target[PATH_LEN], ndir[PATH_LEN], dst[PATH_LEN], bdir[PATH_LEN];
+	char rel[PATH_LEN], target[PATH_LEN], ndir[PATH_LEN], bdir[PATH_LEN];
 	struct stat st;
 
 	pathf(rel, "%s/%s", dir, name);
 	if (copy_link(s, rel, target, sizeof(target)) <= 0)
 		return;
 	resolve(rel, target, ndir);
-	dst_path(s, dst, ndir);
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, ndir);
 	copy_files(s, ndir, net_files);
 	pathf(rel, "%s/master", ndir);
 	copy_link(s, rel, target, sizeof(target));
 	each_entry(s, ndir, upper_link);
 	pathf(bdir, "%s/bonding", ndir);
-	src_path(s, rel, bdir);
-	if (!stat(rel, &st)) {
-		dst_path(s, dst, bdir);
-		gp_mkdir_p(dst, false);
+	if (!gp_root_stat(s->rootfd, bdir, &st)) {
+		stage_mkdir(s, bdir);
 		copy_files(s, bdir, bond_files);
 	}
 }
@@ -387,7 +419,7 @@ static void nvidia_gpu(struct snap *s, const char *dir, const char *name)
 /* Only the file descriptors that point at GPU device nodes, and the command. */
 static void process(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN], src[PATH_LEN], link[256], comm[PATH_LEN];
+	char rel[PATH_LEN], link[256], comm[PATH_LEN];
 	struct dirent *e;
 	DIR *d;
 	bool any = false;
@@ -395,22 +427,17 @@ static void process(struct snap *s, const char *dir, const char *name)
 	if (name[0] < '0' || name[0] > '9')
 		return;
 	pathf(rel, "%s/%s/fd", dir, name);
-	src_path(s, src, rel);
-	d = opendir(src);
+	d = gp_root_opendir(s->rootfd, rel);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char fd[PATH_LEN], fsrc[PATH_LEN];
-		ssize_t n;
+		char fd[PATH_LEN];
 
 		if (e->d_name[0] == '.')
 			continue;
 		pathf(fd, "%s/%s", rel, e->d_name);
-		src_path(s, fsrc, fd);
-		n = readlink(fsrc, link, sizeof(link) - 1);
-		if (n <= 0)
+		if (gp_root_readlink(s->rootfd, fd, link, sizeof(link)) <= 0)
 			continue;
-		link[n] = '\0';
 		if (strncmp(link, "/dev/nvidia", 11) && strncmp(link, "/dev/vfio/", 10))
 			continue;
 		copy_link(s, fd, link, sizeof(link));
@@ -430,71 +457,57 @@ static void modules(struct snap *s)
 		"modules.builtin",     "modules.builtin.bin", "modules.builtin.alias.bin",
 		"modules.symbols.bin", "modules.softdep",     NULL
 	};
-	char path[PATH_LEN], release[256], dir[PATH_LEN], dst[PATH_LEN];
+	char release[256], dir[PATH_LEN];
 	struct stat st;
-	FILE *f;
 
-	src_path(s, path, "/proc/sys/kernel/osrelease");
-	f = fopen(path, "r");
-	if (!f)
+	if (gp_root_read(s->rootfd, "/proc/sys/kernel/osrelease", release, sizeof(release)) <= 0)
 		return;
-	if (!fgets(release, sizeof(release), f)) {
-		fclose(f);
-		return;
-	}
-	fclose(f);
 	release[strcspn(release, "\n")] = '\0';
+	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") || !strcmp(release, "."))
+		return; /* a name, never a path */
 	pathf(dir, "/lib/modules/%s", release);
-	src_path(s, path, dir);
-	if (stat(path, &st))
+	if (gp_root_stat(s->rootfd, dir, &st))
 		return;
-	dst_path(s, dst, dir); /* an empty tree still says "no vfio-pci here" */
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, dir); /* an empty tree still says "no vfio-pci here" */
 	copy_files(s, dir, idx);
 }
 
 /* Of dpkg's status, only qemu-system-x86's stanza: its version matters. */
 static void dpkg_qemu(struct snap *s)
 {
-	char src[PATH_LEN], dst[PATH_LEN], line[1024];
-	FILE *in, *out = NULL;
+	char *text, *cur, *line, *kept = NULL;
+	size_t len = 0;
 	bool ours = false;
 
-	src_path(s, src, "/var/lib/dpkg/status");
-	in = fopen(src, "r");
-	if (!in)
+	if (gp_root_slurp(s->rootfd, "/var/lib/dpkg/status", COPY_MAX, &text) < 0)
 		return;
-	while (fgets(line, sizeof(line), in)) {
+	for (cur = text; (line = strsep(&cur, "\n"));) {
+		size_t n = strlen(line);
+
 		if (!strncmp(line, "Package: ", 9))
-			ours = !strcmp(line + 9, "qemu-system-x86\n");
+			ours = !strcmp(line + 9, "qemu-system-x86");
 		if (!ours)
 			continue;
-		if (!out) {
-			dst_path(s, dst, "/var/lib/dpkg/status");
-			parent_dirs(dst);
-			out = fopen(dst, "w");
-			if (!out)
-				break;
-			s->files++;
-		}
-		fputs(line, out);
+		kept = gp_xrealloc(kept, len + n + 2, 1);
+		memcpy(kept + len, line, n);
+		len += n;
+		kept[len++] = '\n';
+		kept[len] = '\0';
 	}
-	fclose(in);
-	if (out)
-		fclose(out);
+	free(text);
+	if (kept)
+		stage_write(s, "/var/lib/dpkg/status", kept, 0644);
+	free(kept);
 }
 
 /* A directory that only needs to exist (a marker of a running service). */
 static void same_dir(struct snap *s, const char *rel)
 {
-	char src[PATH_LEN], dst[PATH_LEN];
 	struct stat st;
 
-	src_path(s, src, rel);
-	if (stat(src, &st) || !S_ISDIR(st.st_mode))
+	if (gp_root_stat(s->rootfd, rel, &st) || !S_ISDIR(st.st_mode))
 		return;
-	dst_path(s, dst, rel);
-	gp_mkdir_p(dst, false);
+	stage_mkdir(s, rel);
 }
 
 static void any_file(struct snap *s, const char *dir, const char *name)
@@ -513,25 +526,42 @@ static void modprobe_conf(struct snap *s, const char *dir, const char *name)
 		any_file(s, dir, name);
 }
 
-/* Present, but empty: network configurations may hold secrets. */
-static void empty_file(struct snap *s, const char *dir, const char *name)
+/*
+ * A network configuration: what gpuprov reads of it (the interfaces it
+ * names, to tell the owner of the bond's ports), its secrets redacted.
+ */
+static void net_file(struct snap *s, const char *rel)
 {
-	char rel[PATH_LEN], dst[PATH_LEN];
+	char *text, *kept;
 
-	pathf(rel, "%s/%s", dir, name);
-	dst_path(s, dst, rel);
-	parent_dirs(dst);
-	close(open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	if (gp_root_slurp(s->rootfd, rel, GP_READ_MAX, &text) < 0)
+		return;
+	kept = gp_net_redact(rel, text);
+	stage_write(s, rel, kept, 0600);
+	free(kept);
+	free(text);
 }
 
-/*
- * Who owns the network configuration, and what gpuprov persisted before.
- * Not the contents of other network configurations: a snapshot judges the
- * owner of the bond's ports by the services that run.
- */
+/* The names host.c reads in each owner's directory (mentions()). */
+static void net_entry(struct snap *s, const char *dir, const char *name)
+{
+	static const char *const suffixes[] = { ".nmconnection", ".yaml", ".network", ".netdev" };
+	char rel[PATH_LEN];
+	size_t i, n = strlen(name);
+	bool any = !strcmp(dir, "/etc/network/interfaces.d");
+
+	for (i = 0; !any && i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		any = n > strlen(suffixes[i]) &&
+		      !strcmp(name + n - strlen(suffixes[i]), suffixes[i]);
+	if (!any)
+		return;
+	pathf(rel, "%s/%s", dir, name);
+	net_file(s, rel);
+}
+
+/* Who owns the network configuration, and what gpuprov persisted before. */
 static void config_state(struct snap *s)
 {
-	char src[PATH_LEN], dst[PATH_LEN];
 	struct stat st;
 	int i;
 
@@ -544,24 +574,23 @@ static void config_state(struct snap *s)
 	same_dir(s, "/run/NetworkManager");
 	same_dir(s, "/etc/NetworkManager");
 	same_dir(s, "/run/systemd/netif");
-	each_entry(s, "/etc/netplan", empty_file);
-	copy_file(s, "/etc/network/interfaces");
+	each_entry(s, "/etc/NetworkManager/system-connections", net_entry);
+	each_entry(s, "/etc/netplan", net_entry);
+	each_entry(s, "/etc/systemd/network", net_entry);
+	net_file(s, "/etc/network/interfaces");
+	each_entry(s, "/etc/network/interfaces.d", net_entry);
 	each_entry(s, "/etc/gpuprov/override.d", any_file);
 	each_entry(s, "/etc/driverctl.d", any_file);
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		copy_file(s, gp_persist_paths[i]);
-	src_path(s, src, "/usr/sbin/driverctl");
-	if (!stat(src, &st)) { /* present, not needed: an empty stand-in */
-		dst_path(s, dst, "/usr/sbin/driverctl");
-		parent_dirs(dst);
-		close(open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0755));
-	}
+	/* present, not needed: an empty stand-in */
+	if (!gp_root_stat(s->rootfd, "/usr/sbin/driverctl", &st))
+		stage_write(s, "/usr/sbin/driverctl", "", 0755);
 }
 
 static void collect(struct snap *s)
 {
 	struct stat st;
-	char path[PATH_LEN], dst[PATH_LEN];
 
 	each_entry(s, "/sys/bus/pci/devices", pci_device);
 	each_entry(s, "/sys/kernel/iommu_groups", iommu_groups);
@@ -572,11 +601,8 @@ static void collect(struct snap *s)
 	copy_file(s, "/sys/class/dmi/id/bios_vendor");
 	copy_file(s, "/sys/class/dmi/id/product_name");
 	copy_file(s, "/sys/class/dmi/id/sys_vendor");
-	src_path(s, path, "/sys/module/vfio_pci");
-	if (!stat(path, &st)) {
-		dst_path(s, dst, "/sys/module/vfio_pci");
-		gp_mkdir_p(dst, false);
-	}
+	if (!gp_root_stat(s->rootfd, "/sys/module/vfio_pci", &st))
+		stage_mkdir(s, "/sys/module/vfio_pci");
 	each_entry(s, "/sys/class/block", block_dev);
 	each_entry(s, "/sys/class/vtconsole", vtconsole);
 	copy_file(s, "/proc/self/mountinfo");
@@ -603,47 +629,77 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path);
 }
 
-static int run_tar(const char *stage, const char *output)
+/*
+ * The archive: created 0600 under a new name beside OUTPUT (O_EXCL: never an
+ * existing file, never through a link), filled by tar, fsync'd, renamed.
+ */
+static int write_archive(const char *stage, const char *output)
 {
-	char *argv[] = { "tar", "-C", (char *)stage, "-czf", (char *)output, ".", NULL };
+	char tmp[PATH_LEN];
+	char *argv[] = { "tar", "-C", (char *)stage, "-czf", "-", ".", NULL };
+	posix_spawn_file_actions_t fa;
+	int fd, status, rc;
 	pid_t pid;
-	int status, rc;
 
-	rc = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
-	if (rc)
-		return -rc;
-	if (waitpid(pid, &status, 0) < 0)
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", output) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
+	rc = posix_spawnp(&pid, "tar", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (!rc && waitpid(pid, &status, 0) < 0)
+		rc = errno;
+	else if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		rc = EIO;
+	if (!rc && fsync(fd))
+		rc = errno;
+	close(fd);
+	if (!rc && rename(tmp, output))
+		rc = errno;
+	if (rc)
+		unlink(tmp);
+	return -rc;
 }
 
 int gp_cmd_snapshot(struct gp_ctx *ctx)
 {
 	struct snap s = { .root = strcmp(ctx->root, "/") ? ctx->root : "" };
 	char path[PATH_LEN];
-	struct stat st;
-	int rc;
+	int rc, fd;
 
 	if (ctx->argc || !ctx->output) {
 		gp_err("usage: gpuprov snapshot -o FILE.tar.gz");
 		return GP_EXIT_INPUT;
 	}
-	src_path(&s, path, "/sys/bus/pci/devices");
-	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
-		gp_err("cannot read host state: '%s': %s", path, strerror(errno ? errno : ENOTDIR));
+	pathf(path, "%s/sys/bus/pci/devices", s.root);
+	s.rootfd = gp_root_open(s.root);
+	fd = s.rootfd == AT_FDCWD || s.rootfd >= 0
+		     ? gp_root_openat(s.rootfd, "/sys/bus/pci/devices", O_RDONLY | O_DIRECTORY)
+		     : s.rootfd;
+	if (fd < 0) {
+		gp_err("cannot read host state: '%s': %s", path, gp_root_strerror(fd));
+		gp_root_close(s.rootfd);
 		return GP_EXIT_HOST;
 	}
+	close(fd);
 	snprintf(s.stage, sizeof(s.stage), "%s/gpuprov-snapshot.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(s.stage)) {
+	if (!mkdtemp(s.stage) ||
+	    (s.stagefd = open(s.stage, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		gp_err("cannot create a staging directory: %s", strerror(errno));
+		gp_root_close(s.rootfd);
 		return GP_EXIT_HOST;
 	}
 	collect(&s);
-	rc = run_tar(s.stage, ctx->output);
+	gp_root_close(s.rootfd);
+	close(s.stagefd);
+	rc = write_archive(s.stage, ctx->output);
 	nftw(s.stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc) {
-		gp_err("cannot write '%s': tar failed", ctx->output);
+		gp_err("cannot write '%s': %s", ctx->output, strerror(-rc));
 		return GP_EXIT_INPUT;
 	}
 	gp_info("wrote %s: %d files and links", ctx->output, s.files);

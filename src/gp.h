@@ -8,9 +8,13 @@
 #ifndef GP_H
 #define GP_H
 
+#include <dirent.h>
+#include <fcntl.h> /* AT_FDCWD */
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define GP_BDF_LEN   16 /* "0000:41:00.0" plus slack */
@@ -96,6 +100,32 @@ enum gp_trust_kind {
 };
 /* 0 when only root can change what path names; else -EPERM or -errno, after gp_err(). */
 int gp_trust(const char *path, enum gp_trust_kind kind);
+
+/*
+ * ---- the one safe reader (rootfs.c) ----
+ * rootfd: gp_root_open(ROOT), or AT_FDCWD for the live host and for files
+ * named by the operator (profile, templates).  Under a root, links resolve
+ * inside it; only regular files and directories are read; reads are bounded.
+ * All return 0, a length or an fd, or a negative errno: -EINVAL for a FIFO,
+ * a device or a socket, -EXDEV for a library path leading out of the root.
+ */
+#define GP_READ_MAX (8u << 20)	/* bytes, for a whole file read into memory */
+extern bool gp_root_no_openat2; /* tests: take the userspace walk */
+int gp_root_open(const char *root);
+void gp_root_close(int rootfd);
+const char *gp_root_strerror(int rc);
+int gp_root_openat(int rootfd, const char *path, int flags);
+ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len);
+ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out);
+char *gp_root_read_file(int rootfd, const char *path);
+ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len);
+DIR *gp_root_opendir(int rootfd, const char *path);
+int gp_root_stat(int rootfd, const char *path, struct stat *st);
+int gp_root_guard(int rootfd, const char *root, const char *path);
+int gp_root_mkparent(int dirfd, const char *path, const char **name);
+
+/* ---- what a snapshot keeps of a network configuration (redact.c) ---- */
+char *gp_net_redact(const char *path, const char *text);
 
 /* ---- the host (host.c, pcicfg.c) ---- */
 
@@ -264,6 +294,7 @@ struct gp_holder {
 
 struct gp_host {
 	char *root; /* "" for "/" */
+	int rootfd; /* gp_root_open(root) */
 	struct gp_dev *devs;
 	size_t ndevs;
 	struct gp_numa *numa;

@@ -27,9 +27,14 @@
 #include "virt.h"
 #include "netconf.h"
 
-#define PATH_LEN 4096
+#define PATH_LEN    4096
+#define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */
 
-/* ---- paths under the root ---- */
+/*
+ * ---- paths under the root ----
+ * Paths are formatted as on the host ("/sys/..."); the safe reader (rootfs.c)
+ * opens them under h->rootfd, links resolved inside the root.
+ */
 
 static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -37,42 +42,47 @@ static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ..
 static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
 {
 	va_list ap;
-	size_t n = gp_strlcpy(buf, h->root, PATH_LEN);
+	int n;
 
+	(void)h;
 	va_start(ap, fmt);
-	vsnprintf(buf + n, PATH_LEN - n, fmt, ap);
+	n = vsnprintf(buf, PATH_LEN, fmt, ap);
 	va_end(ap);
+	if (n < 0 || n >= PATH_LEN)
+		buf[0] = '\0'; /* too long: a path nothing opens */
 	return buf;
 }
 
 /* Reads a small file whole; returns its length or -errno.  Trailing newline cut. */
-static ssize_t read_text(const char *path, char *buf, size_t len)
+static ssize_t read_text(const struct gp_host *h, const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = gp_root_read(h->rootfd, path, buf, len);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return n;
-	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return n;
 }
 
-static ssize_t read_link(const char *path, char *buf, size_t len)
+static ssize_t read_link(const struct gp_host *h, const char *path, char *buf, size_t len)
 {
-	ssize_t n = readlink(path, buf, len - 1);
+	return gp_root_readlink(h->rootfd, path, buf, len);
+}
 
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return n;
+static char *read_file(const struct gp_host *h, const char *path)
+{
+	return gp_root_read_file(h->rootfd, path);
+}
+
+static DIR *open_dir(const struct gp_host *h, const char *path)
+{
+	return gp_root_opendir(h->rootfd, path);
+}
+
+static bool exists(const struct gp_host *h, const char *path)
+{
+	struct stat st;
+
+	return !gp_root_stat(h->rootfd, path, &st);
 }
 
 static const char *base_name(const char *path)
@@ -175,13 +185,13 @@ static void read_link_fields(const struct gp_host *h, struct gp_dev *d)
 {
 	char path[PATH_LEN], link[PATH_LEN];
 
-	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), link, sizeof(link)) > 0)
+	if (read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), link, sizeof(link)) > 0)
 		parse_bus_link(link, d);
 	/*
 	 * libpci realpath()s driver and iommu_group; a readlink is all we need,
 	 * and it still works in a snapshot whose link targets were not copied.
 	 */
-	if (read_link(rootp(h, path, "/sys/bus/pci/devices/%s/driver", d->bdf), link,
+	if (read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver", d->bdf), link,
 		      sizeof(link)) > 0)
 		gp_strlcpy(d->driver, base_name(link), sizeof(d->driver));
 }
@@ -200,7 +210,7 @@ static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
 	long g;
 
 	d->iommu_group = -1;
-	n = read_link(rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
+	n = read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
 		      sizeof(link));
 	if (n == -ENOENT)
 		return;
@@ -217,9 +227,9 @@ static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
 			 "iommu_group points to '%.80s', not a group", link);
 		return;
 	}
-	if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+	if ((n = gp_root_stat(h->rootfd, path, &st)) || !S_ISDIR(st.st_mode)) {
 		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group '%.60s' %s", link,
-			 errno == ELOOP ? "is a link loop" : "does not resolve to a directory");
+			 n == -ELOOP ? "is a link loop" : "does not resolve to a directory");
 		return;
 	}
 	d->iommu_group = (int)g;
@@ -233,7 +243,7 @@ static void read_numa_node(const struct gp_host *h, struct gp_dev *d)
 	long v;
 
 	d->numa_node = -1;
-	n = read_text(rootp(h, path, "/sys/bus/pci/devices/%s/numa_node", d->bdf), text,
+	n = read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/numa_node", d->bdf), text,
 		      sizeof(text));
 	if (n == -ENOENT)
 		return; /* a kernel built without NUMA */
@@ -254,7 +264,7 @@ static void read_bars(const struct gp_host *h, struct gp_dev *d)
 	char path[PATH_LEN], text[1024];
 	int n;
 
-	if (read_text(rootp(h, path, "/sys/bus/pci/devices/%s/resource", d->bdf), text,
+	if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/resource", d->bdf), text,
 		      sizeof(text)) < 0) {
 		d->bars_bad = true;
 		return;
@@ -328,7 +338,7 @@ static void read_reset_method(const struct gp_host *h, struct gp_dev *d)
 	char path[PATH_LEN];
 
 	d->has_reset_method =
-		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/reset_method", d->bdf),
+		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/reset_method", d->bdf),
 			  d->reset_method, sizeof(d->reset_method)) >= 0;
 }
 
@@ -361,6 +371,55 @@ static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
 		read_reset_method(h, d);
 }
 
+static int guard(const struct gp_host *h, const char *path)
+{
+	int rc = gp_root_guard(h->rootfd, h->root, path);
+
+	if (rc)
+		gp_err("cannot read host state: '%s%s': %s", h->root, path, gp_root_strerror(rc));
+	return rc;
+}
+
+/* Every path in dir/ENTRY/file for the files named; stops at the first bad one. */
+static int guard_entries(const struct gp_host *h, const char *dir, const char *const *files)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = open_dir(h, dir);
+	int rc = 0, i;
+
+	while (!rc && d && (e = readdir(d)))
+		for (i = 0; !rc && e->d_name[0] != '.' && files[i]; i++)
+			rc = guard(h, rootp(h, path, "%s/%s%s", dir, e->d_name, files[i]));
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+/*
+ * libpci opens ROOT/sys/bus/pci/... by itself and follows links as the kernel
+ * does.  Under --root, each path it reads for the fields we ask of it
+ * (PCI_FILL_IDENT, _CLASS, _NUMA_NODE, _PHYS_SLOT and config space) must lead
+ * where the safe reader's does, to a regular file or a directory.
+ */
+static int guard_pci(const struct gp_host *h)
+{
+	static const char *const dev_files[] = {
+		"", "/vendor", "/device", "/class", "/numa_node", "/config", NULL,
+	};
+	static const char *const slot_files[] = { "/address", NULL };
+
+	if (h->rootfd == AT_FDCWD)
+		return 0; /* the live host: the kernel's own sysfs */
+	if (guard(h, "/sys/bus/pci") || guard(h, "/sys/bus/pci/devices") ||
+	    guard(h, "/sys/bus/pci/slots"))
+		return -EXDEV;
+	if (guard_entries(h, "/sys/bus/pci/devices", dev_files) ||
+	    guard_entries(h, "/sys/bus/pci/slots", slot_files))
+		return -EXDEV;
+	return 0;
+}
+
 static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 {
 	struct pci_access *pacc;
@@ -370,6 +429,8 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	size_t i;
 	volatile int rc = 0;
 
+	if (guard_pci(h))
+		return -EXDEV;
 	pacc = pci_alloc();
 	pacc->error = pci_error_cb;
 	pacc->warning = pci_warning_cb;
@@ -380,7 +441,8 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 		rc = -EIO;
 		goto out;
 	}
-	pci_set_param(pacc, "sysfs.path", (char *)rootp(h, path, "/sys/bus/pci"));
+	snprintf(path, sizeof(path), "%s/sys/bus/pci", h->root);
+	pci_set_param(pacc, "sysfs.path", path);
 	pci_init(pacc);
 	pci_scan_bus(pacc);
 	for (pd = pacc->devices; pd; pd = pd->next)
@@ -416,7 +478,8 @@ static long free_hugepages(const struct gp_host *h, const char *node, unsigned k
 {
 	char path[PATH_LEN], text[32];
 
-	if (read_text(rootp(h, path,
+	if (read_text(h,
+		      rootp(h, path,
 			    "/sys/devices/system/node/%s/hugepages/hugepages-%ukB/"
 			    "free_hugepages",
 			    node, kb),
@@ -436,7 +499,7 @@ static void scan_numa(struct gp_host *h)
 {
 	char path[PATH_LEN], text[4096];
 	struct dirent *e;
-	DIR *dir = opendir(rootp(h, path, "/sys/devices/system/node"));
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/devices/system/node"));
 
 	if (!dir)
 		return;
@@ -454,9 +517,9 @@ static void scan_numa(struct gp_host *h)
 		nn = &h->numa[h->nnuma++];
 		memset(nn, 0, sizeof(*nn));
 		nn->id = (int)id;
-		read_text(rootp(h, path, "/sys/devices/system/node/%s/cpulist", e->d_name),
+		read_text(h, rootp(h, path, "/sys/devices/system/node/%s/cpulist", e->d_name),
 			  nn->cpus, sizeof(nn->cpus));
-		if (read_text(rootp(h, path, "/sys/devices/system/node/%s/meminfo", e->d_name),
+		if (read_text(h, rootp(h, path, "/sys/devices/system/node/%s/meminfo", e->d_name),
 			      text, sizeof(text)) > 0) {
 			nn->mem_total = meminfo_field(text, "MemTotal:");
 			nn->mem_free = meminfo_field(text, "MemFree:");
@@ -519,13 +582,12 @@ static void scan_ifaces(struct gp_host *h)
 {
 	char path[PATH_LEN], link[PATH_LEN], text[64];
 	struct dirent *e;
-	DIR *dir = opendir(rootp(h, path, "/sys/class/net"));
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/net"));
 
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
 		struct gp_iface *f;
-		struct stat st;
 
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN)
 			continue;
@@ -534,28 +596,29 @@ static void scan_ifaces(struct gp_host *h)
 		memset(f, 0, sizeof(*f));
 		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
 		f->speed = -1;
-		if (read_link(rootp(h, path, "/sys/class/net/%s", f->name), link, sizeof(link)) > 0)
+		if (read_link(h, rootp(h, path, "/sys/class/net/%s", f->name), link, sizeof(link)) >
+		    0)
 			iface_pci(h, f, link);
 		else
 			f->dev = -1;
-		if (read_link(rootp(h, path, "/sys/class/net/%s/master", f->name), link,
+		if (read_link(h, rootp(h, path, "/sys/class/net/%s/master", f->name), link,
 			      sizeof(link)) > 0)
 			gp_strlcpy(f->master, base_name(link), sizeof(f->master));
-		read_text(rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
+		read_text(h, rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
 			  sizeof(f->mac));
-		read_text(rootp(h, path, "/sys/class/net/%s/operstate", f->name), f->operstate,
+		read_text(h, rootp(h, path, "/sys/class/net/%s/operstate", f->name), f->operstate,
 			  sizeof(f->operstate));
-		if (read_text(rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
+		if (read_text(h, rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
 			      sizeof(text)) > 0)
 			f->speed = strtol(text, NULL, 10);
-		if (read_text(rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
+		if (read_text(h, rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
 			      sizeof(text)) > 0)
 			f->mtu = (int)strtol(text, NULL, 10);
-		f->is_bond = !stat(rootp(h, path, "/sys/class/net/%s/bonding", f->name), &st);
+		f->is_bond = exists(h, rootp(h, path, "/sys/class/net/%s/bonding", f->name));
 		f->sriov_numvfs = -1;
 		if (f->bdf[0] &&
-		    read_text(rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf), text,
-			      sizeof(text)) > 0)
+		    read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
+			      text, sizeof(text)) > 0)
 			f->sriov_numvfs = (int)strtol(text, NULL, 10);
 	}
 	closedir(dir);
@@ -606,12 +669,12 @@ static int iface_index(const struct gp_host *h, const char *name)
 
 static void read_routes4(struct gp_host *h, struct netfacts *nf)
 {
-	char path[PATH_LEN], line[512], ifname[64];
+	char path[PATH_LEN], ifname[64];
 	unsigned long dst, mask, flags;
-	FILE *f = fopen(rootp(h, path, "/proc/net/route"), "r");
+	char *text = read_file(h, rootp(h, path, "/proc/net/route")), *cur = text, *line;
 	int k;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		if (sscanf(line, "%63s %lx %*x %lx %*d %*d %*d %lx", ifname, &dst, &flags, &mask) !=
 			    4 ||
 		    (k = iface_index(h, ifname)) < 0)
@@ -623,8 +686,7 @@ static void read_routes4(struct gp_host *h, struct netfacts *nf)
 		nf->r4 = gp_xrealloc(nf->r4, nf->n4 + 1, sizeof(*nf->r4));
 		nf->r4[nf->n4++] = (struct route4){ (uint32_t)dst, (uint32_t)mask, k };
 	}
-	if (f)
-		fclose(f);
+	free(text);
 }
 
 /* 32 hex digits in network order (if_inet6, ipv6_route) into 16 bytes. */
@@ -640,12 +702,12 @@ static bool hex16(const char *s, uint8_t *out)
 
 static void read_routes6(struct gp_host *h)
 {
-	char path[PATH_LEN], line[512], ifname[64], dst[64];
-	FILE *f = fopen(rootp(h, path, "/proc/net/ipv6_route"), "r");
+	char path[PATH_LEN], ifname[64], dst[64];
+	char *text = read_file(h, rootp(h, path, "/proc/net/ipv6_route")), *cur = text, *line;
 	uint8_t a[16];
 	int plen, k;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) !=
 			    3 ||
 		    !hex16(dst, a) || !strcmp(ifname, "lo") || (k = iface_index(h, ifname)) < 0)
@@ -655,8 +717,7 @@ static void read_routes6(struct gp_host *h)
 		h->ifaces[k].routes++;
 		h->ifaces[k].default_route |= !plen && strspn(dst, "0") == 32;
 	}
-	if (f)
-		fclose(f);
+	free(text);
 }
 
 /* IPv4: the local addresses of the FIB, on the interface of their subnet. */
@@ -684,13 +745,13 @@ static void set_addr(struct gp_iface *f, int family, const void *a)
 
 static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
 {
-	char path[PATH_LEN], line[256], last[64] = "";
-	FILE *f = fopen(rootp(h, path, "/proc/net/fib_trie"), "r");
+	char path[PATH_LEN], last[64] = "";
+	char *text = read_file(h, rootp(h, path, "/proc/net/fib_trie")), *cur = text, *line;
 	struct in_addr in;
 	uint32_t a;
 	int k;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		const char *t = line + strspn(line, " |-+");
 
 		if (isdigit((unsigned char)*t)) {
@@ -703,20 +764,19 @@ static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
 		if ((k = iface_of_v4(nf, a)) >= 0)
 			set_addr(&h->ifaces[k], AF_INET, &in);
 	}
-	if (f)
-		fclose(f);
+	free(text);
 }
 
 /* IPv6: if_inet6 names each address's interface. */
 static void read_addrs6(struct gp_host *h, struct netfacts *nf)
 {
-	char path[PATH_LEN], line[256], hex[64], ifname[64];
-	FILE *f = fopen(rootp(h, path, "/proc/net/if_inet6"), "r");
+	char path[PATH_LEN], hex[64], ifname[64];
+	char *text = read_file(h, rootp(h, path, "/proc/net/if_inet6")), *cur = text, *line;
 	unsigned scope;
 	uint8_t a[16];
 	int k;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		if (sscanf(line, "%63s %*x %*x %x %*x %63s", hex, &scope, ifname) != 3 ||
 		    !hex16(hex, a) || (k = iface_index(h, ifname)) < 0)
 			continue;
@@ -726,8 +786,7 @@ static void read_addrs6(struct gp_host *h, struct netfacts *nf)
 		if (!scope) /* global: link-local (0x20) and host (0x10) are everyone's */
 			set_addr(&h->ifaces[k], AF_INET6, a);
 	}
-	if (f)
-		fclose(f);
+	free(text);
 }
 
 static int iface_of_v6(const struct netfacts *nf, const uint8_t *a)
@@ -749,14 +808,15 @@ static int iface_of_v6(const struct netfacts *nf, const uint8_t *a)
 /* Established connections (state 01) by local address, IPv4 or IPv6. */
 static bool read_tcp(struct gp_host *h, const struct netfacts *nf, bool v6)
 {
-	char path[PATH_LEN], line[512], local[40];
-	FILE *f = fopen(rootp(h, path, v6 ? "/proc/net/tcp6" : "/proc/net/tcp"), "r");
+	char path[PATH_LEN], local[40];
+	char *text = read_file(h, rootp(h, path, v6 ? "/proc/net/tcp6" : "/proc/net/tcp")),
+	     *cur = text, *line;
 	unsigned state;
 	int k;
 
-	if (!f)
+	if (!text)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		uint32_t w[4];
 		int i;
 
@@ -774,7 +834,7 @@ static bool read_tcp(struct gp_host *h, const struct netfacts *nf, bool v6)
 		if (k >= 0)
 			h->ifaces[k].tcp++;
 	}
-	fclose(f);
+	free(text);
 	return true;
 }
 
@@ -786,7 +846,7 @@ static void read_uppers(struct gp_host *h)
 
 	for (i = 0; i < h->nifaces; i++) {
 		struct gp_iface *x = &h->ifaces[i];
-		DIR *d = opendir(rootp(h, path, "/sys/class/net/%s", x->name));
+		DIR *d = open_dir(h, rootp(h, path, "/sys/class/net/%s", x->name));
 		struct dirent *e;
 
 		while (d && (e = readdir(d)))
@@ -821,7 +881,7 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 {
 	char path[PATH_LEN], text[2048];
 	struct dirent *e;
-	DIR *dir = opendir(rootp(h, path, "/proc/driver/nvidia/gpus"));
+	DIR *dir = open_dir(h, rootp(h, path, "/proc/driver/nvidia/gpus"));
 	int found = -1;
 
 	if (!dir)
@@ -831,7 +891,8 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_text(rootp(h, path, "/proc/driver/nvidia/gpus/%s/information", e->d_name),
+		if (read_text(h,
+			      rootp(h, path, "/proc/driver/nvidia/gpus/%s/information", e->d_name),
 			      text, sizeof(text)) <= 0)
 			continue;
 		m = strstr(text, "Device Minor:");
@@ -869,16 +930,16 @@ static void scan_process(struct gp_host *h, const char *pid)
 {
 	char path[PATH_LEN], link[256], comm[GP_NAME_LEN] = "?", seen[8][GP_NAME_LEN];
 	struct dirent *e;
-	DIR *dir = opendir(rootp(h, path, "/proc/%s/fd", pid));
+	DIR *dir = open_dir(h, rootp(h, path, "/proc/%s/fd", pid));
 	int nseen = 0, i;
 
 	if (!dir)
 		return;
-	read_text(rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
+	read_text(h, rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
 	while ((e = readdir(dir))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_link(rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
+		if (read_link(h, rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
 			      sizeof(link)) <= 0 ||
 		    !gpu_node(link))
 			continue;
@@ -896,7 +957,7 @@ static void scan_holders(struct gp_host *h)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *dir = opendir(rootp(h, path, "/proc"));
+	DIR *dir = open_dir(h, rootp(h, path, "/proc"));
 
 	if (!dir)
 		return;
@@ -910,12 +971,10 @@ static void scan_holders(struct gp_host *h)
 
 static void read_cpu_bits(struct gp_host *h)
 {
-	char path[PATH_LEN], line[512];
-	FILE *f = fopen(rootp(h, path, "/proc/cpuinfo"), "r");
+	char path[PATH_LEN];
+	char *text = read_file(h, rootp(h, path, "/proc/cpuinfo")), *cur = text, *line;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		if (strncmp(line, "address sizes", 13))
 			continue;
 		if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : line,
@@ -923,12 +982,12 @@ static void read_cpu_bits(struct gp_host *h)
 			h->phys_bits = 0;
 		break;
 	}
-	fclose(f);
+	free(text);
 }
 
-static int count_entries(const char *path)
+static int count_entries(const struct gp_host *h, const char *path)
 {
-	DIR *dir = opendir(path);
+	DIR *dir = open_dir(h, path);
 	struct dirent *e;
 	int n = 0;
 
@@ -979,12 +1038,9 @@ static void add_ids_source(struct gp_host *h, const char *ids, const char *sourc
 /* modprobe.d: "options vfio-pci ids=..." and "blacklist vfio_pci". */
 static void scan_modprobe_file(struct gp_host *h, const char *path, const char *shown)
 {
-	char line[1024];
-	FILE *f = fopen(path, "r");
+	char *text = read_file(h, path), *cur = text, *line;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		char *words[16], *p = gp_trim(line), *save = NULL, *w;
 		int n = 0, i;
 
@@ -1001,21 +1057,21 @@ static void scan_modprobe_file(struct gp_host *h, const char *path, const char *
 			if (!strncmp(words[i], "ids=", 4))
 				add_ids_source(h, words[i] + 4, shown);
 	}
-	fclose(f);
+	free(text);
 }
 
 static void scan_modprobe(struct gp_host *h)
 {
 	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
 					    "/usr/local/lib/modprobe.d", "/lib/modprobe.d" };
-	char path[PATH_LEN], file[PATH_LEN], shown[PATH_LEN], ids[256];
+	char path[PATH_LEN], shown[PATH_LEN], ids[256];
 	size_t i;
 
 	if (cmdline_vfio_ids(h->cmdline, ids, sizeof(ids)))
 		add_ids_source(h, ids, "/proc/cmdline");
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct dirent *e;
-		DIR *dir = opendir(rootp(h, path, "%s", dirs[i]));
+		DIR *dir = open_dir(h, rootp(h, path, "%s", dirs[i]));
 
 		if (!dir)
 			continue;
@@ -1025,7 +1081,7 @@ static void scan_modprobe(struct gp_host *h)
 			if (n < 6 || strcmp(e->d_name + n - 5, ".conf"))
 				continue;
 			snprintf(shown, sizeof(shown), "%s/%s", dirs[i], e->d_name);
-			scan_modprobe_file(h, rootp(h, file, "%s", shown), shown);
+			scan_modprobe_file(h, shown, shown);
 		}
 		closedir(dir);
 	}
@@ -1034,19 +1090,19 @@ static void scan_modprobe(struct gp_host *h)
 static void read_kernel(struct gp_host *h)
 {
 	char path[PATH_LEN];
-	struct stat st;
 
-	read_text(rootp(h, path, "/proc/cmdline"), h->cmdline, sizeof(h->cmdline));
-	read_text(rootp(h, path, "/proc/sys/kernel/osrelease"), h->kernel_release,
+	read_text(h, rootp(h, path, "/proc/cmdline"), h->cmdline, sizeof(h->cmdline));
+	read_text(h, rootp(h, path, "/proc/sys/kernel/osrelease"), h->kernel_release,
 		  sizeof(h->kernel_release));
-	read_text(rootp(h, path, "/sys/class/dmi/id/bios_version"), h->bios_version,
+	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_version"), h->bios_version,
 		  sizeof(h->bios_version));
-	read_text(rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
+	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
 		  sizeof(h->bios_vendor));
-	read_text(rootp(h, path, "/sys/class/dmi/id/product_name"), h->product, sizeof(h->product));
+	read_text(h, rootp(h, path, "/sys/class/dmi/id/product_name"), h->product,
+		  sizeof(h->product));
 	read_cpu_bits(h);
-	h->iommu_groups = count_entries(rootp(h, path, "/sys/kernel/iommu_groups"));
-	h->vfio_loaded = !stat(rootp(h, path, "/sys/module/vfio_pci"), &st);
+	h->iommu_groups = count_entries(h, rootp(h, path, "/sys/kernel/iommu_groups"));
+	h->vfio_loaded = exists(h, rootp(h, path, "/sys/module/vfio_pci"));
 	h->vfio_available =
 		h->kernel_release[0] ? gp_vfio_module_available(h->root, h->kernel_release) : -1;
 	scan_modprobe(h);
@@ -1088,7 +1144,7 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 {
 	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *d = opendir(rootp(h, path, "%s", dir));
+	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
 	size_t plen = strlen(prefix);
 
 	if (!d)
@@ -1098,7 +1154,7 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 
 		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
 			continue;
-		if (read_text(rootp(h, path, "%s/%s", dir, e->d_name), o->driver,
+		if (read_text(h, rootp(h, path, "%s/%s", dir, e->d_name), o->driver,
 			      sizeof(o->driver)) < 0)
 			continue;
 		h->noverrides++;
@@ -1109,15 +1165,13 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 /* "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is. */
 static void qemu_from_dpkg(struct gp_host *h)
 {
-	char path[PATH_LEN], line[512];
-	FILE *f = fopen(rootp(h, path, "/var/lib/dpkg/status"), "r");
+	char *text, *cur, *line;
 	bool ours = false;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
+	gp_root_slurp(h->rootfd, "/var/lib/dpkg/status", GP_DPKG_MAX, &text);
+	for (cur = text; (line = strsep(&cur, "\n"));) {
 		if (!strncmp(line, "Package: ", 9))
-			ours = !strcmp(line + 9, "qemu-system-x86\n");
+			ours = !strcmp(line + 9, "qemu-system-x86");
 		if (ours && !strncmp(line, "Version: ", 9)) {
 			const char *v =
 				strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
@@ -1127,7 +1181,7 @@ static void qemu_from_dpkg(struct gp_host *h)
 			break;
 		}
 	}
-	fclose(f);
+	free(text);
 }
 
 /* Whether a file in dir (ending in suffix) names the port as key+port. */
@@ -1136,7 +1190,7 @@ static bool mentions(const struct gp_host *h, const char *dir, const char *suffi
 {
 	char path[PATH_LEN], needle[96];
 	struct dirent *e;
-	DIR *d = opendir(rootp(h, path, "%s", dir));
+	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
 	bool found = false;
 
 	if (!d)
@@ -1148,7 +1202,7 @@ static bool mentions(const struct gp_host *h, const char *dir, const char *suffi
 
 		if (e->d_name[0] == '.' || n < k || strcmp(e->d_name + n - k, suffix))
 			continue;
-		text = gp_read_file(rootp(h, path, "%s/%s", dir, e->d_name));
+		text = read_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
 		if (text) {
 			const char *m = strstr(text, needle);
 
@@ -1193,32 +1247,31 @@ static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
 {
 	char path[PATH_LEN];
 	const char *owner = p && p->has_bond ? port_owner(h, p) : NULL;
-	struct stat st;
 	DIR *d;
 	struct dirent *e;
 	bool netplan = false;
 
-	if ((d = opendir(rootp(h, path, "/etc/netplan")))) {
+	if ((d = open_dir(h, rootp(h, path, "/etc/netplan")))) {
 		while ((e = readdir(d)))
 			netplan |= strstr(e->d_name, ".yaml") != NULL;
 		closedir(d);
 	}
 	if (owner)
 		;
-	else if (!stat(rootp(h, path, "/run/NetworkManager"), &st) &&
-		 !stat(rootp(h, path, "/etc/NetworkManager"), &st) && !netplan)
+	else if (exists(h, rootp(h, path, "/run/NetworkManager")) &&
+		 exists(h, rootp(h, path, "/etc/NetworkManager")) && !netplan)
 		owner = "networkmanager";
 	else if (netplan)
 		owner = "netplan";
-	else if (!stat(rootp(h, path, "/run/systemd/netif"), &st))
+	else if (exists(h, rootp(h, path, "/run/systemd/netif")))
 		owner = "networkd";
-	else if (!stat(rootp(h, path, "/etc/network/interfaces"), &st))
+	else if (exists(h, rootp(h, path, "/etc/network/interfaces")))
 		owner = "ifupdown";
 	else
 		owner = "none";
 	gp_strlcpy(h->net_owner, owner, sizeof(h->net_owner));
 	if (p && p->has_bond)
-		h->bond_persisted = gp_read_file(rootp(h, path, "%s", gp_bond_persist_path(p, h)));
+		h->bond_persisted = read_file(h, rootp(h, path, "%s", gp_bond_persist_path(p, h)));
 }
 
 static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
@@ -1232,7 +1285,7 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 		qemu_from_dpkg(h);
 	if (!p || !p->has_vm)
 		return;
-	h->vm_xml = gp_read_file(rootp(h, path, "%s", p->vm.output));
+	h->vm_xml = read_file(h, rootp(h, path, "%s", p->vm.output));
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define)
 		h->vm_defined =
@@ -1242,7 +1295,6 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 static void read_binding_state(struct gp_host *h)
 {
 	char path[PATH_LEN], text[16];
-	struct stat st;
 	size_t i;
 
 	mark_gpu_groups(h);
@@ -1252,23 +1304,23 @@ static void read_binding_state(struct gp_host *h)
 		d->boot_vga = -1;
 		if (!d->with_gpu)
 			continue;
-		if (read_text(rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf), text,
+		if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf), text,
 			      sizeof(text)) > 0)
 			d->boot_vga = !strcmp(text, "1");
-		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
+		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
 			  d->driver_override, sizeof(d->driver_override));
 		if (!strcmp(d->driver_override, "(null)"))
 			d->driver_override[0] = '\0';
-		read_text(rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf), d->modalias,
-			  sizeof(d->modalias));
+		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf),
+			  d->modalias, sizeof(d->modalias));
 		gp_strlcpy(d->vfio_driver, "vfio-pci", sizeof(d->vfio_driver));
 		if (d->modalias[0] && h->kernel_release[0])
 			gp_vfio_variant(h->root, h->kernel_release, d->modalias, d->vfio_driver,
 					sizeof(d->vfio_driver));
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
-		h->persist[i] = gp_read_file(rootp(h, path, "%s", gp_persist_paths[i]));
-	h->driverctl = !stat(rootp(h, path, "/usr/sbin/driverctl"), &st);
+		h->persist[i] = read_file(h, rootp(h, path, "%s", gp_persist_paths[i]));
+	h->driverctl = exists(h, rootp(h, path, "/usr/sbin/driverctl"));
 	read_overrides(h, "/etc/gpuprov/override.d", "");
 	read_overrides(h, "/etc/driverctl.d", "pci-");
 }
@@ -1287,9 +1339,9 @@ static int pci_of_path(const struct gp_host *h, const char *link)
 	return bdf[0] ? gp_host_find(h, bdf) : -1;
 }
 
-static void first_entry(const char *dir, char *out, size_t len)
+static void first_entry(const struct gp_host *h, const char *dir, char *out, size_t len)
 {
-	DIR *d = opendir(dir);
+	DIR *d = open_dir(h, dir);
 	struct dirent *e;
 
 	while (d && (e = readdir(d)))
@@ -1305,7 +1357,7 @@ static void first_entry(const char *dir, char *out, size_t len)
 static void scan_blocks(struct gp_host *h)
 {
 	char path[PATH_LEN], link[PATH_LEN];
-	DIR *dir = opendir(rootp(h, path, "/sys/class/block"));
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/block"));
 	struct dirent *e;
 
 	if (!dir)
@@ -1316,7 +1368,7 @@ static void scan_blocks(struct gp_host *h)
 		int dev;
 
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(b->name) ||
-		    read_link(rootp(h, path, "/sys/class/block/%s", e->d_name), link,
+		    read_link(h, rootp(h, path, "/sys/class/block/%s", e->d_name), link,
 			      sizeof(link)) <= 0 ||
 		    (dev = pci_of_path(h, link)) < 0)
 			continue;
@@ -1325,9 +1377,9 @@ static void scan_blocks(struct gp_host *h)
 		memset(b, 0, sizeof(*b));
 		gp_strlcpy(b->name, e->d_name, sizeof(b->name));
 		b->dev = dev;
-		read_text(rootp(h, path, "/sys/class/block/%s/dev", b->name), b->majmin,
+		read_text(h, rootp(h, path, "/sys/class/block/%s/dev", b->name), b->majmin,
 			  sizeof(b->majmin));
-		first_entry(rootp(h, path, "/sys/class/block/%s/holders", b->name), b->holder,
+		first_entry(h, rootp(h, path, "/sys/class/block/%s/holders", b->name), b->holder,
 			    sizeof(b->holder));
 	}
 	closedir(dir);
@@ -1348,14 +1400,14 @@ static struct gp_block *block_named(struct gp_host *h, const char *majmin, const
 /* mountinfo: "36 35 98:0 /mnt1 /mnt2 rw - ext4 /dev/vda1 rw"; by number and by name. */
 static void read_mounts(struct gp_host *h)
 {
-	char path[PATH_LEN], line[4096], majmin[32], point[PATH_LEN], source[PATH_LEN];
-	FILE *f = fopen(rootp(h, path, "/proc/self/mountinfo"), "r");
+	char path[PATH_LEN], majmin[32], point[PATH_LEN], source[PATH_LEN];
+	char *text = read_file(h, rootp(h, path, "/proc/self/mountinfo")), *cur = text, *line;
 	struct gp_block *b;
 
-	if (!f)
+	if (!text)
 		return;
 	h->seen_mounts = true;
-	while (fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		const char *dash = strstr(line, " - ");
 
 		if (sscanf(line, "%*s %*s %31s %*s %4095s", majmin, point) != 2 || !dash ||
@@ -1364,13 +1416,12 @@ static void read_mounts(struct gp_host *h)
 		if ((b = block_named(h, majmin, source)) && !b->mount[0])
 			gp_strlcpy(b->mount, point, sizeof(b->mount));
 	}
-	fclose(f);
-	f = fopen(rootp(h, path, "/proc/swaps"), "r");
-	while (f && fgets(line, sizeof(line), f))
+	free(text);
+	text = cur = read_file(h, rootp(h, path, "/proc/swaps"));
+	while ((line = strsep(&cur, "\n")))
 		if (sscanf(line, "%4095s", source) == 1 && (b = block_named(h, NULL, source)))
 			b->swap = true;
-	if (f)
-		fclose(f);
+	free(text);
 }
 
 static bool fb_name(const char *name)
@@ -1388,11 +1439,11 @@ static bool fb_name(const char *name)
 /* Framebuffers in /proc/iomem; a reader without root sees every address as 0. */
 static void read_iomem(struct gp_host *h)
 {
-	char path[PATH_LEN], line[512], name[256];
-	FILE *f = fopen(rootp(h, path, "/proc/iomem"), "r");
+	char path[PATH_LEN], name[256];
+	char *text = read_file(h, rootp(h, path, "/proc/iomem")), *cur = text, *line;
 	unsigned long long start, end;
 
-	while (f && fgets(line, sizeof(line), f)) {
+	while ((line = strsep(&cur, "\n"))) {
 		struct gp_fb *fb;
 
 		if (sscanf(line, " %llx-%llx : %255[^\n]", &start, &end, name) != 3)
@@ -1406,25 +1457,24 @@ static void read_iomem(struct gp_host *h)
 		fb->end = end;
 		gp_strlcpy(fb->name, name, sizeof(fb->name));
 	}
-	if (f)
-		fclose(f);
+	free(text);
 }
 
 /* fbcon: a virtual console bound to a frame buffer device. */
 static void read_vtcons(struct gp_host *h)
 {
 	char path[PATH_LEN], text[128];
-	DIR *dir = opendir(rootp(h, path, "/sys/class/vtconsole"));
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/vtconsole"));
 	struct dirent *e;
 
 	while (dir && (e = readdir(dir))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_text(rootp(h, path, "/sys/class/vtconsole/%s/name", e->d_name), text,
+		if (read_text(h, rootp(h, path, "/sys/class/vtconsole/%s/name", e->d_name), text,
 			      sizeof(text)) <= 0 ||
 		    !strstr(text, "frame buffer"))
 			continue;
-		if (read_text(rootp(h, path, "/sys/class/vtconsole/%s/bind", e->d_name), text,
+		if (read_text(h, rootp(h, path, "/sys/class/vtconsole/%s/bind", e->d_name), text,
 			      sizeof(text)) > 0 &&
 		    !strcmp(text, "1"))
 			h->fbcon = true;
@@ -1446,26 +1496,30 @@ static void read_host_use(struct gp_host *h)
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h)
 {
 	char path[PATH_LEN];
-	struct stat st;
-	int rc;
+	int rc = 0, fd;
 
 	memset(h, 0, sizeof(*h));
 	/* "/" and "" both mean the live host; a trailing slash is dropped */
 	h->root = gp_xstrdup(root && strcmp(root, "/") ? root : "");
 	if (h->root[0] && h->root[strlen(h->root) - 1] == '/')
 		h->root[strlen(h->root) - 1] = '\0';
-	rootp(h, path, "/sys/bus/pci/devices");
-	if (stat(path, &st) || !S_ISDIR(st.st_mode) || access(path, R_OK | X_OK)) {
-		gp_err("cannot read host state: '%s': %s", path,
-		       errno ? strerror(errno) : "not a directory");
-		gp_host_release(h);
-		return -ENOENT;
+	h->rootfd = gp_root_open(h->root);
+	if (h->rootfd == -ENOENT || h->rootfd == -ENOTDIR)
+		h->rootfd = -1; /* reported below, with the path that is missing */
+	else if (h->rootfd < 0 && h->rootfd != AT_FDCWD)
+		goto bad_root;
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", h->root);
+	fd = h->rootfd == -1
+		     ? -ENOENT
+		     : gp_root_openat(h->rootfd, "/sys/bus/pci/devices", O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		gp_err("cannot read host state: '%s': %s", path, gp_root_strerror(fd));
+		goto fail;
 	}
+	close(fd);
 	rc = scan_pci(h, p);
-	if (rc) {
-		gp_host_release(h);
-		return rc;
-	}
+	if (rc)
+		goto fail;
 	scan_numa(h);
 	single_node(h);
 	scan_ifaces(h);
@@ -1476,7 +1530,16 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	read_host_use(h);
 	read_vm_state(h, p);
 	read_net_owner(h, p);
+	gp_root_close(h->rootfd);
+	h->rootfd = -1; /* everything is read: the struct is all there is */
 	return 0;
+bad_root:
+	gp_err("cannot read host state: '%s': %s", h->root, gp_root_strerror(h->rootfd));
+	rc = -ENOENT;
+fail:
+	gp_root_close(h->rootfd);
+	gp_host_release(h);
+	return rc ? rc : -ENOENT;
 }
 
 void gp_host_release(struct gp_host *h)

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +19,16 @@
 #include "gp.h"
 #include "virt.h"
 
-#define MAX_SEEN 256
-#define MAX_LINE 200 /* inih's INI_MAX_LINE in Debian's build */
+#define MAX_SEEN       256
+#define GP_PROFILE_MAX (1u << 20) /* bytes; a profile is a page or two */
+#define MAX_LINE       200	  /* inih's INI_MAX_LINE in Debian's build */
 
 struct parse_state {
 	struct gp_profile *p;
 	const char *name;
 	/* the reader's position, so the handler knows its line */
 	const char *text;
-	size_t pos;
-	FILE *file;
+	size_t pos, len; /* a file's text may hold NUL bytes: len says where it ends */
 	int line;
 	int header_line; /* of the last [section] line */
 	bool continuation;
@@ -640,10 +641,7 @@ static char *reader(char *str, int num, void *stream)
 	int c;
 
 	for (;;) {
-		if (st->file)
-			c = fgetc(st->file);
-		else
-			c = st->text[st->pos] ? (unsigned char)st->text[st->pos++] : EOF;
+		c = st->pos < st->len ? (unsigned char)st->text[st->pos++] : EOF;
 		if (c == EOF || c == '\n')
 			break;
 		if (c == '\0') {
@@ -757,7 +755,7 @@ static int run(struct parse_state *st)
 
 int gp_profile_parse_string(const char *name, const char *text, struct gp_profile *p)
 {
-	struct parse_state st = { .p = p, .name = name, .text = text };
+	struct parse_state st = { .p = p, .name = name, .text = text, .len = strlen(text) };
 
 	defaults(p, name);
 	return run(&st);
@@ -766,18 +764,22 @@ int gp_profile_parse_string(const char *name, const char *text, struct gp_profil
 int gp_profile_load(const char *path, struct gp_profile *p)
 {
 	struct parse_state st = { .p = p, .name = path };
+	char *text;
+	ssize_t n;
 	int rc;
 
 	defaults(p, path);
-	st.file = fopen(path, "r");
-	if (!st.file) {
-		rc = -errno;
+	/* the safe reader: a FIFO or /dev/zero is refused, not waited on */
+	n = gp_root_slurp(AT_FDCWD, path, GP_PROFILE_MAX, &text);
+	if (n < 0) {
 		snprintf(errbuf, sizeof(errbuf), "cannot open profile '%s': %s", path,
-			 strerror(errno));
-		return rc;
+			 gp_root_strerror((int)n));
+		return (int)n;
 	}
+	st.text = text;
+	st.len = (size_t)n;
 	rc = run(&st);
-	fclose(st.file);
+	free(text);
 	return rc;
 }
 

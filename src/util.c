@@ -2,6 +2,7 @@
 /* Logging and the small parsers shared by the profile and the host reader. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -384,28 +385,10 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%.1f%s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
 }
 
-/* A whole (small) file as a string, or NULL; sysfs sizes lie, so read to EOF. */
+/* A whole (small) file named by the operator, through the safe reader. */
 char *gp_read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	size_t len = 0, cap = 256, n;
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = gp_xcalloc(cap, 1);
-	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap && cap < (8u << 20)) {
-			cap *= 2;
-			buf = gp_xrealloc(buf, cap, 1);
-		} else if (len + 1 == cap) {
-			break;
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
+	return gp_root_read_file(AT_FDCWD, path);
 }
 
 /* mkdir -p: path and its parents; with parents_only, not path itself. */

@@ -5,6 +5,7 @@
  * own function; we route that into gp_debug() so it never prints on its own,
  * and turn its negative-errno results into ours at this edge.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -38,6 +39,56 @@ static void kmod_log(void *data, int priority, const char *file, int line, const
 	gp_debug("libkmod: %s", buf);
 }
 
+static const char *const kmod_configs[] = { "/etc/modprobe.d", "/run/modprobe.d",
+					    "/lib/modprobe.d" };
+
+/* Every entry of dir whose name starts with prefix passes gp_root_guard(). */
+static int guard_dir(int rootfd, const char *root, const char *dir, const char *prefix)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d;
+	int rc = gp_root_guard(rootfd, root, dir);
+
+	if (rc || !(d = gp_root_opendir(rootfd, dir)))
+		return rc;
+	while (!rc && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		rc = gp_root_guard(rootfd, root, path);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * libkmod opens ROOT/lib/modules/RELEASE/modules.* and the modprobe.d files
+ * by itself, following links as the kernel does: under --root, each must
+ * lead where the safe reader's does, to a regular file or a directory.
+ */
+static bool kmod_tree_safe(const char *root, const char *release)
+{
+	static bool warned;
+	char dir[4096];
+	int rootfd = gp_root_open(root), rc = 0;
+	size_t i;
+
+	if (rootfd == AT_FDCWD)
+		return true;
+	if (rootfd < 0)
+		return false;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", release);
+	rc = guard_dir(rootfd, root, dir, "modules.");
+	for (i = 0; !rc && i < sizeof(kmod_configs) / sizeof(kmod_configs[0]); i++)
+		rc = guard_dir(rootfd, root, kmod_configs[i], "");
+	gp_root_close(rootfd);
+	if (rc && !warned)
+		gp_warn("'%s': %s: vfio-pci's availability is unknown", root, gp_root_strerror(rc));
+	warned |= rc != 0;
+	return !rc;
+}
+
 static struct kmod_ctx *kmod_open(const char *root, const char *release)
 {
 	char dir[4096], c1[4096], c2[4096], c3[4096];
@@ -45,6 +96,10 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release)
 	struct kmod_ctx *ctx;
 	struct stat st;
 
+	/* the release comes from the tree: a name, never a path */
+	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") ||
+	    !kmod_tree_safe(root, release))
+		return NULL;
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, release);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
@@ -138,18 +193,12 @@ static bool module_loaded(const char *name)
 static int read_attr(const char *bdf, const char *attr, char *buf, size_t len)
 {
 	char path[256];
-	int fd;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), SYSPCI "/devices/%s/%s", bdf, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	n = gp_root_read(AT_FDCWD, path, buf, len);
 	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+		return (int)n;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
@@ -161,11 +210,10 @@ static void current_driver(const char *bdf, char *buf, size_t len)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), SYSPCI "/devices/%s/driver", bdf);
-	n = readlink(path, link, sizeof(link) - 1);
+	n = gp_root_readlink(AT_FDCWD, path, link, sizeof(link));
 	buf[0] = '\0';
 	if (n <= 0)
 		return;
-	link[n] = '\0';
 	gp_strlcpy(buf, strrchr(link, '/') ? strrchr(link, '/') + 1 : link, len);
 }
 
@@ -580,11 +628,11 @@ static int bind_verify(const struct gp_step *st)
 		return -EIO;
 	}
 	snprintf(path, sizeof(path), SYSPCI "/devices/%s/iommu_group", st->subject);
-	n = readlink(path, link, sizeof(link) - 1);
+	n = gp_root_readlink(AT_FDCWD, path, link, sizeof(link));
 	if (n <= 0)
 		return 0; /* no IOMMU group: plan/check refused that already */
-	link[n] = '\0';
-	snprintf(node, sizeof(node), "/dev/vfio/%s", strrchr(link, '/') + 1);
+	snprintf(node, sizeof(node), "/dev/vfio/%s",
+		 strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 	if (access(node, F_OK)) {
 		gp_err("%s is bound to %s but %s does not exist", st->subject, st->arg, node);
 		return -ENOENT;

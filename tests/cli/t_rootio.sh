@@ -1,0 +1,82 @@
+#!/bin/sh
+# A hostile tree under -r: its links resolve inside it, a FIFO or /dev/zero
+# neither hangs nor loops, a path libpci would follow out of the tree is
+# refused (exit 3); a FIFO or /dev/zero as the profile is exit 4 at once.
+# Every run has a deadline: a hang is a failure, not a stuck test.
+set -u
+G=build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "t_rootio: $*"; exit 1; }
+
+fresh() {
+	rm -rf "$d/tree" && cp -a build/hosts/r5350-ready "$d/tree"
+}
+run() { # run SECONDS ARGS...: output in $d/out, status in $rc
+	t=$1
+	shift
+	timeout "$t" "$G" "$@" >"$d/out" 2>&1
+	rc=$?
+	[ $rc -ne 124 ] || fail "'$*' hung (killed after ${t}s)"
+}
+
+echo OUTSIDE-SECRET-BIOS >"$d/outside"
+
+# an absolute link inside the tree resolves inside the tree, not on this machine
+fresh
+ln -sf "$d/outside" "$d/tree/sys/class/dmi/id/bios_version"
+run 20 -r "$d/tree" scan
+[ $rc -eq 0 ] || fail "absolute link: exit $rc"
+! grep -q OUTSIDE-SECRET "$d/out" || fail "absolute link: read the file outside the tree"
+# so does a relative one that climbs above the root
+fresh
+ln -sf "../../../../../../../../../../../../../../../../../..$d/outside" \
+	"$d/tree/sys/class/dmi/id/bios_version"
+run 20 -r "$d/tree" scan
+! grep -q OUTSIDE-SECRET "$d/out" || fail "../ link: read the file outside the tree"
+
+# a FIFO is refused, not waited on; /dev/zero is not read forever
+fresh
+rm "$d/tree/proc/cmdline" && mkfifo "$d/tree/proc/cmdline"
+run 20 -r "$d/tree" scan
+[ $rc -eq 0 ] || fail "FIFO /proc/cmdline: exit $rc"
+fresh
+ln -sf /dev/zero "$d/tree/proc/cpuinfo"
+run 20 -r "$d/tree" scan
+[ $rc -eq 0 ] || fail "/proc/cpuinfo -> /dev/zero: exit $rc"
+
+# libpci reads ROOT/sys/bus/pci itself: a device link leading out of the tree,
+# or a FIFO as its config space, is refused before libpci runs
+fresh
+mkdir -p "$d/fake" && printf '0x1234\n' >"$d/fake/vendor"
+cp "$d/tree/sys/bus/pci/devices/0000:41:00.0/"* "$d/fake/" 2>/dev/null
+printf '0x1234\n' >"$d/fake/vendor"
+ln -sfn "$d/fake" "$d/tree/sys/bus/pci/devices/0000:41:00.0"
+run 20 -r "$d/tree" scan
+[ $rc -eq 3 ] || fail "device link outside the tree: exit $rc, want 3"
+grep -q "outside the root" "$d/out" || fail "device link outside the tree: $(cat "$d/out")"
+fresh
+cfg=$(readlink -f "$d/tree/sys/bus/pci/devices/0000:41:00.0")/config
+rm "$cfg" && mkfifo "$cfg"
+run 20 -r "$d/tree" scan
+[ $rc -eq 3 ] || fail "FIFO as config space: exit $rc, want 3"
+
+# the profile itself: a FIFO or a device is bad input, at once
+mkfifo "$d/fifo.ini"
+for p in "$d/fifo.ini" /dev/zero; do
+	run 2 -p "$p" check
+	[ $rc -eq 4 ] || fail "profile $p: exit $rc, want 4"
+	grep -q "not a regular file" "$d/out" || fail "profile $p: $(cat "$d/out")"
+done
+
+# snapshot -r: links copied into the staging tree are never written through
+fresh
+mkdir -p "$d/victim/net/eth9"
+echo precious >"$d/victim/net/eth9/address"
+ln -sfn "$d/victim" "$d/tree/sys/bus/pci/devices/0000:ff:00.0"
+ln -sfn ../../bus/pci/devices/0000:ff:00.0/net/eth9 "$d/tree/sys/class/net/eth9"
+run 60 -q -r "$d/tree" -o "$d/s.tar.gz" snapshot
+[ "$(cat "$d/victim/net/eth9/address")" = precious ] ||
+	fail "snapshot wrote outside its staging directory"
+[ "$(find "$d/victim" | wc -l)" -eq 4 ] || fail "snapshot created files outside its staging tree"
+exit 0

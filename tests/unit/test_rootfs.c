@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The safe reader on a hostile tree, with openat2 and with the userspace walk
+ * (each test runs twice); the staging tree's parent walk; the redaction of
+ * every network owner's secrets.
+ */
+#define _GNU_SOURCE /* O_PATH */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+static char base[64], root[128];
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void link_to(const char *target, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/* base/outside (a secret), base/root/{etc/ok, abs, rel, fifo, zero, lnk, loop, big} */
+static int setup(void **state)
+{
+	char path[256], outside[128];
+	FILE *f;
+
+	(void)state;
+	snprintf(base, sizeof(base), "/tmp/gp-rootfs.XXXXXX");
+	assert_non_null(mkdtemp(base));
+	snprintf(root, sizeof(root), "%s/root", base);
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	put_file(outside, "SECRET\n");
+	mkdir(root, 0755);
+	snprintf(path, sizeof(path), "%s/etc", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/etc/ok", root);
+	put_file(path, "ok\n");
+	link_to(outside, "abs");
+	link_to("../../../../../../../../../../../../../../outside", "rel");
+	link_to("/dev/zero", "zero");
+	link_to("/etc/ok", "lnk");
+	link_to("etc/../../../etc/./ok", "dotdot");
+	link_to("loop", "loop");
+	snprintf(path, sizeof(path), "%s/fifo", root);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/big", root);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), GP_READ_MAX + 1), 0);
+	fclose(f);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[160];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd);
+}
+
+static void reads(bool walk)
+{
+	char buf[64], *text;
+	int fd = gp_root_open(root);
+
+	gp_root_no_openat2 = walk;
+	assert_true(fd >= 0);
+	/* links resolve inside the root: absolute, or climbing with .. */
+	assert_int_equal(gp_root_read(fd, "/abs", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(gp_root_read(fd, "/rel", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(gp_root_read(fd, "/zero", buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(gp_root_read(fd, "/lnk", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "ok\n");
+	assert_int_equal(gp_root_read(fd, "/dotdot", buf, sizeof(buf)), 3);
+	assert_int_equal(gp_root_read(fd, "/../../etc/ok", buf, sizeof(buf)), 3);
+	assert_int_equal(gp_root_read(fd, "/loop", buf, sizeof(buf)), -ELOOP);
+	/* a FIFO is refused at once, a file past the bound is too large */
+	assert_int_equal(gp_root_read(fd, "/fifo", buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(gp_root_slurp(fd, "/big", GP_READ_MAX, &text), -EFBIG);
+	assert_null(text);
+	assert_int_equal(gp_root_readlink(fd, "/lnk", buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "/etc/ok");
+	assert_int_equal(gp_root_readlink(fd, "/abs/x", buf, sizeof(buf)), -ENOENT);
+	assert_non_null(text = gp_root_read_file(fd, "/etc/../lnk"));
+	assert_string_equal(text, "ok\n");
+	free(text);
+	/* what libpci would open by itself */
+	assert_int_equal(gp_root_guard(fd, root, "/etc/ok"), 0);
+	assert_int_equal(gp_root_guard(fd, root, "/lnk"), -EXDEV);
+	assert_int_equal(gp_root_guard(fd, root, "/abs"), -EXDEV);
+	assert_int_equal(gp_root_guard(fd, root, "/fifo"), -EINVAL);
+	assert_int_equal(gp_root_guard(fd, root, "/nothing"), 0);
+	gp_root_close(fd);
+	gp_root_no_openat2 = false;
+}
+
+static void test_openat2(void **state)
+{
+	(void)state;
+	reads(false);
+}
+
+static void test_walk(void **state)
+{
+	(void)state;
+	reads(true);
+}
+
+/* Without a root (the profile, the templates): no FIFO, no device. */
+static void test_no_root(void **state)
+{
+	char buf[16], path[256];
+
+	(void)state;
+	assert_int_equal(gp_root_read(AT_FDCWD, "/dev/zero", buf, sizeof(buf)), -EINVAL);
+	snprintf(path, sizeof(path), "%s/fifo", root);
+	assert_int_equal(gp_root_read(AT_FDCWD, path, buf, sizeof(buf)), -EINVAL);
+	assert_null(gp_read_file(path));
+	snprintf(path, sizeof(path), "%s/abs", root);
+	assert_int_equal(gp_root_read(AT_FDCWD, path, buf, sizeof(buf)), 7);
+}
+
+/* The staging tree: no link in it is followed, not even one inside it. */
+static void test_mkparent(void **state)
+{
+	const char *name;
+	int fd = open(root, O_PATH | O_DIRECTORY), d;
+
+	(void)state;
+	assert_true(fd >= 0);
+	d = gp_root_mkparent(fd, "/new/dir/file", &name);
+	assert_true(d >= 0);
+	assert_string_equal(name, "file");
+	close(d);
+	assert_true(gp_root_mkparent(fd, "/abs/x", &name) < 0);
+	assert_true(gp_root_mkparent(fd, "/lnk/x", &name) < 0);
+	assert_true(gp_root_mkparent(fd, "/new/../etc/x", &name) < 0);
+	close(fd);
+}
+
+static void redacts(const char *path, const char *text, const char *kept)
+{
+	char *out = gp_net_redact(path, text);
+
+	if (strstr(out, "hunter2") || !strstr(out, kept))
+		fail_msg("%s:\n%s", path, out);
+	free(out);
+}
+
+static void test_redact(void **state)
+{
+	(void)state;
+	redacts("/etc/network/interfaces",
+		"iface wlan0 inet dhcp\n  wpa-ssid x\n  wpa-psk hunter2\n"
+		"  # wpa-psk hunter2old\n  wireless-key hunter2\n  wpa-password hunter2\n"
+		"iface ens1f0np0 inet manual\n",
+		"iface ens1f0np0 inet manual\n");
+	redacts("/etc/NetworkManager/system-connections/w.nmconnection",
+		"[connection]\ninterface-name=ens1f0np0\n[wifi-security]\npsk=hunter2\n"
+		"[802-1x]\nidentity=bob\npassword=hunter2\nprivate-key-password=hunter2\n"
+		"[vpn-secrets]\nanything=hunter2\n[wireguard]\nprivate-key=hunter2\n"
+		"[wireguard-peer.abc]\npreshared-key=hunter2\n[macsec]\nmka-cak=hunter2\n"
+		"[gsm]\npin=hunter2\n",
+		"interface-name=ens1f0np0\n");
+	redacts("/etc/netplan/01.yaml",
+		"network:\n  ethernets:\n    ens1f0np0: {}\n  wifis:\n    w:\n      "
+		"access-points:\n"
+		"        \"home\":\n          password: \"hunter2\"\n        corp:\n          "
+		"auth:\n"
+		"            password: hunter2\n            client-key-password: |\n"
+		"              hunter2\n  tunnels:\n    wg0:\n      keys:\n        private: "
+		"hunter2\n"
+		"      peers:\n        - keys: {public: a, shared: hunter2}\n",
+		"    ens1f0np0: {}\n");
+	redacts("/etc/systemd/network/wg.netdev",
+		"[NetDev]\nName=wg0\n[WireGuard]\nPrivateKey=hunter2\n[WireGuardPeer]\n"
+		"PresharedKey=hunter2\n[MACsecTransmitAssociation]\nKey=hunter2\n",
+		"Name=wg0\n");
+	redacts("/etc/systemd/network/p.network", "[Match]\nName=ens1f0np0\n", "Name=ens1f0np0\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_openat2), cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_no_root), cmocka_unit_test(test_mkparent),
+		cmocka_unit_test(test_redact),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
