@@ -629,39 +629,55 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path);
 }
 
-/*
- * The archive: created 0600 under a new name beside OUTPUT (O_EXCL: never an
- * existing file, never through a link), filled by tar, fsync'd, renamed.
- */
-static int write_archive(const char *stage, const char *output)
+#define ARCHIVE_MAX (1u << 30) /* bytes of tar's output */
+
+/* tar's gzip'd output of the staging tree, whole, in memory. */
+static int run_tar(const char *stage, char **data, size_t *len)
 {
-	char tmp[PATH_LEN];
 	char *argv[] = { "tar", "-C", (char *)stage, "-czf", "-", ".", NULL };
 	posix_spawn_file_actions_t fa;
-	int fd, status, rc;
+	size_t cap = 1 << 16;
+	int p[2], status, rc;
+	ssize_t n;
 	pid_t pid;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", output) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
 	rc = posix_spawnp(&pid, "tar", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (!rc && waitpid(pid, &status, 0) < 0)
-		rc = errno;
-	else if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
-		rc = EIO;
-	if (!rc && fsync(fd))
-		rc = errno;
-	close(fd);
-	if (!rc && rename(tmp, output))
-		rc = errno;
-	if (rc)
-		unlink(tmp);
-	return -rc;
+	close(p[1]);
+	if (rc) {
+		close(p[0]);
+		return -rc;
+	}
+	*len = 0;
+	*data = gp_xcalloc(cap, 1);
+	while ((n = read(p[0], *data + *len, cap - *len)) > 0) {
+		*len += (size_t)n;
+		if (*len == cap && cap < ARCHIVE_MAX)
+			*data = gp_xrealloc(*data, cap *= 2, 1);
+		else if (*len == cap)
+			break; /* too large: tar dies of SIGPIPE, the status says so */
+	}
+	close(p[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/* The archive, through the one writer: created 0600, never through a link. */
+static int write_archive(const char *stage, const char *output)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc = run_tar(stage, &data, &len);
+
+	if (!rc)
+		rc = gp_write_file(output, data, len, 0600);
+	free(data);
+	return rc;
 }
 
 int gp_cmd_snapshot(struct gp_ctx *ctx)
@@ -699,7 +715,8 @@ int gp_cmd_snapshot(struct gp_ctx *ctx)
 	rc = write_archive(s.stage, ctx->output);
 	nftw(s.stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc) {
-		gp_err("cannot write '%s': %s", ctx->output, strerror(-rc));
+		gp_err("cannot write '%s': %s", ctx->output,
+		       rc == -EIO ? "tar failed" : strerror(-rc));
 		return GP_EXIT_INPUT;
 	}
 	gp_info("wrote %s: %d files and links", ctx->output, s.files);
