@@ -716,7 +716,7 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 {
 	enum gp_path cls = gp_topo_classify(h, a, b);
 	struct gp_hop hop = gp_topo_slowest(h, a, b);
-	char subject[64], link[64] = "link unknown";
+	char subject[64], link[128] = "link unknown";
 	enum gp_severity sev = GP_OK;
 	const char *hint = NULL;
 
@@ -724,6 +724,9 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 	if (hop.width)
 		snprintf(link, sizeof(link), "slowest hop %g GT/s x%d, %.1f GB/s per direction",
 			 hop.speed, hop.width, gp_link_bandwidth(hop.speed, hop.width));
+	if (gp_hop_trained_lower(&hop))
+		snprintf(link + strlen(link), sizeof(link) - strlen(link),
+			 "; trained at %g GT/s x%d now", hop.cur_speed, hop.cur_width);
 	if (p->p2p == GP_P2P_OFF) {
 		gp_report_add(r, "p2p.path", GP_OK, subject, NULL, "%s (%s); P2P not wanted",
 			      gp_path_name(cls), link);

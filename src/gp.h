@@ -438,14 +438,20 @@ enum gp_path {
 	GP_PATH_SYS,
 };
 
+/* The slowest link of a path: what every hop and both its ends support (the
+ * P2P ceiling), and what the slowest hop trained at now (idle GPUs drop to
+ * 2.5 GT/s). */
 struct gp_hop {
-	double speed;
+	double speed; /* GT/s, 0 when unknown */
 	int width;
+	double cur_speed;
+	int cur_width;
 };
 
 const char *gp_path_name(enum gp_path p);
 enum gp_path gp_topo_classify(const struct gp_host *h, int a, int b);
 struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b);
+bool gp_hop_trained_lower(const struct gp_hop *hop);
 int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int max);
 int gp_host_root_port(const struct gp_host *h, int dev);
 

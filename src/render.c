@@ -529,6 +529,11 @@ static void topo_json(const struct gp_host *h, const struct topo_item *it, int n
 					json_object_new_uint64(
 						(uint64_t)(gp_link_bandwidth(hop.speed, hop.width) *
 							   1e9)));
+				json_object_object_add(l, "trained_speed_gts",
+						       hop.cur_width ? jgts(hop.cur_speed) : NULL);
+				json_object_object_add(
+					l, "trained_width",
+					jint_or_null(hop.cur_width ? hop.cur_width : -1));
 			}
 			json_object_array_add(lrow, l);
 		}
@@ -575,18 +580,23 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 		printf("  %-5s %s  %04x:%04x  %s%s%s\n", it[i].label, d->bdf, d->vendor, d->device,
 		       link, it[i].ifname ? "  " : "", it[i].ifname ? it[i].ifname : "");
 	}
-	printf("\nPaths (slowest hop, P2P ceiling per direction):\n");
+	printf("\nPaths (slowest hop as both ends support it, P2P ceiling per direction):\n");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
 			struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
 
 			printf("  %s-%s\t%-4s  ", it[i].label, it[j].label,
 			       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
-			if (hop.width)
-				printf("%g GT/s x%d  %.1f GB/s\n", hop.speed, hop.width,
-				       gp_link_bandwidth(hop.speed, hop.width));
-			else
+			if (!hop.width) {
 				printf("link unknown\n");
+				continue;
+			}
+			printf("%g GT/s x%d  %.1f GB/s", hop.speed, hop.width,
+			       gp_link_bandwidth(hop.speed, hop.width));
+			if (gp_hop_trained_lower(&hop))
+				printf("  (trained at %g GT/s x%d now)", hop.cur_speed,
+				       hop.cur_width);
+			printf("\n");
 		}
 	printf("\nLegend:\n\n"
 	       "  X    = Self\n"

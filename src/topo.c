@@ -138,58 +138,105 @@ int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int ma
 	return n;
 }
 
-static void hop_min(struct gp_hop *best, double *best_bw, const struct gp_link *l)
-{
-	double bw = gp_link_bandwidth(l->speed, l->width);
+/* The slowest link seen so far: by what it supports, and by what it trained at. */
+struct walk {
+	struct gp_hop hop;
+	double cap_bw, cur_bw;
+};
 
-	if (bw <= 0)
-		return;
-	if (*best_bw == 0 || bw < *best_bw) {
-		*best_bw = bw;
-		best->speed = l->speed;
-		best->width = l->width;
+static double min_known(double a, double b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/*
+ * One link, read at its lower end d (an endpoint, a switch's upstream port,
+ * a PCI bridge) and at the port above it.  It supports the lower of the two
+ * ends' maximum speeds and widths; its trained state is the same at both.
+ */
+static void link_of(const struct gp_host *h, const struct gp_dev *d, struct gp_link *out)
+{
+	const struct gp_link *up = d->parent >= 0 ? &h->devs[d->parent].link : NULL;
+
+	*out = d->link.width || !up ? d->link : *up;
+	if (!out->max_speed)
+		out->max_speed = out->speed;
+	if (!out->max_width)
+		out->max_width = out->width;
+	if (up && d->link.width && up->width) {
+		out->max_speed = min_known(out->max_speed, up->max_speed);
+		out->max_width = (int)min_known(out->max_width, up->max_width);
+	}
+}
+
+static void hop_add(struct walk *w, const struct gp_link *l)
+{
+	double cap = gp_link_bandwidth(l->max_speed, l->max_width);
+	double cur = gp_link_bandwidth(l->speed, l->width);
+
+	if (cap > 0 && (!w->cap_bw || cap < w->cap_bw)) {
+		w->cap_bw = cap;
+		w->hop.speed = l->max_speed;
+		w->hop.width = l->max_width;
+	}
+	if (cur > 0 && (!w->cur_bw || cur < w->cur_bw)) {
+		w->cur_bw = cur;
+		w->hop.cur_speed = l->speed;
+		w->hop.cur_width = l->width;
 	}
 }
 
 /*
- * Each link is seen from both ends; we read it at the lower end (the
- * endpoint or the switch's upstream port) and, when that end has no PCIe
- * capability we could read, at the port above it.
+ * Each link is counted once, at its lower end: root and downstream ports
+ * are the upper ends of links their children count.  A bridge on a root bus
+ * is part of the root complex; an endpoint there (a GPU in a VM) has its own
+ * link to it.
  */
-static void walk_links(const struct gp_host *h, const int *c, int upto, struct gp_hop *best,
-		       double *bw)
+static void walk_links(const struct gp_host *h, const int *c, int upto, struct walk *w)
 {
+	struct gp_link l;
 	int i;
 
 	for (i = 0; i < upto; i++) {
 		const struct gp_dev *d = &h->devs[c[i]];
 
-		if (d->parent < 0)
-			break; /* on the root bus: inside the root complex */
-		if (d->link.width)
-			hop_min(best, bw, &d->link);
-		else
-			hop_min(best, bw, &h->devs[d->parent].link);
+		if (d->parent < 0) {
+			if (!d->is_bridge && d->link.width) {
+				link_of(h, d, &l);
+				hop_add(w, &l);
+			}
+			break;
+		}
+		if (d->pcie_type == GP_PCIE_ROOT_PORT || d->pcie_type == GP_PCIE_DOWNSTREAM)
+			continue;
+		link_of(h, d, &l);
+		hop_add(w, &l);
 	}
 }
 
 struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b)
 {
 	int ca[MAX_DEPTH], cb[MAX_DEPTH], na, nb, ia = 0, ib = 0;
-	struct gp_hop best = { 0, 0 };
-	double bw = 0;
+	struct walk w;
 
+	memset(&w, 0, sizeof(w));
 	na = chain(h, a, ca);
 	if (a == b) {
-		walk_links(h, ca, 1, &best, &bw);
-		return best;
+		walk_links(h, ca, 1, &w);
+		return w.hop;
 	}
 	nb = chain(h, b, cb);
 	if (common_ancestor(ca, na, cb, nb, &ia, &ib) < 0) {
 		ia = na;
 		ib = nb;
 	}
-	walk_links(h, ca, ia, &best, &bw);
-	walk_links(h, cb, ib, &best, &bw);
-	return best;
+	walk_links(h, ca, ia, &w);
+	walk_links(h, cb, ib, &w);
+	return w.hop;
+}
+
+bool gp_hop_trained_lower(const struct gp_hop *hop)
+{
+	return hop->cur_width && gp_link_bandwidth(hop->cur_speed, hop->cur_width) <
+					 gp_link_bandwidth(hop->speed, hop->width);
 }

@@ -66,7 +66,10 @@ static void test_fixtures(void **state)
 	unit_host("h200x2-guest", NULL, &h);
 	assert_int_equal(cls(&h, "0000:00:06.0", "0000:00:07.0"), GP_PATH_PHB);
 	hop = gp_topo_slowest(&h, unit_index(&h, "0000:00:06.0"), unit_index(&h, "0000:00:07.0"));
-	assert_int_equal(hop.width, 0); /* root-bus devices: no link on the path */
+	/* endpoints on the root bus: each one's own link to the root complex */
+	assert_true(hop.speed == 32.0);
+	assert_int_equal(hop.width, 16);
+	assert_false(gp_hop_trained_lower(&hop));
 	gp_host_release(&h);
 }
 
@@ -109,9 +112,36 @@ static void test_synthetic(void **state)
 	/* an unknown root complex is SYS too */
 	assert_int_equal(gp_topo_classify(&h, 7, 1), GP_PATH_SYS);
 	/* the slowest hop: a narrower link on one side */
-	devs[6].link.width = 4;
+	devs[6].link.width = devs[6].link.max_width = 4;
 	assert_int_equal(gp_topo_slowest(&h, 1, 6).width, 4);
+	/* a Gen4 card in a Gen3 port: the link supports what both ends do */
+	devs[6].link = (struct gp_link){ 8, 16, 16, 16 };
+	devs[5].link = (struct gp_link){ 8, 16, 8, 16 };
+	assert_true(gp_topo_slowest(&h, 1, 6).speed == 8.0);
+	assert_false(gp_hop_trained_lower(&(struct gp_hop){ 8, 16, 8, 16 }));
 	assert_string_equal(gp_path_name(GP_PATH_NODE), "NODE");
+}
+
+/* The P2P ceiling is what the links support, not what an idle GPU trained at. */
+static void test_ceiling(void **state)
+{
+	struct gp_host h;
+	struct gp_hop hop;
+
+	(void)state;
+	unit_host("link", NULL, &h);
+	hop = gp_topo_slowest(&h, unit_index(&h, "0000:41:00.0"), unit_index(&h, "0000:42:00.0"));
+	assert_true(hop.speed == 16.0);
+	assert_int_equal(hop.width, 16);
+	/* the idle card at 2.5 GT/s is the slowest trained hop, and it is said */
+	assert_true(hop.cur_speed == 2.5);
+	assert_int_equal(hop.cur_width, 16);
+	assert_true(gp_hop_trained_lower(&hop));
+	gp_host_release(&h);
+	unit_host("r5350-ready", NULL, &h);
+	hop = gp_topo_slowest(&h, unit_index(&h, "0000:41:00.0"), unit_index(&h, "0000:42:00.0"));
+	assert_false(gp_hop_trained_lower(&hop));
+	gp_host_release(&h);
 }
 
 int main(void)
@@ -120,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_r5350),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_ceiling),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
