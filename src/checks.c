@@ -823,14 +823,20 @@ static void check_vfio(const struct gp_host *h, struct gp_report *r)
 
 /* ---- vm.* ---- */
 
+/*
+ * The window vm.c lays out, where OVMF opens it (the first multiple of its
+ * largest power of two above RAM), must end within the guest's physical
+ * address bits, which are the host's (maxphysaddr passthrough).
+ */
 static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 		       const struct gp_vm_layout *l, struct gp_report *r)
 {
-	char bars[32], win[32], mem[32];
-	uint64_t need;
+	char bars[32], win[32], end[32];
+	uint64_t top = gp_vm_mmio_end(l, p->vm.memory);
 
 	gp_format_size(l->bar64_total, bars, sizeof(bars));
 	gp_format_size(l->mmio_window, win, sizeof(win));
+	gp_format_size(top, end, sizeof(end));
 	if (!l->bar64_total) {
 		gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
 			      "no 64-bit BARs: the default window does");
@@ -839,26 +845,33 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 	if (!h->phys_bits) {
 		gp_report_add(r, "vm.mmio", GP_WARN, p->vm.name,
 			      "check 'address sizes' in /proc/cpuinfo",
-			      "64-bit BARs of %s need a %s window; the CPU's address width is "
-			      "unknown",
-			      bars, win);
+			      "64-bit BARs of %s need a %s window ending at %s; the CPU's address "
+			      "width is unknown",
+			      bars, win, end);
 		return;
 	}
-	/* RAM, the 32-bit hole below 4 GiB, then the window, all below 2^bits */
-	need = p->vm.memory + (4ull << 30) + l->mmio_window;
-	gp_format_size(need, mem, sizeof(mem));
-	if (h->phys_bits < 64 && need > (1ull << h->phys_bits)) {
-		gp_report_add(r, "vm.mmio", GP_FAIL, p->vm.name,
-			      "fewer or smaller-BAR GPUs per VM, less VM memory, or a CPU with "
-			      "more physical address bits",
-			      "memory and a %s MMIO window need %s, more than the %d-bit guest "
-			      "address space",
-			      win, mem, h->phys_bits);
+	if (h->phys_bits < 64 && top > (1ull << h->phys_bits)) {
+		gp_report_add(
+			r, "vm.mmio", GP_FAIL, p->vm.name,
+			"fewer or smaller-BAR GPUs per VM, less VM memory, or a CPU with "
+			"more physical address bits",
+			"64-bit BARs of %s need a %s window, which OVMF opens above RAM at "
+			"a multiple of its size's largest power of two: it ends at %s, beyond "
+			"the %d-bit guest address space",
+			bars, win, end, h->phys_bits);
+		return;
+	}
+	if (l->mmio_window <= (32ull << 30)) {
+		gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
+			      "64-bit BARs %s: OVMF's default %s window, ending at %s, within %d "
+			      "address bits",
+			      bars, win, end, h->phys_bits);
 		return;
 	}
 	gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
-		      "64-bit BARs %s: a %s window%s, within %d address bits", bars, win,
-		      l->bar64_total > (32ull << 30) ? " (OVMF X-PciMmio64Mb)" : "", h->phys_bits);
+		      "64-bit BARs %s: X-PciMmio64Mb=%" PRIu64 " (%s), ending at %s, within %d "
+		      "address bits (assumes OVMF opens that size, or a larger window of its own)",
+		      bars, l->mmio_window >> 20, win, end, h->phys_bits);
 }
 
 #define BACKPORTS                                                                          \

@@ -430,7 +430,8 @@ static void clique(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
 	}
 }
 
-/* OVMF takes X-PciMmio64Mb as the least 64-bit window it opens. */
+/* OVMF takes X-PciMmio64Mb as the size of its 64-bit window (vm.c): only
+ * needed where the layout outgrows its default 32 GiB. */
 static void mmio(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
 {
 	xmlNode *cl = qemu_child(dom, ns, "commandline"), *n, *next;
@@ -446,7 +447,7 @@ static void mmio(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
 			xmlFreeNode(n);
 		}
 	}
-	if (l->bar64_total > (32ull << 30)) {
+	if (l->mmio_window > (32ull << 30)) {
 		set(xmlNewChild(cl, ns, X("arg"), NULL), "value", "-fw_cfg");
 		set(xmlNewChild(cl, ns, X("arg"), NULL), "value",
 		    "opt/ovmf/X-PciMmio64Mb,string=%" PRIu64, l->mmio_window >> 20);

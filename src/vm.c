@@ -182,55 +182,126 @@ static void clique(const struct gp_host *h, const struct gp_profile *p, struct g
 	}
 }
 
-/* One root port window per device, packed largest alignment first. */
+/*
+ * The 64-bit MMIO window, laid out as OVMF lays it out (PciHostBridgeDxe and
+ * PciBusDxe, seen on edk2 2022.11): the root bridges in bus-number order,
+ * pcie.0 first, then each expander bus aligned to its largest BAR; behind an
+ * expander bus, one root port window per card, largest alignment first,
+ * each aligned to its own largest BAR and as long as its BARs packed largest
+ * first.  Every alignment leaves a gap: a 256 GiB BAR after pcie.0's few MiB
+ * starts 256 GiB into the window.
+ */
 struct window {
 	uint64_t size, align;
 };
 
+/* What the template's own devices on pcie.0 (disk, NIC, USB) may use: OVMF
+ * gives them a few MiB; any use at all pushes the first expander bus to its
+ * alignment. */
+#define PCIE0_ALLOWANCE (4 * GIB)
+/* OVMF's 64-bit window when X-PciMmio64Mb is not given */
+#define OVMF_DEFAULT_WINDOW (32 * GIB)
+
+/* Largest alignment first; among equal ones the window with the least tail
+ * to its next alignment last, so the sum is the worst order OVMF could pick. */
 static int window_cmp(const void *a, const void *b)
 {
 	const struct window *x = a, *y = b;
+	uint64_t tx, ty;
 
-	return x->align < y->align ? 1 : x->align > y->align ? -1 : 0;
+	if (x->align != y->align)
+		return x->align < y->align ? 1 : -1;
+	tx = align_up(x->size, x->align) - x->size;
+	ty = align_up(y->size, y->align) - y->size;
+	return tx < ty ? 1 : tx > ty ? -1 : 0;
+}
+
+/* One guest root port's window: the 64-bit BARs of the card's functions
+ * behind it, largest first, each naturally aligned. */
+static struct window port_window(const struct gp_host *h, struct gp_vm_layout *l, int port)
+{
+	struct window w = { 0, 0 };
+	uint64_t sizes[GP_VM_MAX_DEVS * GP_MAX_BARS];
+	int n = 0, i, k;
+
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[l->devs[i].dev];
+
+		if (l->devs[i].port != port)
+			continue;
+		for (k = 0; k < d->nbars; k++)
+			if (d->bars[k].is64 && !d->bars[k].io)
+				sizes[n++] = pow2_up(d->bars[k].size);
+	}
+	while (n) {
+		int best = 0;
+
+		for (k = 1; k < n; k++)
+			if (sizes[k] > sizes[best])
+				best = k;
+		if (!w.align)
+			w.align = sizes[best];
+		w.size = align_up(w.size, sizes[best]) + sizes[best];
+		l->bar64_total += sizes[best];
+		sizes[best] = sizes[--n];
+	}
+	w.size = align_up(w.size, MIB); /* bridge window granularity */
+	return w;
+}
+
+/* Where the expander bus of one cell ends, starting at off. */
+static uint64_t cell_end(const struct gp_host *h, struct gp_vm_layout *l, int cell, uint64_t off)
+{
+	struct window w[GP_VM_MAX_DEVS];
+	int p, n = 0;
+
+	for (p = 0; p < l->nports; p++) {
+		if (l->ports[p].cell != cell)
+			continue;
+		w[n] = port_window(h, l, p);
+		if (w[n].size)
+			n++;
+	}
+	if (!n)
+		return off;
+	qsort(w, (size_t)n, sizeof(w[0]), window_cmp);
+	for (p = 0; p < n; p++)
+		off = align_up(off, w[p].align) + w[p].size;
+	return off;
 }
 
 static void mmio(const struct gp_host *h, struct gp_vm_layout *l)
 {
-	struct window w[GP_VM_MAX_DEVS];
-	uint64_t addr = 0;
-	int i, k;
+	uint64_t off = PCIE0_ALLOWANCE;
+	int c;
 
-	for (i = 0; i < l->ndevs; i++) {
-		const struct gp_dev *d = &h->devs[l->devs[i].dev];
-		uint64_t sizes[GP_MAX_BARS];
-		int n = 0;
+	/* domxml numbers the expander buses down from 240: the last cell's
+	 * has the lowest bus number, and OVMF places it first */
+	for (c = l->ncells - 1; c >= 0; c--)
+		off = cell_end(h, l, c, off);
+	if (!l->bar64_total)
+		return;
+	/* in whole GiB: OVMF rounds a size such as 1 TiB + 1 MiB up itself
+	 * (docs/FACTS-firmware.md), so asking for whole GiB costs nothing */
+	l->mmio_window = align_up(off, GIB);
+	if (l->mmio_window < OVMF_DEFAULT_WINDOW)
+		l->mmio_window = OVMF_DEFAULT_WINDOW;
+}
 
-		for (k = 0; k < d->nbars; k++)
-			if (d->bars[k].is64 && !d->bars[k].io)
-				sizes[n++] = pow2_up(d->bars[k].size);
-		w[i].size = w[i].align = 0;
-		/* BARs of one device: largest first, each then naturally aligned */
-		while (n) {
-			int best = 0;
+/*
+ * The end of the window in the guest's physical address space: OVMF opens
+ * it at the first multiple of its largest power of two above RAM (above
+ * 4 GiB + memory, at most).
+ */
+uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory)
+{
+	uint64_t a = 1;
 
-			for (k = 1; k < n; k++)
-				if (sizes[k] > sizes[best])
-					best = k;
-			if (!w[i].align)
-				w[i].align = sizes[best];
-			w[i].size += sizes[best];
-			l->bar64_total += sizes[best];
-			sizes[best] = sizes[--n];
-		}
-		w[i].size = align_up(w[i].size, MIB); /* bridge window granularity */
-	}
-	qsort(w, (size_t)l->ndevs, sizeof(w[0]), window_cmp);
-	for (i = 0; i < l->ndevs; i++)
-		addr = align_up(addr, w[i].align) + w[i].size;
-	/* a quarter more for what the firmware places there too, then a power of two */
-	l->mmio_window = addr ? pow2_up(addr + addr / 4) : 0;
-	if (l->mmio_window && l->mmio_window < 32 * GIB)
-		l->mmio_window = 32 * GIB;
+	if (!l->mmio_window)
+		return 0;
+	while (a <= l->mmio_window / 2)
+		a <<= 1;
+	return align_up(4 * GIB + memory, a) + l->mmio_window;
 }
 
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l)

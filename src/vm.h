@@ -46,7 +46,7 @@ struct gp_vm_layout {
 	int ncells;
 	bool numa_known;
 	uint64_t bar64_total; /* the 64-bit BARs, each rounded up to a power of two */
-	uint64_t mmio_window; /* what the guest firmware must open, bytes */
+	uint64_t mmio_window; /* X-PciMmio64Mb: the window OVMF must open, bytes */
 	int clique;	      /* what the XML sets: the profile's, or -1 (off, left out) */
 	bool clique_left_out; /* p2p = preferred and QEMU cannot add it */
 	enum gp_clique_fit clique_fit;
@@ -56,6 +56,7 @@ struct gp_vm_layout {
 
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i);
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l);
+uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory);
 
 /* domxml.c: the domain XML for the profile's VM, merged into a template */
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,

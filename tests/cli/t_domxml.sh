@@ -3,7 +3,9 @@
 # libvirt's own QEMU driver (in-process, qemu:///embed) defines it, and the
 # QEMU command line it makes has each GPU as vfio-pci at its host address
 # with the clique, on a pcie-root-port of a pxb-pcie on the right NUMA node,
-# host phys-bits, and an OVMF 64-bit window large enough for the real BARs.
+# host phys-bits, and an OVMF 64-bit window that holds the real BARs as OVMF
+# lays them out (modelled here from the QEMU command line and the fixture's
+# BARs; tests/lab/ovmf.sh boots it).
 set -eu
 G=build/test/gpuprov
 d=$(mktemp -d)
@@ -38,6 +40,8 @@ argv qemu72 tests/cli/profiles/vm-preferred.ini pref-vm
 sed 's/^vcpus = 4/vcpus = 1/; s/^name = lab-vm/name = lab-vm1/' tests/cli/profiles/vm-lab.ini \
 	>"$d/vm-lab1.ini"
 argv lab-messy "$d/vm-lab1.ini" lab-vm1
+argv h200-2node tests/cli/profiles/vm-h200-2n.ini h200-2n
+argv h200x8 tests/cli/profiles/vm-h200x8.ini h200x8-vm
 
 python3 - "$d" <<'PY'
 import json, re, sys
@@ -48,6 +52,42 @@ def devices(name):
     out = [json.loads(args[i + 1].strip("'")) for i, a in enumerate(args)
            if a == "-device" and args[i + 1].startswith("'{")]
     return args, {x["id"]: x for x in out}
+
+def bars64(host, bdf):  # the device's 64-bit memory BARs, from the fixture's sysfs
+    out = []
+    for line in open(f"build/hosts/{host}/sys/bus/pci/devices/{bdf}/resource"):
+        s, e, f = (int(x, 16) for x in line.split())
+        if f & 0x100000 and f & 0x200 and e > s:
+            size = 1
+            while size < e - s + 1:
+                size <<= 1
+            out.append(size)
+    return sorted(out, reverse=True)
+
+def align(v, a):
+    return (v + a - 1) // a * a
+
+def ovmf_need(devs, host):
+    """Where OVMF's layout ends, from the window's start: pcie.0 first (some
+    use), then the expander buses by bus number, each aligned to its largest
+    BAR; behind one, root port windows by alignment, each its BARs packed."""
+    off = 1
+    for pxb in sorted((d for d in devs.values() if d["driver"] == "pxb-pcie"),
+                      key=lambda d: d["bus_nr"]):
+        wins = []
+        for port in (d for d in devs.values() if d.get("bus") == pxb["id"]):
+            # every function behind the port: one card's BARs share its window
+            b = sorted((x for v in devs.values() if v.get("bus") == port["id"]
+                        and v["driver"] == "vfio-pci" for x in bars64(host, v["host"])),
+                       reverse=True)
+            if b:
+                size = 0
+                for x in b:
+                    size = align(size, x) + x
+                wins.append((b[0], align(size, 1 << 20)))
+        for a, size in sorted(wins, reverse=True):
+            off = align(off, a) + size
+    return off
 
 def check(name, gpus, clique, numa, window):
     args, devs = devices(name)
@@ -69,15 +109,23 @@ def check(name, gpus, clique, numa, window):
         assert not fw, fw
     else:
         mib = int(re.search(r"X-PciMmio64Mb,string=(\d+)", fw[0]).group(1))
-        assert mib >= window, (mib, window)
+        need = ovmf_need(devs, window)
+        # enough for OVMF's layout, in whole GiB, and not more
+        assert need <= mib << 20 == align(need, 1 << 30), (name, mib, need)
     return args
 
 # two A100s (128 GiB BAR each) on node 0, clique 0
 check("a100-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, 0,
-      {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 128 * 1024)
-# the real H200 capture: two 256 GiB BARs need at least 512 GiB of window
+      {"ua-gpu0": 0, "ua-gpu1": 0}, "r5350-ready")
+# the real H200 capture: two 256 GiB BARs, one expander bus
 check("h200-vm", {"ua-gpu0": "0000:00:06.0", "ua-gpu1": "0000:00:07.0"}, 3,
-      {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 256 * 1024)
+      {"ua-gpu0": 0, "ua-gpu1": 0}, "h200x2-guest")
+# H200s on two nodes (two expander buses, two gaps), and eight of them
+check("h200-2n", {"ua-gpu0": "0000:01:00.0", "ua-gpu1": "0000:81:00.0"}, None,
+      {"ua-gpu0": 0, "ua-gpu1": 1}, "h200-2node")
+check("h200x8-vm", {f"ua-gpu{i}": f"0000:{b}:00.0" for i, b in
+                 enumerate(["01", "02", "03", "04", "81", "82", "83", "84"])}, None,
+      {f"ua-gpu{i}": i // 4 for i in range(8)}, "h200x8")
 # a real kernel's tree: GPUs on both nodes, one guest cell each; no clique
 args = check("lab-vm", {"ua-gpu0": "0000:42:01.0", "ua-gpu3": "0000:81:00.0"}, None,
              {"ua-gpu0": 0, "ua-gpu3": 1}, None)
@@ -87,7 +135,7 @@ numa = [args[i + 1] for i, a in enumerate(args) if a == "-numa"]
 assert any("node,nodeid=1" in n for n in numa), numa
 # QEMU 7.2 and A100s (MSI-X at 0xC8) with p2p = preferred: no clique, so the VM starts
 check("pref-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, None,
-      {"ua-gpu0": 0, "ua-gpu1": 0}, 2 * 128 * 1024)
+      {"ua-gpu0": 0, "ua-gpu1": 0}, "qemu72")
 # fewer vCPUs than cells: every vCPU in a cell, the cell left without one has none
 args, _ = devices("lab-vm1")
 numa = sorted(args[i + 1] for i, a in enumerate(args) if a == "-numa")
@@ -103,6 +151,9 @@ assert audio["addr"] == "0x0.0x1" and "multifunction" not in audio, audio
 assert other["addr"] == "0x0" and "multifunction" not in other, other
 assert sum(d["driver"] == "pcie-root-port" and d["id"].startswith("ua-gpuprov-rp")
            for d in devs.values()) == 2, devs
+# and the window counts both functions' BARs in their one root port's window
+check("bind-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, 0,
+      {"ua-gpu0": 0, "ua-gpu1": 0}, "group-shared")
 print("libvirt accepts and means it")
 PY
 # the operator's template keeps its own disk, NIC and title

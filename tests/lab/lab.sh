@@ -2,7 +2,10 @@
 # The lab: a real Debian kernel under QEMU (TCG) with an emulated IOMMU, NUMA
 # nodes, PCIe switches and NICs, running gpuprov inside.
 #
-#   tests/lab/lab.sh [TOPOLOGY ...]      default: every tests/lab/topo/*.qemu
+#   tests/lab/lab.sh [TOPOLOGY ...]      default: every tests/lab/topo/*.qemu, then ovmf
+#
+# "ovmf" is not a topology: tests/lab/ovmf.sh boots gpuprov's domain XML on
+# OVMF under libvirt's embedded QEMU driver and checks the 64-bit window.
 #
 # For each topology: build an initramfs (busybox, iproute2, build/gpuprov and
 # its libraries, the kernel modules with depmod, the lab profiles, the
@@ -153,9 +156,17 @@ sh "$TOP/scripts/deps.sh" --lab
 kernel
 [ -x "$TOP/build/gpuprov" ] || make -C "$TOP" -s all
 if [ $# -eq 0 ]; then
-	set -- $(cd "$LAB/topo" && ls *.qemu | sed 's/\.qemu$//')
+	set -- $(cd "$LAB/topo" && ls *.qemu | sed 's/\.qemu$//') ovmf
 fi
 for t in "$@"; do
+	if [ "$t" = ovmf ]; then
+		# the 64-bit MMIO window booted on OVMF (tests/lab/ovmf.sh)
+		log "booting ovmf"
+		mkdir -p "$WORK"
+		sh "$LAB/ovmf.sh" >"$WORK/ovmf.tap" 2>"$WORK/ovmf.log"
+		count_tap "$WORK/ovmf.tap" ovmf
+		continue
+	fi
 	run "$t"
 done
 echo "lab: $PASS passed, $FAIL failed"

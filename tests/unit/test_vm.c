@@ -44,9 +44,10 @@ static void test_a100(void **state)
 	assert_int_equal(x.l.cells[0].host_node, 0);
 	assert_string_equal(x.l.cells[0].cpus, "0-63,128-191");
 	assert_int_equal(x.l.cells[0].vcpus, 32);
-	/* 2 x (128 GiB + 32 MiB): windows at 0 and 256 GiB, +25%, power of two */
+	/* 2 x (128 GiB + 32 MiB) behind one expander bus, which OVMF aligns to
+	 * 128 GiB after pcie.0's devices: root port windows at 128 and 384 GiB */
 	assert_true(x.l.bar64_total == 2 * (128 * GIB + (32ull << 20)));
-	assert_true(x.l.mmio_window == 512 * GIB);
+	assert_true(x.l.mmio_window == 513 * GIB);
 	gp_host_release(&x.h);
 }
 
@@ -58,11 +59,84 @@ static void test_h200(void **state)
 	layout(&x, "h200x2-guest", "[gpus]\nmatch = 10de:2335\ncount = 2\n[vm]\nname = v\n");
 	/* 16 MiB + 256 GiB + 32 MiB, all 64-bit, twice */
 	assert_true(x.l.bar64_total == 2 * (256 * GIB + (48ull << 20)));
-	assert_true(x.l.mmio_window == 1024 * GIB);
+	/* the gap before the expander bus (256 GiB), the first GPU (256 GiB +
+	 * 48 MiB), the second at the next 256 GiB: 1 TiB + 48 MiB, in whole GiB.
+	 * 1 TiB leaves the second BAR without an address (tests/lab/ovmf.sh). */
+	assert_true(x.l.mmio_window == 1025 * GIB);
 	/* a VM of one node: the kernel's -1 is node 0, one guest cell there */
 	assert_true(x.l.numa_known);
 	assert_int_equal(x.l.ncells, 1);
 	assert_int_equal(x.l.cells[0].host_node, 0);
+	/* OVMF opens it at 1 TiB: it ends at 2 TiB + 1 GiB */
+	assert_true(gp_vm_mmio_end(&x.l, x.p.vm.memory) == 2049 * GIB);
+	gp_host_release(&x.h);
+}
+
+/* Root port windows of one alignment: the one with the least tail to the
+ * next alignment goes last, the worst order OVMF could pick. */
+static void test_equal_alignment(void **state)
+{
+	struct run x;
+	int g, k;
+
+	(void)state;
+	layout(&x, "h200x2-guest", "[gpus]\nmatch = 10de:2335\ncount = 2\n[vm]\nname = v\n");
+	g = x.l.devs[0].dev; /* the first GPU keeps only its 256 GiB BAR */
+	for (k = 0; k < x.h.devs[g].nbars; k++)
+		if (x.h.devs[g].bars[k].size < 256 * GIB)
+			x.h.devs[g].bars[k].is64 = false;
+	gp_vm_layout(&x.h, &x.p, &x.l);
+	/* gap, 256 GiB + 48 MiB padded to 512 GiB, then 256 GiB: 1 TiB; the
+	 * other order would end at 768 GiB + 48 MiB */
+	assert_true(x.l.mmio_window == 1024 * GIB);
+	gp_host_release(&x.h);
+}
+
+/* Two expander buses: a gap before each. */
+static void test_h200_nodes(void **state)
+{
+	struct gp_report r = { 0 };
+	struct run x;
+
+	(void)state;
+	layout(&x, "h200-2node",
+	       "[gpus]\nmatch = 10de:2335\ncount = 2\n[vm]\nname = v\nmemory = 8GiB\n");
+	assert_int_equal(x.l.ncells, 2);
+	/* gap 256 GiB, node 1's GPU, gap to 768 GiB, node 0's GPU */
+	assert_true(x.l.mmio_window == 1025 * GIB);
+	x.h.phys_bits = 41; /* 2 TiB: the window ends 1 GiB beyond */
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_FAIL);
+	gp_report_release(&r);
+	x.h.phys_bits = 42;
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_OK);
+	assert_non_null(strstr(finding(&r, "vm.mmio")->message, "or a larger window of its own"));
+	gp_report_release(&r);
+	gp_host_release(&x.h);
+}
+
+/* Eight: 2 TiB of BARs need a 4 TiB window, opened at 4 TiB: 44 bits. */
+static void test_h200x8(void **state)
+{
+	struct gp_report r = { 0 };
+	struct run x;
+
+	(void)state;
+	layout(&x, "h200x8",
+	       "[gpus]\nmatch = 10de:2335\ncount = 8\n[vm]\nname = v\nmemory = 64GiB\n");
+	/* per node 3 x 512 GiB + 256 GiB + 48 MiB, each bus after a gap to the
+	 * next 256 GiB: 256 GiB + 1792 GiB + 48 MiB + (gap) 2304 GiB + ... */
+	assert_true(x.l.mmio_window == 4097 * GIB);
+	assert_true(gp_vm_mmio_end(&x.l, x.p.vm.memory) == 8193 * GIB);
+	x.h.phys_bits = 43;
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_FAIL);
+	gp_report_release(&r);
+	x.h.phys_bits = 44;
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_OK);
+	gp_report_release(&r);
 	gp_host_release(&x.h);
 }
 
@@ -220,9 +294,15 @@ static void test_clique(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_a100),   cmocka_unit_test(test_h200),
-		cmocka_unit_test(test_cells),  cmocka_unit_test(test_cards),
-		cmocka_unit_test(test_checks), cmocka_unit_test(test_clique),
+		cmocka_unit_test(test_a100),
+		cmocka_unit_test(test_h200),
+		cmocka_unit_test(test_equal_alignment),
+		cmocka_unit_test(test_h200_nodes),
+		cmocka_unit_test(test_h200x8),
+		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_cards),
+		cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_clique),
 	};
 
 	return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
