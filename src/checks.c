@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gp.h"
+#include "netconf.h"
 #include "vm.h"
 
 #define MAX_GPUS 64
@@ -1190,6 +1191,47 @@ static void check_nic_numa(const struct gp_host *h, const struct gp_profile *p, 
 				: "the ports share the GPUs' NUMA node");
 }
 
+/*
+ * systemd-networkd applies to an interface only the first .network file, in
+ * name order, that matches it: an older file of the operator's that sorts
+ * before gpuprov's 60-gpuprov-*.network keeps a port out of the bond after
+ * a reboot, although the live bond works.
+ */
+static int shadowed(const struct gp_host *h, const struct gp_profile *p, const char *name,
+		    const char *mac, struct gp_report *r)
+{
+	const struct gp_netfile *f = gp_networkd_first(h, name, mac);
+	char ours[GP_NAME_LEN + 32];
+
+	snprintf(ours, sizeof(ours), GP_NETWORKD_PREFIX "%s.network", name);
+	if (!f || strcmp(f->name, ours) > 0)
+		return 0;
+	gp_report_add(r, "bond.persist_shadowed", GP_FAIL, name,
+		      "make gpuprov's file come first: rename that file to sort after it, "
+		      "or stop it matching (or set persist = none)",
+		      "%s matches %s and sorts before %s: networkd applies only the first, so "
+		      "after a reboot %s would not be %s",
+		      f->path, name, ours, name,
+		      strcmp(name, p->bond.name) ? "a port of the bond" : "configured as the bond");
+	return 1;
+}
+
+static void check_persist_shadowed(const struct gp_host *h, const struct gp_profile *p,
+				   const int *idx, struct gp_report *r)
+{
+	int i, bad;
+
+	if (strcmp(gp_netconf_owner(h, p), "networkd"))
+		return;
+	bad = shadowed(h, p, p->bond.name, "", r);
+	for (i = 0; i < p->bond.nslaves; i++)
+		bad += shadowed(h, p, idx[i] >= 0 ? h->ifaces[idx[i]].name : p->bond.slaves[i],
+				idx[i] >= 0 ? h->ifaces[idx[i]].mac : "", r);
+	if (!bad)
+		gp_report_add(r, "bond.persist_shadowed", GP_OK, p->bond.name, NULL,
+			      "gpuprov's .network files come first for the bond and its ports");
+}
+
 static void check_bond(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	int idx[GP_MAX_LIST];
@@ -1202,6 +1244,7 @@ static void check_bond(const struct gp_host *h, const struct gp_profile *p, stru
 	check_mgmt(h, p, idx, r);
 	check_port_master(h, p, idx, r);
 	check_nic_numa(h, p, idx, r);
+	check_persist_shadowed(h, p, idx, r);
 }
 
 static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)

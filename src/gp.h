@@ -285,6 +285,15 @@ struct gp_fb {
 	char name[32];
 };
 
+/* A systemd-networkd .network file: networkd sorts them by name alone. */
+struct gp_netfile {
+	char name[GP_NAME_LEN];
+	char path[160];	 /* where it is, under the root */
+	char names[256]; /* [Match] Name= globs, blank-separated; "" any */
+	char macs[256];	 /* [Match] MACAddress= list; "" any */
+	bool masked;	 /* empty or a link to /dev/null: applies to nothing */
+};
+
 struct gp_holder {
 	int pid;
 	char comm[GP_NAME_LEN];
@@ -320,14 +329,16 @@ struct gp_host {
 	bool vfio_loaded;	  /* /sys/module/vfio_pci exists */
 	int vfio_available;	  /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
-	char vfio_ids[256];    /* "vfio-pci ids=" from cmdline or modprobe.d */
-	bool driverctl;	       /* /usr/sbin/driverctl exists */
-	char qemu_version[32]; /* "7.2.18", "" when unknown */
-	char *vm_xml;	       /* the profile's [vm] output file as it is, or NULL */
-	int vm_defined;	       /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
-	char vm_digest[24];    /* gpuprov's digest in the defined domain, or "" */
-	char net_owner[16];    /* networkmanager, netplan, networkd, ifupdown, none */
-	char *bond_persisted;  /* the bond's persistent file as it is, or NULL */
+	char vfio_ids[256];	     /* "vfio-pci ids=" from cmdline or modprobe.d */
+	bool driverctl;		     /* /usr/sbin/driverctl exists */
+	char qemu_version[32];	     /* "7.2.18", "" when unknown */
+	char *vm_xml;		     /* the profile's [vm] output file as it is, or NULL */
+	int vm_defined;		     /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
+	char vm_digest[24];	     /* gpuprov's digest in the defined domain, or "" */
+	char net_owner[16];	     /* networkmanager, netplan, networkd, ifupdown, none */
+	char *bond_persisted;	     /* the bond's persistent file as it is, or NULL */
+	struct gp_netfile *netfiles; /* networkd's .network files, in name order */
+	size_t nnetfiles;
 	/* the persistent files gpuprov writes, as they are now (NULL: absent) */
 	char *persist[GP_PERSIST_FILES];
 	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */

@@ -1240,6 +1240,104 @@ static const char *port_owner(const struct gp_host *h, const struct gp_profile *
 }
 
 /*
+ * systemd-networkd's .network files: it sorts them by file name across
+ * /etc, /run and /usr/lib (a name in /etc hides the same name further down)
+ * and applies to an interface only the first whose [Match] takes it.
+ * Name= and MACAddress= are kept; other match keys are taken as matching.
+ */
+static const char *const networkd_dirs[] = {
+	"/etc/systemd/network",	    "/run/systemd/network", "/usr/local/lib/systemd/network",
+	"/usr/lib/systemd/network", "/lib/systemd/network",
+};
+
+static bool netfile_known(const struct gp_host *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->nnetfiles; i++)
+		if (!strcmp(h->netfiles[i].name, name))
+			return true;
+	return false;
+}
+
+/* [Match] Name= and MACAddress= lists; an empty assignment resets a list. */
+static void netfile_match(struct gp_netfile *f, char *text)
+{
+	char *line, *save = NULL;
+	bool match = false;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *v = gp_trim(line), *dst = NULL;
+		size_t len = 0;
+
+		if (*v == '[')
+			match = !strncmp(v, "[Match]", 7);
+		if (!match)
+			continue;
+		if (!strncmp(v, "Name=", 5)) {
+			dst = f->names;
+			len = sizeof(f->names);
+		} else if (!strncmp(v, "MACAddress=", 11)) {
+			dst = f->macs;
+			len = sizeof(f->macs);
+		}
+		if (!dst)
+			continue;
+		v = gp_trim(strchr(v, '=') + 1);
+		if (!*v)
+			*dst = '\0';
+		else
+			snprintf(dst + strlen(dst), len - strlen(dst), "%s%s", *dst ? " " : "", v);
+	}
+}
+
+static void read_networkd_dir(struct gp_host *h, const char *dir)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct gp_netfile *f;
+		char *text;
+
+		if (e->d_name[0] == '.' || n < 9 || strcmp(e->d_name + n - 8, ".network") ||
+		    n >= sizeof(f->name) || netfile_known(h, e->d_name))
+			continue;
+		text = read_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		h->netfiles = gp_xrealloc(h->netfiles, h->nnetfiles + 1, sizeof(*h->netfiles));
+		f = &h->netfiles[h->nnetfiles++];
+		memset(f, 0, sizeof(*f));
+		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
+		snprintf(f->path, sizeof(f->path), "%s/%s", dir, e->d_name);
+		/* a link to /dev/null (or an empty file) masks the name further down */
+		f->masked = !text || !*gp_trim(text);
+		if (text)
+			netfile_match(f, text);
+		free(text);
+	}
+	closedir(d);
+}
+
+static int netfile_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gp_netfile *)a)->name, ((const struct gp_netfile *)b)->name);
+}
+
+static void read_networkd(struct gp_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(networkd_dirs) / sizeof(networkd_dirs[0]); i++)
+		read_networkd_dir(h, networkd_dirs[i]);
+	if (h->nnetfiles)
+		qsort(h->netfiles, h->nnetfiles, sizeof(*h->netfiles), netfile_cmp);
+}
+
+/*
  * Who owns the bond's ports: the owner whose configuration names one, else
  * the network service that runs.  persist.bond writes in its format.
  */
@@ -1530,6 +1628,7 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	read_host_use(h);
 	read_vm_state(h, p);
 	read_net_owner(h, p);
+	read_networkd(h);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */
 	return 0;
@@ -1550,6 +1649,7 @@ void gp_host_release(struct gp_host *h)
 		free(h->persist[i]);
 	free(h->vm_xml);
 	free(h->bond_persisted);
+	free(h->netfiles);
 	free(h->root);
 	free(h->devs);
 	free(h->numa);

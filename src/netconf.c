@@ -6,14 +6,16 @@
  * back is taken apart by it later: writing its own format avoids that.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "netconf.h"
 #include "plan.h"
 
-static const char *owner_of(const struct gp_host *h, const struct gp_profile *p)
+const char *gp_netconf_owner(const struct gp_host *h, const struct gp_profile *p)
 {
 	return strcmp(p->bond.persist, "auto") ? p->bond.persist : h->net_owner;
 }
@@ -22,7 +24,7 @@ static const char *owner_of(const struct gp_host *h, const struct gp_profile *p)
 const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h)
 {
 	static char path[256];
-	const char *o = owner_of(h, p);
+	const char *o = gp_netconf_owner(h, p);
 
 	if (!strcmp(o, "networkmanager"))
 		snprintf(path, sizeof(path),
@@ -151,7 +153,7 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 {
 	char ports[GP_MAX_LIST][GP_NAME_LEN], slaves[512] = "", comma[512] = "";
 	char plan_ports[1024] = "", mtu[16], miimon[16], minl[16], path[300];
-	const char *o = owner_of(h, p), *b = p->bond.name;
+	const char *o = gp_netconf_owner(h, p), *b = p->bond.name;
 	int n = port_names(h, p, ports), i;
 	struct addr_vals a;
 
@@ -218,8 +220,8 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 		if (!strcmp(o, "networkd")) {
 			add(nc, gp_bond_persist_path(p, h), render("networkd-bond.netdev", pairs),
 			    0644);
-			snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.network",
-				 b);
+			snprintf(path, sizeof(path),
+				 "/etc/systemd/network/" GP_NETWORKD_PREFIX "%s.network", b);
 			add(nc, path, render("networkd-bond.network", pairs), 0644);
 		} else if (!strcmp(o, "networkmanager")) {
 			add(nc, gp_bond_persist_path(p, h), render("nm-bond.nmconnection", pairs),
@@ -235,7 +237,8 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 			pairs[sizeof(pairs) / sizeof(pairs[0]) - 2] = ports[i];
 			if (!strcmp(o, "networkd")) {
 				snprintf(path, sizeof(path),
-					 "/etc/systemd/network/60-gpuprov-%s.network", ports[i]);
+					 "/etc/systemd/network/" GP_NETWORKD_PREFIX "%s.network",
+					 ports[i]);
 				add(nc, path, render("networkd-port.network", pairs), 0644);
 			} else {
 				snprintf(path, sizeof(path),
@@ -250,6 +253,42 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 		if (!nc->files[i].text)
 			return -ENOENT; /* a template is missing */
 	return 0;
+}
+
+/* Whether a [Match] list (blank-separated, "!" in front negates it) takes s. */
+static bool list_takes(const char *list, const char *s, bool glob)
+{
+	char buf[256], *tok, *save = NULL;
+	bool neg = list[0] == '!', hit = false;
+
+	gp_strlcpy(buf, list + neg, sizeof(buf));
+	for (tok = strtok_r(buf, " \t", &save); tok && !hit; tok = strtok_r(NULL, " \t", &save))
+		hit = glob ? !fnmatch(tok, s, 0) : !strcasecmp(tok, s);
+	return neg ? !hit : hit;
+}
+
+/*
+ * The .network file networkd applies to the interface: the first, in name
+ * order, whose [Match] takes it (gpuprov's own files left out).  mac is ""
+ * when unknown (a bond not made yet): a MACAddress= match does not take it.
+ */
+const struct gp_netfile *gp_networkd_first(const struct gp_host *h, const char *ifname,
+					   const char *mac)
+{
+	size_t i;
+
+	for (i = 0; i < h->nnetfiles; i++) {
+		const struct gp_netfile *f = &h->netfiles[i];
+
+		if (f->masked || !strncmp(f->name, GP_NETWORKD_PREFIX, strlen(GP_NETWORKD_PREFIX)))
+			continue;
+		if (f->names[0] && !list_takes(f->names, ifname, true))
+			continue;
+		if (f->macs[0] && (!mac[0] || !list_takes(f->macs, mac, false)))
+			continue;
+		return f;
+	}
+	return NULL;
 }
 
 void gp_netconf_release(struct gp_netconf *nc)

@@ -20,8 +20,11 @@ static const char *const blocking_vfio[] = {
 	"vfio.module", "companion.unsafe",   NULL,
 };
 static const char *const blocking_vm[] = { "vm.mmio", "vm.memory", NULL };
-static const char *const blocking_bond[] = { "nic.missing", "bond.mgmt", "bond.port_master", NULL };
-static const char *const blocking_bond_forced[] = { "nic.missing", "bond.port_master", NULL };
+/* bond.persist_shadowed: a bond that would not come back after a reboot */
+static const char *const blocking_bond[] = { "nic.missing", "bond.mgmt", "bond.port_master",
+					     "bond.persist_shadowed", NULL };
+static const char *const blocking_bond_forced[] = { "nic.missing", "bond.port_master",
+						    "bond.persist_shadowed", NULL };
 
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
 {

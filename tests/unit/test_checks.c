@@ -476,6 +476,41 @@ static void test_ports_taken(void **state)
 	done(&x);
 }
 
+/*
+ * networkd applies only the first .network file (in name order) that
+ * matches: an operator's earlier file for a port keeps it out of the bond
+ * after a reboot.
+ */
+static void test_persist_shadowed(void **state)
+{
+	static const char bond[] = A100 "[bond]\nname = bond0\nslaves = 0000:01:00.0 ens1f1np1\n";
+	struct run x;
+	size_t i;
+
+	(void)state;
+	/* a glob, and a MAC address in other case, both before 60-gpuprov-* */
+	run_checks(&x, "bond-shadowed", bond);
+	expect(&x, "bond.persist_shadowed", "ens1f0np0", GP_FAIL,
+	       "/etc/systemd/network/10-roce.network matches ens1f0np0 and sorts before "
+	       "60-gpuprov-ens1f0np0.network");
+	expect(&x, "bond.persist_shadowed", "ens1f1np1", GP_FAIL,
+	       "/etc/systemd/network/05-mac.network matches ens1f1np1");
+	done(&x);
+	/* the file that picked networkd as the owner is itself first */
+	run_checks(&x, "bond-owner", bond);
+	expect(&x, "bond.persist_shadowed", "ens1f0np0", GP_FAIL, "10-roce.network");
+	done(&x);
+	/* later files, a negated catch-all, a masked early file: gpuprov's come first */
+	run_checks(&x, "bond-networkd", bond);
+	expect(&x, "bond.persist_shadowed", "bond0", GP_OK, NULL);
+	done(&x);
+	/* another owner: no such finding */
+	run_checks(&x, "r5350-ready", bond);
+	for (i = 0; i < x.r.n; i++)
+		assert_string_not_equal(x.r.items[i].id, "bond.persist_shadowed");
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,10 +520,11 @@ int main(void)
 		cmocka_unit_test(test_slots),	      cmocka_unit_test(test_count),
 		cmocka_unit_test(test_acs),	      cmocka_unit_test(test_in_use_and_reset),
 		cmocka_unit_test(test_bios_and_vfio), cmocka_unit_test(test_lab_capture),
-		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_iommu_hint),
-		cmocka_unit_test(test_single_node),   cmocka_unit_test(test_unreadable),
-		cmocka_unit_test(test_companions),    cmocka_unit_test(test_ports_taken),
-		cmocka_unit_test(test_slot_nearest),  cmocka_unit_test(test_slot_root_bus),
+		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_persist_shadowed),
+		cmocka_unit_test(test_iommu_hint),    cmocka_unit_test(test_single_node),
+		cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_companions),
+		cmocka_unit_test(test_ports_taken),   cmocka_unit_test(test_slot_nearest),
+		cmocka_unit_test(test_slot_root_bus),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
