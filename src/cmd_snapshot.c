@@ -577,6 +577,11 @@ static void config_state(struct snap *s)
 	each_entry(s, "/etc/NetworkManager/system-connections", net_entry);
 	each_entry(s, "/etc/netplan", net_entry);
 	each_entry(s, "/etc/systemd/network", net_entry);
+	/* networkd's .network files further down: bond.persist_shadowed */
+	each_entry(s, "/run/systemd/network", net_entry);
+	each_entry(s, "/usr/local/lib/systemd/network", net_entry);
+	each_entry(s, "/usr/lib/systemd/network", net_entry);
+	each_entry(s, "/lib/systemd/network", net_entry);
 	net_file(s, "/etc/network/interfaces");
 	each_entry(s, "/etc/network/interfaces.d", net_entry);
 	each_entry(s, "/etc/gpuprov/override.d", any_file);
