@@ -52,6 +52,9 @@ void gp_files_set_netconf(const struct gp_netconf *nc);
 extern const struct gp_actuator gp_act_domain_define;
 void gp_virt_set_target(const struct gp_vm_target *t);
 
+/* persist.vfio's `systemctl enable`: a link it writes and undo puts back */
+#define GP_WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
+
 /* fstate.c: a file's state before gpuprov replaces it, and undo's restoring it */
 #define GP_RECORD_MAX (16u << 20) /* bigger files are refused, never cut */
 int gp_fstate_record(const char *path, json_object **out);

@@ -15,7 +15,7 @@
 #include "apply.h"
 #include "netconf.h"
 
-#define WANTS_LINK   "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
+#define WANTS_LINK   GP_WANTS_LINK
 #define WANTS_TARGET "../gpuprov-vfio.service"
 
 static const struct gp_persist *persist; /* rendered by the plan */
@@ -129,23 +129,19 @@ static int persist_done(const struct gp_step *st)
 	return 1;
 }
 
+/* Every file it writes, and the boot unit's enabling link, as they are now. */
 static int persist_record(const struct gp_step *st, json_object *undo)
 {
 	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
-	const char *paths[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
-	int i, rc, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
-	char link[256];
-	ssize_t len;
+	const char *paths[GP_PERSIST_FILES + GP_MAX_OVERRIDES + 1];
+	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
 	(void)st;
 	for (i = 0; i < n; i++)
 		paths[i] = t[i].path;
-	rc = record_files(undo, NULL, paths, n);
-	if (rc)
-		return rc;
-	len = readlink(WANTS_LINK, link, sizeof(link) - 1);
-	json_object_object_add(undo, "wants_link_existed", json_object_new_boolean(len > 0));
-	return 0;
+	if (!persist->driverctl)
+		paths[n++] = WANTS_LINK;
+	return record_files(undo, NULL, paths, n);
 }
 
 static int persist_run(const struct gp_step *st)
@@ -165,8 +161,8 @@ static int persist_run(const struct gp_step *st)
 		return 0;
 	/* `systemctl enable`, done by hand so it works without a running systemd */
 	rc = gp_mkdir_p(WANTS_LINK, true);
-	if (!rc && symlink(WANTS_TARGET, WANTS_LINK) && errno != EEXIST)
-		rc = -errno;
+	if (!rc)
+		rc = gp_write_link(WANTS_LINK, WANTS_TARGET, NULL);
 	if (rc)
 		gp_err("cannot enable gpuprov-vfio.service: %s", strerror(-rc));
 	return rc;
@@ -191,7 +187,7 @@ static int persist_undo(const struct gp_step *st, json_object *undo)
 	for (i = 0; files && i < json_object_array_length(files); i++)
 		if (gp_fstate_restore(json_object_array_get_idx(files, i)))
 			rc = -EIO;
-	if (files && wl && !json_object_get_boolean(wl))
+	if (files && wl && !json_object_get_boolean(wl)) /* journals before the link was a file */
 		unlink(WANTS_LINK);
 	return rc;
 }

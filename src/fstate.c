@@ -37,6 +37,7 @@ static const struct {
 } owned[] = {
 	{ "persist.vfio", "/etc/gpuprov/override.d/[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]" },
 	{ "persist.vfio", "/etc/driverctl.d/pci-[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]" },
+	{ "persist.vfio", GP_WANTS_LINK },
 	{ "persist.bond", "/etc/systemd/network/60-gpuprov-*.netdev" },
 	{ "persist.bond", "/etc/systemd/network/60-gpuprov-*.network" },
 	{ "persist.bond", "/etc/NetworkManager/system-connections/gpuprov-*.nmconnection" },

@@ -237,6 +237,7 @@ static void test_rendered_paths_owned(void **state)
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		assert_true(gp_path_owned("persist.vfio", gp_persist_paths[i]));
+	assert_true(gp_path_owned("persist.vfio", GP_WANTS_LINK));
 }
 
 static struct gp_run run(long long seq, const char *status, size_t undoable)
