@@ -589,18 +589,17 @@ static void scan_ifaces(struct gp_host *h)
 	while ((e = readdir(dir))) {
 		struct gp_iface *f;
 
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN)
+		/* an interface is a link; bonding_masters is a file */
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN ||
+		    read_link(h, rootp(h, path, "/sys/class/net/%s", e->d_name), link,
+			      sizeof(link)) <= 0)
 			continue;
 		h->ifaces = gp_xrealloc(h->ifaces, h->nifaces + 1, sizeof(*h->ifaces));
 		f = &h->ifaces[h->nifaces++];
 		memset(f, 0, sizeof(*f));
 		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
 		f->speed = -1;
-		if (read_link(h, rootp(h, path, "/sys/class/net/%s", f->name), link, sizeof(link)) >
-		    0)
-			iface_pci(h, f, link);
-		else
-			f->dev = -1;
+		iface_pci(h, f, link);
 		if (read_link(h, rootp(h, path, "/sys/class/net/%s/master", f->name), link,
 			      sizeof(link)) > 0)
 			gp_strlcpy(f->master, base_name(link), sizeof(f->master));

@@ -52,7 +52,7 @@ copy_bin() {
 	done
 }
 
-MODULES="virtio_pci virtio_net e1000e vfio-pci vfio_iommu_type1 bonding veth 9pnet_virtio 9p"
+MODULES="virtio_pci virtio_net virtio_blk e1000e vfio-pci vfio_iommu_type1 bonding bridge veth ext4 crc32c_generic 9pnet_virtio 9p"
 
 initramfs() {
 	topo=$1
@@ -89,10 +89,11 @@ initramfs() {
 	(cd "$ROOTFS" && find . | cpio -o -H newc --quiet) >"$WORK/$topo/initrd"
 }
 
-# QEMU arguments of a topology: one per line, $PORT0.. replaced by free UDP ports
+# QEMU arguments of a topology: one per line, $PORT0.. replaced by free UDP
+# ports, $DISK by a fresh 16 MiB scratch image
 qemu_args() {
 	base=$(( 20000 + ($$ % 20000) ))
-	sed -e '/^#/d' -e '/^$/d' \
+	sed -e '/^#/d' -e '/^$/d' -e "s|\$DISK|$WORK/$1/disk.img|g" \
 		-e "s/\$PORT0/$base/g" -e "s/\$PORT1/$((base + 1))/g" \
 		-e "s/\$PORT2/$((base + 2))/g" -e "s/\$PORT3/$((base + 3))/g" "$LAB/topo/$1.qemu"
 }
@@ -126,6 +127,8 @@ run() {
 	rm -rf "$WORK/$topo/out"
 	mkdir -p "$WORK/$topo/out"
 	initramfs "$topo"
+	rm -f "$WORK/$topo/disk.img"
+	truncate -s 16M "$WORK/$topo/disk.img"
 	rel=$(cat "$CACHE/release")
 	log "booting $topo"
 	start=$(date +%s)
