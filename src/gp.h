@@ -236,7 +236,9 @@ struct gp_dev {
 	/* read for GPUs and the other members of their IOMMU groups only */
 	char driver_override[GP_NAME_LEN]; /* "" for "(null)" */
 	char modalias[128];
-	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver */
+	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver, as it registers */
+	char vfio_module[GP_NAME_LEN]; /* its module: vfio_pci, nvgrace_gpu_vfio_pci, ... */
+	bool vfio_module_loaded;
 	enum gp_role role;
 	bool with_gpu; /* a GPU, or in the IOMMU group of one */
 	int boot_vga;  /* 1: the firmware's console device; 0 not; -1 not said */

@@ -1389,6 +1389,46 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest));
 }
 
+/* The registered driver whose module link names this module, "" when none. */
+static void driver_of_module(const struct gp_host *h, const char *module, char *out, size_t len)
+{
+	char path[PATH_LEN], link[PATH_LEN];
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/bus/pci/drivers"));
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir)))
+		if (e->d_name[0] != '.' &&
+		    read_link(h, rootp(h, path, "/sys/bus/pci/drivers/%s/module", e->d_name), link,
+			      sizeof(link)) > 0 &&
+		    !strcmp(base_name(link), module)) {
+			gp_strlcpy(out, e->d_name, len);
+			break;
+		}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * Which vfio driver takes the device: a variant driver whose module's
+ * "vfio_pci:" alias matches its modalias, else vfio-pci; named as the loaded
+ * driver registered, or as it will (gp_vfio_driver_of) when not loaded yet.
+ */
+static void read_vfio_driver(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN];
+
+	gp_strlcpy(d->vfio_module, "vfio_pci", sizeof(d->vfio_module));
+	if (d->modalias[0] && h->kernel_release[0])
+		gp_vfio_variant(h->root, h->kernel_release, d->modalias, d->vfio_module,
+				sizeof(d->vfio_module));
+	d->vfio_module_loaded = exists(h, rootp(h, path, "/sys/module/%s", d->vfio_module));
+	d->vfio_driver[0] = '\0';
+	if (d->vfio_module_loaded)
+		driver_of_module(h, d->vfio_module, d->vfio_driver, sizeof(d->vfio_driver));
+	if (!d->vfio_driver[0])
+		gp_vfio_driver_of(d->vfio_module, d->vfio_driver, sizeof(d->vfio_driver));
+}
+
 static void read_binding_state(struct gp_host *h)
 {
 	char path[PATH_LEN], text[16];
@@ -1410,10 +1450,7 @@ static void read_binding_state(struct gp_host *h)
 			d->driver_override[0] = '\0';
 		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf),
 			  d->modalias, sizeof(d->modalias));
-		gp_strlcpy(d->vfio_driver, "vfio-pci", sizeof(d->vfio_driver));
-		if (d->modalias[0] && h->kernel_release[0])
-			gp_vfio_variant(h->root, h->kernel_release, d->modalias, d->vfio_driver,
-					sizeof(d->vfio_driver));
+		read_vfio_driver(h, d);
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		h->persist[i] = read_file(h, rootp(h, path, "%s", gp_persist_paths[i]));

@@ -132,11 +132,29 @@ static bool has_virqfd(const char *release)
 	return major < 6 || (major == 6 && minor < 2);
 }
 
+/* A passed device whose vfio driver is a variant, not vfio-pci itself. */
+static bool variant_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
+{
+	return gp_vm_passed(h, p, i) && strcmp(h->devs[i].vfio_module, "vfio_pci");
+}
+
+/* Whether a module is a line of a newline-separated list. */
+static bool listed(const char *list, const char *m)
+{
+	size_t n = strlen(m);
+	const char *s;
+
+	for (s = list; (s = strstr(s, m)); s += n)
+		if ((s == list || s[-1] == '\n') && (!s[n] || s[n] == '\n'))
+			return true;
+	return false;
+}
+
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out)
 {
 	const char *module = "vfio-pci";
-	char modules[128];
+	char modules[512], softdep[512];
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -152,8 +170,18 @@ void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
 	}
 	snprintf(modules, sizeof(modules), "vfio\nvfio_iommu_type1\n%svfio_pci",
 		 has_virqfd(h->kernel_release) ? "vfio_virqfd\n" : "");
+	gp_strlcpy(softdep, module, sizeof(softdep));
+	/* variant drivers' modules load at boot too, and before the GPU drivers */
+	for (i = 0; i < h->ndevs; i++) {
+		const char *m = h->devs[i].vfio_module;
+
+		if (!variant_passed(h, p, i) || listed(modules, m))
+			continue;
+		snprintf(modules + strlen(modules), sizeof(modules) - strlen(modules), "\n%s", m);
+		snprintf(softdep + strlen(softdep), sizeof(softdep) - strlen(softdep), " %s", m);
+	}
 	{
-		const char *pairs[] = { "VFIO_MODULE", module, "MODULES", modules, NULL };
+		const char *pairs[] = { "VFIO_MODULE", softdep, "MODULES", modules, NULL };
 
 		for (i = 0; i < GP_PERSIST_FILES; i++) {
 			/* driverctl brings its own udev rule, unit and script */
@@ -239,10 +267,29 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 	snprintf(st->target, sizeof(st->target), "defined in %s", p->vm.uri);
 }
 
+static void module_step(struct gp_plan *plan, const char *module)
+{
+	struct gp_step *st = gp_plan_add(plan, "module.load", module);
+
+	gp_strlcpy(st->current, "not loaded", sizeof(st->current));
+	gp_strlcpy(st->target, "loaded", sizeof(st->target));
+	gp_strlcpy(st->arg, module, sizeof(st->arg));
+}
+
+static bool planned_module(const struct gp_plan *plan, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (!strcmp(plan->steps[i].kind, "module.load") &&
+		    !strcmp(plan->steps[i].arg, module))
+			return true;
+	return false;
+}
+
 static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
 {
-	struct gp_step *st;
 	size_t i;
 
 	if (h->vfio_ids[0])
@@ -250,12 +297,12 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 			 "vfio-pci also takes every device with IDs %s at boot ('ids=' in %s); "
 			 "gpuprov binds by address and leaves that setting alone",
 			 h->vfio_ids, h->vfio_ids_source);
-	if (!h->vfio_loaded) {
-		st = gp_plan_add(plan, "module.load", "vfio-pci");
-		gp_strlcpy(st->current, "not loaded", sizeof(st->current));
-		gp_strlcpy(st->target, "loaded", sizeof(st->target));
-		gp_strlcpy(st->arg, "vfio-pci", sizeof(st->arg));
-	}
+	if (!h->vfio_loaded)
+		module_step(plan, "vfio-pci");
+	for (i = 0; i < h->ndevs; i++)
+		if (variant_passed(h, p, i) && !h->devs[i].vfio_module_loaded &&
+		    !planned_module(plan, h->devs[i].vfio_module))
+			module_step(plan, h->devs[i].vfio_module);
 	for (i = 0; i < h->ndevs; i++)
 		if (gp_vm_passed(h, p, i))
 			device_steps(&h->devs[i], plan);

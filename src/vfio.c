@@ -139,9 +139,10 @@ int gp_vfio_module_available(const char *root, const char *release)
 
 /*
  * A variant driver (nvgrace_gpu_vfio_pci, ...) declares "vfio_pci:" aliases
- * that match the device's modalias; use it instead of vfio-pci when present.
+ * that match the device's modalias; its module is the one to load instead of
+ * vfio_pci.  module keeps "vfio_pci" when none matches.
  */
-void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *driver,
+void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *module,
 		     size_t len)
 {
 	struct kmod_ctx *ctx = kmod_open(root, release);
@@ -154,23 +155,25 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 	if (kmod_module_new_from_lookup(ctx, alias, &list) >= 0) {
 		kmod_list_foreach (l, list) {
 			struct kmod_module *m = kmod_module_get_module(l);
-			const char *name = kmod_module_get_name(m);
 
-			/* drivers register with dashes where modules have underscores */
-			if (strcmp(name, "vfio_pci")) {
-				char *c;
-
-				gp_strlcpy(driver, name, len);
-				for (c = driver; *c; c++)
-					if (*c == '_')
-						*c = '-';
-			}
+			gp_strlcpy(module, kmod_module_get_name(m), len);
 			kmod_module_unref(m);
 			break;
 		}
 		kmod_module_unref_list(list);
 	}
 	kmod_unref(ctx);
+}
+
+/*
+ * The name a module's PCI driver registers under, before it is loaded:
+ * vfio-pci names itself so; variant drivers use KBUILD_MODNAME, the module
+ * name with its underscores (nvgrace_gpu_vfio_pci, mlx5_vfio_pci).  host.c
+ * prefers /sys/bus/pci/drivers/<name>/module once the module is loaded.
+ */
+void gp_vfio_driver_of(const char *module, char *driver, size_t len)
+{
+	gp_strlcpy(driver, strcmp(module, "vfio_pci") ? module : "vfio-pci", len);
 }
 
 /* ================= the actuators: module.load and device.* ================= */
@@ -332,26 +335,46 @@ static int module_precheck(const struct gp_step *st)
 	return 0;
 }
 
-static int module_done(const struct gp_step *st)
+/* The step's own module (a variant driver's, or vfio_pci) with underscores. */
+static void step_module(const struct gp_step *st, char *name, size_t len)
 {
-	char name[64], *c;
+	char *c;
 
-	gp_strlcpy(name, st->arg, sizeof(name));
+	gp_strlcpy(name, st->arg, len);
 	for (c = name; *c; c++)
 		if (*c == '-')
 			*c = '_';
+}
+
+static int module_done(const struct gp_step *st)
+{
+	char name[GP_NAME_LEN];
+
+	step_module(st, name, sizeof(name));
 	return module_loaded(name);
+}
+
+/* What undo may unload: the step's module first, then vfio-pci's stack. */
+static int undo_modules(const struct gp_step *st, char names[][GP_NAME_LEN], int max)
+{
+	int i, n = 1;
+
+	step_module(st, names[0], GP_NAME_LEN);
+	for (i = 0; vfio_modules[i] && n < max; i++)
+		if (strcmp(vfio_modules[i], names[0]))
+			gp_strlcpy(names[n++], vfio_modules[i], GP_NAME_LEN);
+	return n;
 }
 
 static int module_record(const struct gp_step *st, json_object *undo)
 {
 	json_object *before = json_object_new_array();
-	int i;
+	char names[8][GP_NAME_LEN];
+	int i, n = undo_modules(st, names, 8);
 
-	(void)st;
-	for (i = 0; vfio_modules[i]; i++)
-		if (module_loaded(vfio_modules[i]))
-			json_object_array_add(before, json_object_new_string(vfio_modules[i]));
+	for (i = 0; i < n; i++)
+		if (module_loaded(names[i]))
+			json_object_array_add(before, json_object_new_string(names[i]));
 	json_object_object_add(undo, "loaded_before", before);
 	return 0;
 }
@@ -399,27 +422,28 @@ static bool was_loaded(json_object *before, const char *name)
 static int module_undo(const struct gp_step *st, json_object *undo)
 {
 	json_object *before = json_object_object_get(undo, "loaded_before");
+	char names[8][GP_NAME_LEN];
 	struct kmod_ctx *ctx;
-	int i, rc = 0;
+	int i, n, rc = 0;
 
-	(void)st;
 	if (!before)
 		return 0; /* nothing was recorded: nothing was loaded */
 	ctx = kmod_live();
 	if (!ctx)
 		return -ENOMEM;
-	for (i = 0; vfio_modules[i]; i++) {
+	n = undo_modules(st, names, 8);
+	for (i = 0; i < n; i++) {
 		struct kmod_module *mod;
 		int r;
 
-		if (was_loaded(before, vfio_modules[i]) || !module_loaded(vfio_modules[i]))
+		if (was_loaded(before, names[i]) || !module_loaded(names[i]))
 			continue;
-		if (kmod_module_new_from_name(ctx, vfio_modules[i], &mod) < 0)
+		if (kmod_module_new_from_name(ctx, names[i], &mod) < 0)
 			continue;
 		if (kmod_module_get_initstate(mod) != KMOD_MODULE_BUILTIN) {
 			r = kmod_module_remove_module(mod, 0);
 			if (r < 0 && r != -ENOENT) {
-				gp_err("cannot unload '%s': %s", vfio_modules[i], strerror(-r));
+				gp_err("cannot unload '%s': %s", names[i], strerror(-r));
 				rc = r;
 			}
 		}
@@ -479,9 +503,28 @@ static int set_override(const char *bdf, const char *value)
 	return rc;
 }
 
+/*
+ * driver_override takes any string; a name no driver registers leaves the
+ * device with no driver at all.  The driver's directory must exist first.
+ */
+static int driver_registered(const char *bdf, const char *driver)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SYSPCI "/drivers/%s", driver);
+	if (!access(path, F_OK))
+		return 0;
+	gp_err("%s: no PCI driver '%s' is registered (%s): its module is not loaded, or it "
+	       "registers under another name",
+	       bdf, driver, path);
+	return -ENOENT;
+}
+
 static int override_run(const struct gp_step *st)
 {
-	return set_override(st->subject, st->arg);
+	int rc = driver_registered(st->subject, st->arg);
+
+	return rc ? rc : set_override(st->subject, st->arg);
 }
 
 static int override_verify(const struct gp_step *st)
@@ -606,7 +649,11 @@ static int bind_record(const struct gp_step *st, json_object *undo)
 
 static int bind_run(const struct gp_step *st)
 {
-	int rc = write_file(SYSPCI "/drivers_probe", st->subject);
+	int rc = driver_registered(st->subject, st->arg);
+
+	if (rc)
+		return rc;
+	rc = write_file(SYSPCI "/drivers_probe", st->subject);
 
 	if (rc)
 		gp_err("probing %s for %s failed: %s", st->subject, st->arg, strerror(-rc));

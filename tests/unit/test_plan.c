@@ -132,6 +132,45 @@ static void test_unsafe(void **state)
 	done(&x);
 }
 
+/* A variant driver's module is loaded and its driver named as it registers (item 7). */
+static void test_variant(void **state)
+{
+	const char *gh200 = "[gpus]\nmatch = 10de:2342\ncount = 2\n";
+	struct gp_persist ps;
+	struct run x;
+	char text[2048];
+
+	(void)state;
+	plan_for(&x, "variant", gh200, ALL);
+	steps_text(&x.plan, text, sizeof(text));
+	assert_non_null(strstr(text,
+			       "module.load nvgrace_gpu_vfio_pci not loaded->loaded\n"
+			       "device.override 0000:41:00.0 (none)->nvgrace_gpu_vfio_pci\n"));
+	assert_non_null(strstr(text, "device.bind 0000:42:00.0 nvidia->nvgrace_gpu_vfio_pci\n"));
+	/* one load for both GPUs, and no driver built from dashes */
+	assert_null(strstr(strstr(text, "module.load") + 1, "module.load"));
+	assert_null(strstr(text, "nvgrace-gpu"));
+	assert_string_equal(x.plan.steps[0].arg, "nvgrace_gpu_vfio_pci");
+	gp_persist_render(&x.h, &x.p, x.templates, &ps);
+	assert_non_null(strstr(ps.files[2], "\nvfio_pci\nnvgrace_gpu_vfio_pci\n"));
+	assert_non_null(strstr(ps.files[1], "softdep nvidia pre: vfio-pci nvgrace_gpu_vfio_pci\n"));
+	assert_string_equal(ps.overrides[0].driver, "nvgrace_gpu_vfio_pci");
+	gp_persist_release(&ps);
+	done(&x);
+	/* loaded: the name the driver registered, from /sys/bus/pci/drivers */
+	plan_for(&x, "variant-loaded", gh200, ALL);
+	steps_text(&x.plan, text, sizeof(text));
+	assert_null(strstr(text, "module.load"));
+	assert_non_null(
+		strstr(text, "device.override 0000:41:00.0 (none)->nvgrace-gpu-vfio-pci\n"));
+	done(&x);
+	/* no variant: vfio-pci, as before */
+	plan_for(&x, "r5350-ready", A100, ALL);
+	assert_string_equal(x.h.devs[unit_index(&x.h, "0000:41:00.0")].vfio_module, "vfio_pci");
+	assert_string_equal(x.h.devs[unit_index(&x.h, "0000:41:00.0")].vfio_driver, "vfio-pci");
+	done(&x);
+}
+
 static void test_lab_capture(void **state)
 {
 	struct run x;
@@ -228,10 +267,11 @@ static void test_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ready),	       cmocka_unit_test(test_blocked),
-		cmocka_unit_test(test_unsafe),	       cmocka_unit_test(test_companions),
-		cmocka_unit_test(test_lab_capture),    cmocka_unit_test(test_already_done),
-		cmocka_unit_test(test_persist_render), cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_ready),	     cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_unsafe),	     cmocka_unit_test(test_variant),
+		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
+		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
+		cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "apply.h"
 #include "vfio.h"
 
 static double now(void)
@@ -43,10 +44,47 @@ static void test_deadline(void **state)
 	rmdir(dir);
 }
 
+/* vfio-pci names its driver with dashes; variant drivers register their module name. */
+static void test_driver_names(void **state)
+{
+	char drv[64];
+
+	(void)state;
+	gp_vfio_driver_of("vfio_pci", drv, sizeof(drv));
+	assert_string_equal(drv, "vfio-pci");
+	gp_vfio_driver_of("nvgrace_gpu_vfio_pci", drv, sizeof(drv));
+	assert_string_equal(drv, "nvgrace_gpu_vfio_pci");
+	gp_vfio_driver_of("mlx5_vfio_pci", drv, sizeof(drv));
+	assert_string_equal(drv, "mlx5_vfio_pci");
+}
+
+/*
+ * device.override and device.bind refuse a driver that is not registered,
+ * before writing anything (the kernel would take the name and leave the
+ * device without a driver).  Real sysfs; the device need not exist.
+ */
+static void test_unregistered_driver(void **state)
+{
+	struct gp_step st;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	strcpy(st.subject, "0000:ff:1f.7");
+	strcpy(st.arg, "gpuprov_no_such_vfio_pci");
+	gp_verbosity = 0;
+	assert_int_equal(gp_act_override.run(&st), -ENOENT);
+	assert_non_null(strstr(gp_last_error, "no PCI driver 'gpuprov_no_such_vfio_pci'"));
+	gp_last_error[0] = '\0';
+	assert_int_equal(gp_act_bind.run(&st), -ENOENT);
+	assert_non_null(strstr(gp_last_error, "no PCI driver 'gpuprov_no_such_vfio_pci'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_driver_names),
+		cmocka_unit_test(test_unregistered_driver),
 	};
 
 	return cmocka_run_group_tests_name("vfio", tests, NULL, NULL);
