@@ -14,12 +14,13 @@ struct gp_ctx {
 	const char *profile_path;   /* NULL unless -p */
 	struct gp_profile *profile; /* loaded when the command wants one */
 	bool json;
-	const char *output; /* -o */
-	const char *only;   /* --only vfio,bond,vm */
-	bool yes;	    /* --yes: do not ask */
-	bool force_mgmt;    /* --force-mgmt: may bond the management port */
-	bool list;	    /* rollback --list */
-	int argc;	    /* the command's own arguments */
+	const char *command; /* the command's name, for its JSON document */
+	const char *output;  /* -o */
+	const char *only;    /* --only vfio,bond,vm */
+	bool yes;	     /* --yes: do not ask */
+	bool force_mgmt;     /* --force-mgmt: may bond the management port */
+	bool list;	     /* rollback --list */
+	int argc;	     /* the command's own arguments */
 	char **argv;
 };
 

@@ -93,21 +93,68 @@ static const struct gp_cmd *find_cmd(const char *name)
 }
 
 /* --json promises one document on stdout, errors included. */
-static void json_error(const char *command)
+static void json_error(const char *command, int rc)
 {
 	json_object *doc = gp_json_doc(command);
+	char why[32];
 
-	json_object_object_add(doc, "error", json_object_new_string(gp_last_error));
+	snprintf(why, sizeof(why), "exit status %d", rc);
+	json_object_object_add(doc, "error",
+			       json_object_new_string(gp_last_error[0] ? gp_last_error : why));
+	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
 	gp_json_print(doc);
 }
 
-/* Every return after the options are read comes through here. */
+/*
+ * Every return comes through here: a command that failed before printing
+ * its document (a usage error, a bad profile, a missing bond) still prints
+ * one under --json.
+ */
 static int finish(const struct gp_ctx *ctx, const char *command, int rc)
 {
-	if (ctx->json && rc >= GP_EXIT_HOST && !gp_json_printed)
-		json_error(command);
+	if (ctx->json && rc != GP_EXIT_OK && !gp_json_printed)
+		json_error(command, rc);
 	fflush(stdout);
 	return rc;
+}
+
+/*
+ * Whether --json is asked, known before getopt reaches it (GNU getopt takes
+ * options anywhere up to "--"), so that an error before it still answers in
+ * JSON; and the command named, for the document's "command".
+ */
+static bool json_asked(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			return true;
+	return false;
+}
+
+static const char *command_named(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (find_cmd(argv[i]))
+			return find_cmd(argv[i])->name;
+	return "gpuprov";
+}
+
+static int version(bool json)
+{
+	json_object *doc;
+
+	if (!json) {
+		printf("gpuprov %s\n", GP_VERSION);
+		return GP_EXIT_OK;
+	}
+	doc = gp_json_doc("version");
+	json_object_object_add(doc, "version", json_object_new_string(GP_VERSION));
+	gp_json_print(doc);
+	return GP_EXIT_OK;
 }
 
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
@@ -151,23 +198,45 @@ static int output_node(const char *path, const char *text, size_t len)
 }
 
 /* A command's document to -o FILE (through the one writer) or to stdout. */
-int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
+static int output_file(const char *path, const char *text, size_t len)
 {
-	int rc;
+	int rc = output_node(path, text, len);
 
-	if (!ctx->output) {
-		if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
-			gp_err("cannot write to standard output: %s", strerror(errno));
-			return GP_EXIT_INPUT;
-		}
-		return 0;
-	}
-	rc = output_node(ctx->output, text, len);
 	if (rc <= 0)
 		return rc ? GP_EXIT_INPUT : 0;
-	rc = gp_write_file(ctx->output, text, len, 0644);
+	rc = gp_write_file(path, text, len, 0644);
 	if (rc) {
-		gp_err("cannot write '%s': %s", ctx->output, strerror(-rc));
+		gp_err("cannot write '%s': %s", path, strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* Under --json the text goes into the one document (or -o FILE, named there). */
+static int output_json(const struct gp_ctx *ctx, const char *text, size_t len)
+{
+	json_object *doc;
+	int rc = ctx->output ? output_file(ctx->output, text, len) : 0;
+
+	if (rc)
+		return rc;
+	doc = gp_json_doc(ctx->command);
+	json_object_object_add(doc, "file",
+			       ctx->output ? json_object_new_string(ctx->output) : NULL);
+	json_object_object_add(doc, "text",
+			       ctx->output ? NULL : json_object_new_string_len(text, (int)len));
+	gp_json_print(doc);
+	return 0;
+}
+
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
+{
+	if (ctx->json)
+		return output_json(ctx, text, len);
+	if (ctx->output)
+		return output_file(ctx->output, text, len);
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
+		gp_err("cannot write to standard output: %s", strerror(errno));
 		return GP_EXIT_INPUT;
 	}
 	return 0;
@@ -196,7 +265,9 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	gp_term_streams(); /* nothing from a host or a profile reaches a terminal raw */
-	opterr = 0;	   /* our own message, without the binary's path */
+	ctx.json = json_asked(argc, argv);
+	ctx.command = command_named(argc, argv);
+	opterr = 0; /* our own message, without the binary's path */
 	while ((c = getopt_long(argc, argv, ":p:r:o:yvqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -233,19 +304,20 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return GP_EXIT_OK;
 		case 'V':
-			printf("gpuprov %s\n", GP_VERSION);
-			return GP_EXIT_OK;
+			return version(ctx.json);
 		case ':':
 			gp_err("option '%s' needs a value (see gpuprov --help)", argv[optind - 1]);
-			return GP_EXIT_INPUT;
+			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 		default:
 			gp_err("unknown option '%s' (see gpuprov --help)", argv[optind - 1]);
-			return GP_EXIT_INPUT;
+			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 		}
 	}
 	if (optind >= argc) {
 		usage(stderr);
-		return GP_EXIT_INPUT;
+		if (ctx.json) /* the document's error; the usage said it already */
+			gp_err("no command (see gpuprov --help)");
+		return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 	}
 	cmd = find_cmd(argv[optind]);
 	if (!cmd) {
@@ -267,6 +339,7 @@ int main(int argc, char **argv)
 		}
 		ctx.profile = &profile;
 	}
+	ctx.command = cmd->name;
 	ctx.argc = argc - optind - 1;
 	ctx.argv = argv + optind + 1;
 	if ((cmd->flags & NO_ARGS) && ctx.argc) {

@@ -1,0 +1,54 @@
+#!/bin/sh
+# --json prints exactly one JSON document on stdout, with "schema_version" and
+# "command", whatever the outcome: usage errors, bad profiles, an unreadable
+# host, refusals, a missing bond, and commands whose plain output is not JSON.
+set -u
+G=build/test/gpuprov
+H=build/hosts/r5350-ready
+P=profiles/h3c-r5350-g6.ini
+bad=0
+one() {
+	want=$1
+	shift
+	"$G" "$@" >"/tmp/gp-json.$$.out" 2>/dev/null
+	rc=$?
+	if ! python3 - "/tmp/gp-json.$$.out" <<'PY'; then
+import json, sys
+text = open(sys.argv[1]).read()
+doc, end = json.JSONDecoder().raw_decode(text)
+assert not text[end:].strip(), "more than one document"
+assert doc["schema_version"] == 1 and doc["command"], doc
+if doc.get("error") is not None:
+    assert doc["error"], doc
+PY
+		echo "not one JSON document: $* (exit $rc)"
+		bad=1
+	fi
+	[ "$rc" = "$want" ] || { echo "exit $rc, want $want: $*"; bad=1; }
+}
+one 4 --json
+one 4 --json frobnicate
+one 4 --json --frobnicate scan
+one 4 --frobnicate --json scan
+one 4 --json -r "$H" scan extra
+one 4 --json -r "$H" -o
+one 3 --json -r build/hosts/nonexistent scan
+one 4 --json -r "$H" check
+one 4 --json -r "$H" -p tests/cli/profiles/nonexistent.ini check
+one 4 --json -r "$H" -p tests/cli/profiles/bad-section.ini plan
+one 4 --json profile validate tests/cli/profiles/bad-value.ini
+one 4 --json profile frobnicate
+one 0 --json -r "$H" profile discover
+one 0 --json -r "$H" -p "$P" domxml
+one 4 --json -r "$H" -p tests/cli/profiles/vm-broken.ini domxml
+one 4 --json -r "$H" snapshot
+one 4 --json -r "$H" -p "$P" apply --yes
+one 4 --json -r "$H" rollback
+one 4 --json -r "$H" -p "$P" --only disks plan
+one 4 --json -r "$H" -p "$P" bond
+one 2 --json bond gpuprov-no-such-bond
+one 2 --json -r build/hosts/group-shared -p "$P" plan
+one 2 --json -r build/hosts/numa-split -p "$P" check
+one 0 --json --version
+rm -f "/tmp/gp-json.$$.out"
+exit $bad
