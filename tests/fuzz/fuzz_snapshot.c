@@ -83,8 +83,10 @@ static void put_link(const char *rel, const char *target)
 {
 	char path[PATH_MAX];
 
-	if (place(rel, path, sizeof(path)) && symlink(target, path))
-		abort();
+	if (!place(rel, path, sizeof(path)))
+		return;
+	if (symlink(target, path))
+		return; /* an empty target is no link: the path stays absent */
 }
 
 static void copy(const char *from, const char *to, mode_t mode)
