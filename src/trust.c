@@ -15,13 +15,16 @@
  * directories thought through.
  */
 #define _GNU_SOURCE /* nftw */
+#include <endian.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "gp.h"
@@ -48,6 +51,57 @@ static int refuse(struct walk *w, const char *fmt, ...)
 	return -EPERM;
 }
 
+/* The kernel's POSIX ACL xattr format (linux/posix_acl_xattr.h), little endian. */
+#define ACL_XATTR_VERSION 2
+#define ACL_USER	  0x02
+#define ACL_GROUP	  0x08
+#define ACL_MASK	  0x10
+#define ACL_WRITE	  0x02
+
+struct acl_entry {
+	uint16_t tag;
+	uint16_t perm;
+	uint32_t id;
+};
+
+/*
+ * With an access ACL the mode's group bits are the ACL's mask: a file of
+ * root's group with mode 0664 may be writable by any named user or group.
+ * Refuse a named entry other than root that may write (its perm and the
+ * mask's both say write).  The default ACL grants nothing on the directory
+ * itself, and what root creates there gets at most the group bits of the
+ * mode it creates with (never group write), so it is not looked at.
+ */
+static int acl_ok(struct walk *w, const char *path)
+{
+	unsigned char buf[4 + 64 * sizeof(struct acl_entry)];
+	struct acl_entry e;
+	bool named_write = false, mask_write = true;
+	ssize_t n = lgetxattr(path, "system.posix_acl_access", buf, sizeof(buf));
+	uint32_t version;
+
+	if (n < 0 && (errno == ENODATA || errno == ENOTSUP))
+		return 0;
+	if (n < 0 && errno == ERANGE)
+		return refuse(w, "'%s' has an access ACL too large to check", path);
+	if (n < 0)
+		return -errno;
+	memcpy(&version, buf, sizeof(version));
+	if (n < 4 || le32toh(version) != ACL_XATTR_VERSION || (n - 4) % sizeof(e))
+		return refuse(w, "'%s' has an access ACL gpuprov cannot read", path);
+	for (ssize_t off = 4; off < n; off += sizeof(e)) {
+		memcpy(&e, buf + off, sizeof(e));
+		if (le16toh(e.tag) == ACL_MASK)
+			mask_write = le16toh(e.perm) & ACL_WRITE;
+		else if ((le16toh(e.tag) == ACL_USER || le16toh(e.tag) == ACL_GROUP) &&
+			 le32toh(e.id) != 0 && (le16toh(e.perm) & ACL_WRITE))
+			named_write = true;
+	}
+	if (named_write && mask_write)
+		return refuse(w, "'%s' has an ACL that lets another user or group write it", path);
+	return 0;
+}
+
 /* What every entry on the way must be: root's, and not writable by others. */
 static int entry_ok(struct walk *w, const char *path, const struct stat *st)
 {
@@ -56,11 +110,14 @@ static int entry_ok(struct walk *w, const char *path, const struct stat *st)
 			      (unsigned long)st->st_uid);
 	if (S_ISLNK(st->st_mode))
 		return 0; /* a link's own mode means nothing */
-	/* root's group is root's (libvirt makes its runtime directories 0770) */
-	if (!(st->st_mode & S_IWOTH) && (!(st->st_mode & S_IWGRP) || st->st_gid == 0))
-		return 0;
+	/* sticky (as /tmp): others cannot rename or remove root's entries */
 	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
 		return 0;
+	if (!(st->st_mode & S_IWOTH) && !(st->st_mode & S_IWGRP))
+		return 0; /* with an ACL the group bits are its mask: nobody else writes */
+	/* root's group is root's (libvirt makes its runtime directories 0770) */
+	if (!(st->st_mode & S_IWOTH) && st->st_gid == 0)
+		return acl_ok(w, path);
 	return refuse(w, "'%s' is writable by group or others (mode %lo)", path,
 		      (unsigned long)(st->st_mode & 07777));
 }

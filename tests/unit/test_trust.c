@@ -4,8 +4,11 @@
  * uid 65534 (nobody), made owner with chown; another group is gid 65534.  Everything lives in a fresh
  * 0700 directory under /tmp (root's, sticky: trusted as a parent).
  */
+#include <endian.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -58,6 +61,33 @@ static void link_to(const char *name, const char *target, uid_t uid)
 	assert_int_equal(lchown(at(name), uid, 0), 0);
 }
 
+/*
+ * An access ACL as setfacl -m u:ID:rw (or g:ID:rw) writes it, in the kernel's
+ * xattr format: owner rw, a named user or group with perm, group r, mask, other r.
+ * The kernel sets the mode's group bits from the mask.
+ */
+static void acl(const char *name, uint16_t tag, uint32_t id, uint16_t perm, uint16_t mask)
+{
+	/* in the order the kernel wants: a named group after the owning group */
+	const int named = tag == 0x02 ? 1 : 2;
+	uint16_t e[5][2] = { { 0x01, 6 }, { 0x04, 4 }, { 0x04, 4 }, { 0x10, mask }, { 0x20, 4 } };
+	unsigned char buf[4 + 5 * 8];
+	uint32_t v = htole32(2);
+
+	e[named][0] = tag;
+	e[named][1] = perm;
+	memcpy(buf, &v, 4);
+	for (int i = 0; i < 5; i++) {
+		uint16_t t = htole16(e[i][0]), p = htole16(e[i][1]);
+		uint32_t u = htole32(i == named ? id : 0xffffffff);
+
+		memcpy(buf + 4 + 8 * i, &t, 2);
+		memcpy(buf + 6 + 8 * i, &p, 2);
+		memcpy(buf + 8 + 8 * i, &u, 4);
+	}
+	assert_int_equal(setxattr(at(name), "system.posix_acl_access", buf, sizeof(buf), 0), 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -99,6 +129,19 @@ static int setup(void **state)
 	dir("badtree", 0755, 0);
 	dir("badtree/etc", 0755, 0);
 	file("badtree/etc/qemu.conf", 0644, NOBODY);
+	file("ok/acl-user.ini", 0644, 0);
+	acl("ok/acl-user.ini", 0x02, NOBODY, 6, 6);
+	file("ok/acl-group.ini", 0644, 0);
+	acl("ok/acl-group.ini", 0x08, NOBODY, 6, 6);
+	file("ok/acl-masked.ini", 0644, 0);
+	acl("ok/acl-masked.ini", 0x02, NOBODY, 6, 4);
+	file("ok/acl-root.ini", 0644, 0);
+	acl("ok/acl-root.ini", 0x08, 0, 6, 6);
+	file("ok/acl-read.ini", 0644, 0);
+	acl("ok/acl-read.ini", 0x02, NOBODY, 4, 6);
+	dir("acldir", 0755, 0);
+	file("acldir/p.ini", 0644, 0);
+	acl("acldir", 0x02, NOBODY, 7, 7);
 	dir("linktree", 0755, 0);
 	link_to("linktree/conf", "../ww/p.ini", 0);
 	return 0;
@@ -125,6 +168,14 @@ static void test_files(void **state)
 	assert_int_equal(gp_trust(at("ok/ow.ini"), GP_TRUST_FILE), -EPERM);
 	/* root's group is root's */
 	assert_int_equal(gp_trust(at("ok/rootgroup.ini"), GP_TRUST_FILE), 0);
+	/* with an ACL the group bits are its mask: a named user may write (mode 664) */
+	assert_int_equal(gp_trust(at("ok/acl-user.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "ACL that lets another user or group write"));
+	assert_int_equal(gp_trust(at("ok/acl-group.ini"), GP_TRUST_FILE), -EPERM);
+	/* the mask takes write away; root's group, or reading only, is harmless */
+	assert_int_equal(gp_trust(at("ok/acl-masked.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ok/acl-root.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("ok/acl-read.ini"), GP_TRUST_FILE), 0);
 	assert_int_equal(gp_trust(at("ok/fifo"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "not a regular file"));
 	assert_int_equal(gp_trust(at("ok"), GP_TRUST_FILE), -EPERM);
@@ -138,6 +189,8 @@ static void test_directories(void **state)
 	assert_non_null(strstr(gp_last_error, "/ww' is writable by group or others"));
 	assert_int_equal(gp_trust(at("gw/p.ini"), GP_TRUST_FILE), -EPERM);
 	assert_int_equal(gp_trust(at("rootgroup/p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("acldir/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/acldir' has an ACL"));
 	assert_int_equal(gp_trust(at("nobody/p.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "/nobody' is owned by uid 65534"));
 	/* sticky (as /tmp): others cannot replace root's entries, only their own */
