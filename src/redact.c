@@ -151,38 +151,172 @@ static void line_keyfile(struct out *o, const char *line, bool *in_secret)
 	puts_(o, REDACTED);
 }
 
+#define NO_BLOCK (-2L)
+
+/*
+ * What this scanner can misread is a leak, so it reads only block-style
+ * "key: value" lines with plain or simply quoted keys and plain values.
+ * Flow collections ({...}, except an empty one; [...] of plain scalars is a
+ * bond's interface list), complex keys (?, :), anchors, aliases, tags, block
+ * scalars, escapes and quotes it cannot pair are not understood.
+ */
+static bool yaml_plain(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strchr("{}[]&*!?|>\\\"'%@`", s[i]))
+			return false;
+	return true;
+}
+
+/* The key at body[i], its length; false when it is not simply readable. */
+static bool yaml_key(const char *body, size_t *i, size_t *n, const char **colon)
+{
+	const char *k = body + *i, *e;
+
+	if (*k == '"' || *k == '\'') {
+		e = strchr(k + 1, *k);
+		if (!e || e[1] != ':' || memchr(k + 1, '\\', (size_t)(e - k - 1)))
+			return false;
+		*colon = e + 1;
+		*i += 1;
+		*n = (size_t)(e - k - 1);
+		return true;
+	}
+	for (e = k; (e = strchr(e, ':')) && e[1] && !isspace((unsigned char)e[1]);)
+		e++;
+	if (!e || e == k || !yaml_plain(k, (size_t)(e - k)))
+		return false;
+	*colon = e;
+	*n = (size_t)(e - k);
+	return true;
+}
+
+/* A value left as it is: plain, a quoted scalar closed on its line, {} or []. */
+static bool yaml_value(const char *v)
+{
+	size_t n = strlen(v);
+
+	while (n && isspace((unsigned char)v[n - 1]))
+		n--;
+	if (!n || (n == 2 && (!strncmp(v, "{}", 2) || !strncmp(v, "[]", 2))))
+		return true;
+	if (v[0] == '[' && v[n - 1] == ']')
+		return yaml_plain(v + 1, n - 2) && !memchr(v, ':', n);
+	if ((v[0] == '"' || v[0] == '\'') && n >= 2 && v[n - 1] == v[0])
+		return !memchr(v + 1, v[0], n - 2) && !memchr(v, '\\', n);
+	return yaml_plain(v, n);
+}
+
+/* A line the scanner does not understand: all of it goes, and what follows
+ * at its indentation or deeper (it may continue it). */
+static void netplan_unknown(struct out *o, const char *line, size_t skip, long *block)
+{
+	put(o, line, skip ? skip : indent_of(line));
+	puts_(o, REDACTED);
+	if (!skip)
+		*block = (long)indent_of(line) - 1;
+}
+
 /* "  password: x", "- key: x", "auth:" (a block follows): netplan's YAML. */
 static void line_netplan(struct out *o, const char *line, long *block)
 {
 	size_t skip, i, n, ind = indent_of(line);
-	const char *body = uncomment(line, &skip), *colon;
+	const char *body = uncomment(line, &skip), *colon, *v;
 
-	if (*block >= 0 && line[ind] && (long)ind > *block) {
-		colon = strchr(line + ind, ':'); /* inside a secret block: keys stay */
-		put(o, line, colon ? (size_t)(colon - line) + 1 : ind);
-		puts_(o, colon ? " " REDACTED : REDACTED);
+	if (*block != NO_BLOCK && line[ind] && (long)ind > *block) {
+		put(o, line, ind); /* inside a secret block: all of it goes */
+		puts_(o, REDACTED);
 		return;
 	}
 	if (line[ind])
-		*block = -1;
+		*block = NO_BLOCK;
 	i = indent_of(body);
-	if (body[i] == '-')
-		i += 1 + indent_of(body + i + 1);
-	colon = strchr(body + i, ':');
-	n = colon ? (size_t)(colon - body - i) : 0;
-	if (n >= 2 && (body[i] == '"' || body[i] == '\'')) { /* "password": quoted key */
-		i++;
-		n -= 2;
-	}
-	if (!colon || (!secret_key(body + i, n) && (n != 4 || strncmp(body + i, "auth", 4)))) {
+	if (!body[i] || !strcmp(line, "---") || !strcmp(line, "...")) {
 		puts_(o, line);
 		return;
 	}
+	if (body[i] == '-' && (!body[i + 1] || isspace((unsigned char)body[i + 1]))) {
+		i += 1 + indent_of(body + i + 1);
+		if (!strchr(body + i, ':') && yaml_value(body + i)) { /* "- ens1f0np0" */
+			puts_(o, line);
+			return;
+		}
+	}
+	if (!yaml_key(body, &i, &n, &colon)) {
+		netplan_unknown(o, line, skip, block);
+		return;
+	}
+	v = colon + 1 + indent_of(colon + 1);
+	if (!secret_key(body + i, n) && (n != 4 || strncmp(body + i, "auth", 4))) {
+		if (yaml_value(v)) {
+			puts_(o, line);
+			return;
+		}
+		put(o, line, (size_t)(colon - line) + 1); /* the key reads well */
+		puts_(o, " " REDACTED);
+		if (!skip)
+			*block = (long)ind - 1;
+		return;
+	}
 	put(o, line, (size_t)(colon - line) + 1);
-	if (colon[1 + indent_of(colon + 1)]) /* a value here; else a block below */
+	if (*v) /* a value here; else a block below */
 		puts_(o, " " REDACTED);
 	if (!skip)
 		*block = (long)ind; /* what is indented below it is the secret too */
+}
+
+/* One logical line: the physical ones joined where one ends in '\'. */
+static void logical_line(struct out *o, enum format f, const char *line, bool *in_secret,
+			 long *block)
+{
+	if (f == FMT_IFUPDOWN)
+		line_ifupdown(o, line);
+	else if (f == FMT_KEYFILE)
+		line_keyfile(o, line, in_secret);
+	else
+		line_netplan(o, line, block);
+}
+
+/*
+ * ifupdown and systemd continue a line ending in '\' on the next one: the
+ * key is read on the joined line (with and without the space systemd puts
+ * in), and a secret takes every physical line it spans.
+ */
+static void continued(struct out *o, enum format f, const char *p, size_t n, size_t lines,
+		      bool *in_secret)
+{
+	char *a = gp_xcalloc(n + 1, 1), *b = gp_xcalloc(n + 1, 1);
+	struct out ra = { .buf = gp_xcalloc(1, 1), .cap = 1 };
+	struct out rb = { .buf = gp_xcalloc(1, 1), .cap = 1 };
+	bool sa = *in_secret, sb = *in_secret;
+	size_t i, ja = 0, jb = 0;
+	long block = NO_BLOCK;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\\' && p[i + 1] == '\n') {
+			b[jb++] = ' ';
+			i++;
+			continue;
+		}
+		a[ja++] = p[i];
+		b[jb++] = p[i];
+	}
+	logical_line(&ra, f, a, &sa, &block);
+	logical_line(&rb, f, b, &sb, &block);
+	if (!strcmp(ra.buf, a) && !strcmp(rb.buf, b)) {
+		put(o, p, n); /* no secret in it: as it was */
+	} else {
+		puts_(o, strcmp(ra.buf, a) ? ra.buf : rb.buf);
+		for (i = 1; i < lines; i++)
+			put(o, "\n", 1); /* the continuation lines, emptied */
+	}
+	*in_secret = sa;
+	free(a);
+	free(b);
+	free(ra.buf);
+	free(rb.buf);
 }
 
 char *gp_net_redact(const char *path, const char *text)
@@ -191,20 +325,24 @@ char *gp_net_redact(const char *path, const char *text)
 	struct out o = { .buf = gp_xcalloc(1, 1), .cap = 1 };
 	const char *p = text;
 	bool in_secret = false;
-	long block = -1;
+	long block = NO_BLOCK;
 
 	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char *line = gp_xcalloc(n + 1, 1);
+		size_t n = strcspn(p, "\n"), lines = 1;
+		char *line;
 
-		memcpy(line, p, n);
-		if (f == FMT_IFUPDOWN)
-			line_ifupdown(&o, line);
-		else if (f == FMT_KEYFILE)
-			line_keyfile(&o, line, &in_secret);
-		else
-			line_netplan(&o, line, &block);
-		free(line);
+		while (f != FMT_NETPLAN && n && p[n - 1] == '\\' && p[n] == '\n') {
+			n += 1 + strcspn(p + n + 1, "\n"); /* continued on the next */
+			lines++;
+		}
+		if (lines > 1) {
+			continued(&o, f, p, n, lines, &in_secret);
+		} else {
+			line = gp_xcalloc(n + 1, 1);
+			memcpy(line, p, n);
+			logical_line(&o, f, line, &in_secret, &block);
+			free(line);
+		}
 		p += n;
 		if (*p == '\n') {
 			put(&o, "\n", 1);

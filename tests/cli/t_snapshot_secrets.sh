@@ -41,6 +41,26 @@ printf '[NetDev]\nName=wg0\n[WireGuard]\nPrivateKey=hunter2-wg\n[WireGuardPeer]\
 	>"$t/etc/systemd/network/wg0.netdev"
 printf '[MACsecTransmitAssociation]\nKey=hunter2-macsec\n[Match]\nName=ens1f0np0\n' \
 	>"$t/etc/systemd/network/ms.network"
+# what a line scanner could misread: continuations, YAML's other spellings
+printf '[NetDev]\nName=wg1\nKind=wireguard\n[WireGuard]\nPrivateKey=\\\nyAnzhunter2contBmk=\n' \
+	>"$t/etc/systemd/network/wg1.netdev"
+printf 'iface wlan1 inet dhcp\n\twpa-psk \\\n\thunter2value\n' >"$t/etc/network/interfaces.d/wlan1"
+printf 'network: {wifis: {wlan0: {access-points: {home: {password: hunter2flow}}}}}\n' \
+	>"$t/etc/netplan/02-flow.yaml"
+cat >"$t/etc/netplan/03-forms.yaml" <<'X'
+network:
+  bonds:
+    bond0:
+      interfaces: [ens1f0np0, ens1f1np1]
+  wifis:
+    wlan2:
+      access-points:
+        home: {password: hunter2brace}
+        "pa\x73sword": hunter2escape
+        ? password
+        : hunter2complex
+        a: &pw hunter2anchor
+X
 : >"$d/s.tar.gz"
 chmod 644 "$d/s.tar.gz"
 (umask 022 && $G -q -r "$t" -o "$d/s.tar.gz" snapshot)
@@ -53,6 +73,9 @@ grep -q '^iface ens1f1np1' "$d/x/etc/network/interfaces.d/ports"
 grep -q '^interface-name=wlp1s0' "$d/x/etc/NetworkManager/system-connections/wifi.nmconnection"
 grep -q 'wlp1s0:' "$d/x/etc/netplan/01-wifi.yaml"
 grep -q '^Name=ens1f0np0' "$d/x/etc/systemd/network/ms.network"
+grep -q '^Name=wg1' "$d/x/etc/systemd/network/wg1.netdev"
+grep -q '^iface wlan1' "$d/x/etc/network/interfaces.d/wlan1"
+grep -q 'interfaces: \[ens1f0np0, ens1f1np1\]' "$d/x/etc/netplan/03-forms.yaml"
 # and nothing gpuprov does not read
 [ ! -e "$d/x/etc/NetworkManager/system-connections/other" ]
 exit 0

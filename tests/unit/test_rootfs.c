@@ -193,12 +193,47 @@ static void test_redact(void **state)
 	redacts("/etc/systemd/network/p.network", "[Match]\nName=ens1f0np0\n", "Name=ens1f0np0\n");
 }
 
+/* What a line scanner could misread: continuations, YAML's other spellings. */
+static void test_redact_forms(void **state)
+{
+	(void)state;
+	redacts("/etc/systemd/network/wg.netdev",
+		"[NetDev]\nName=wg0\n[WireGuard]\nPrivateKey=\\\nyAnzhunter2Bmk=\n", "Name=wg0\n");
+	redacts("/etc/systemd/network/wg.netdev", "[NetDev]\nName=wg0\nPrivate\\\nKey=hunter2\n",
+		"Name=wg0\n");
+	redacts("/etc/NetworkManager/system-connections/w.nmconnection",
+		"[connection]\ninterface-name=ens1f0np0\n[wifi]\npsk=a=hunter2\n",
+		"interface-name=ens1f0np0\n");
+	redacts("/etc/network/interfaces",
+		"iface wlan0 inet dhcp\n  wpa-psk \\\n  hunter2value\n  wireless-k\\\n"
+		"ey hunter2\niface ens1f0np0 inet manual\n",
+		"iface ens1f0np0 inet manual\n");
+	redacts("/etc/netplan/01.yaml",
+		"network: {wifis: {wlan0: {access-points: {home: {password: hunter2flow}}}}}\n",
+		"network:");
+	redacts("/etc/netplan/01.yaml",
+		"network:\n  bonds:\n    bond0:\n      interfaces: [ens1f0np0, ens1f1np1]\n"
+		"  wifis:\n    w:\n      access-points:\n        home: {password: hunter2}\n"
+		"        \"pa\\x73sword\": hunter2\n        'pa''ssword': hunter2\n"
+		"        ? password\n        : hunter2\n        x: &a hunter2\n"
+		"        p: *a\n        q: !!str hunter2\n",
+		"interfaces: [ens1f0np0, ens1f1np1]\n");
+	redacts("/etc/netplan/01.yaml",
+		"network: {wifis: {w: {access-points: {h: {\n"
+		"password: hunter2}}}}}\n",
+		"network:");
+	redacts("/etc/netplan/01.yaml",
+		"network:\n  wifis:\n    w:\n      access-points:\n        h:\n"
+		"          password: \"hunter2\n  continued-hunter2\"\n",
+		"network:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_openat2), cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_no_root), cmocka_unit_test(test_mkparent),
-		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact),	cmocka_unit_test(test_redact_forms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
