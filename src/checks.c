@@ -14,8 +14,6 @@
 #include "netconf.h"
 #include "vm.h"
 
-#define MAX_GPUS 64
-
 const char *gp_severity_name(enum gp_severity s)
 {
 	static const char *const names[] = { "ok", "warn", "fail" };
@@ -60,15 +58,17 @@ int gp_report_count(const struct gp_report *r, enum gp_severity sev)
 	return n;
 }
 
-int gp_gpus(const struct gp_host *h, int *out, int max)
+/* The GPUs' indices, as many as the host has (free() the array). */
+int *gp_gpus(const struct gp_host *h, int *n)
 {
+	int *out = gp_xcalloc(h->ndevs + 1, sizeof(*out));
 	size_t i;
-	int n = 0;
 
-	for (i = 0; i < h->ndevs && n < max; i++)
+	*n = 0;
+	for (i = 0; i < h->ndevs; i++)
 		if (h->devs[i].role == GP_ROLE_GPU)
-			out[n++] = (int)i;
-	return n;
+			out[(*n)++] = (int)i;
+	return out;
 }
 
 static bool cmdline_has(const char *cmdline, const char *word)
@@ -1172,8 +1172,9 @@ static void check_port_master(const struct gp_host *h, const struct gp_profile *
 static void check_nic_numa(const struct gp_host *h, const struct gp_profile *p, const int *idx,
 			   struct gp_report *r)
 {
-	int gpus[64], n = gp_gpus(h, gpus, 64), i, gnode = n ? h->devs[gpus[0]].numa_node : -1;
+	int n, *gpus = gp_gpus(h, &n), i, gnode = n ? h->devs[gpus[0]].numa_node : -1;
 
+	free(gpus);
 	for (i = 0; i < p->bond.nslaves; i++) {
 		const struct gp_iface *f = idx[i] >= 0 ? &h->ifaces[idx[i]] : NULL;
 		int node = f && f->dev >= 0 ? h->devs[f->dev].numa_node : -1;
@@ -1261,7 +1262,7 @@ static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct
 
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
-	int gpus[MAX_GPUS], n = gp_gpus(h, gpus, MAX_GPUS), i, j;
+	int n, *gpus = gp_gpus(h, &n), i, j;
 
 	check_iommu_off(h, r);
 	check_bios(h, p, r);
@@ -1285,4 +1286,5 @@ void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct g
 	check_vfio(h, r);
 	check_vm(h, p, r);
 	check_bond(h, p, r);
+	free(gpus);
 }

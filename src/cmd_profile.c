@@ -10,8 +10,6 @@
 #include "cmd.h"
 #include "render.h"
 
-#define MAX_GPUS 64
-
 static int validate(struct gp_ctx *ctx, const char *path)
 {
 	struct gp_profile p;
@@ -88,7 +86,7 @@ static void discover_server(FILE *f, const struct gp_host *h)
 
 static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, int n)
 {
-	char ids[GP_MAX_MATCH][10], names[MAX_GPUS][GP_NAME_LEN];
+	char ids[GP_MAX_MATCH][10], names[GP_MAX_MATCH][GP_NAME_LEN];
 	int i, j, nids = 0, rp;
 
 	discover_server(f, h);
@@ -113,7 +111,7 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 		snprintf(ids[nids], sizeof(ids[0]), "%04x:%04x", d->vendor, d->device);
 		for (j = 0; j < nids && strcmp(ids[j], ids[nids]); j++)
 			;
-		if (j == nids && nids < GP_MAX_MATCH - 1)
+		if (j == nids) /* at most one ID per GPU: n <= GP_MAX_MATCH */
 			nids++;
 	}
 	fprintf(f, "\n[gpus]\nmatch =");
@@ -128,7 +126,7 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 static int discover(struct gp_ctx *ctx)
 {
 	struct gp_host h;
-	int gpus[MAX_GPUS], n, rc;
+	int gpus[GP_MAX_MATCH], n, rc;
 	size_t i, len;
 	FILE *f;
 	char *text;
@@ -136,9 +134,19 @@ static int discover(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
-	for (n = 0, i = 0; i < h.ndevs && n < MAX_GPUS; i++)
-		if (h.devs[i].role == GP_ROLE_GPU) /* no profile: gp_dev_is_gpu() */
-			gpus[n++] = (int)i;
+	for (n = 0, i = 0; i < h.ndevs; i++) {
+		if (h.devs[i].role != GP_ROLE_GPU) /* no profile: gp_dev_is_gpu() */
+			continue;
+		if (n == GP_MAX_MATCH) {
+			/* a profile holds at most 16 (count, match): refuse, never cut */
+			gp_err("more than %d GPUs under '%s': a profile holds at most %d; write "
+			       "one by hand for the GPUs one VM gets",
+			       GP_MAX_MATCH, ctx->root, GP_MAX_MATCH);
+			gp_host_release(&h);
+			return GP_EXIT_FAIL;
+		}
+		gpus[n++] = (int)i;
+	}
 	if (!n) {
 		gp_err("no GPUs (3D controllers, NVIDIA, AMD or Intel display controllers) under "
 		       "'%s'",

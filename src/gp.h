@@ -494,6 +494,6 @@ void gp_report_release(struct gp_report *r);
 int gp_report_count(const struct gp_report *r, enum gp_severity sev);
 const char *gp_severity_name(enum gp_severity s);
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
-int gp_gpus(const struct gp_host *h, int *out, int max);
+int *gp_gpus(const struct gp_host *h, int *n);
 
 #endif

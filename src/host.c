@@ -1123,10 +1123,11 @@ const char *const gp_persist_paths[GP_PERSIST_FILES] = {
  */
 static void mark_gpu_groups(struct gp_host *h)
 {
-	int groups[64], n = 0, k;
+	int *groups = gp_xcalloc(h->ndevs + 1, sizeof(*groups)), n = 0, k;
 	size_t i;
 
-	for (i = 0; i < h->ndevs && n < 64; i++)
+	/* as many as there are GPUs: a group left out would hide a companion */
+	for (i = 0; i < h->ndevs; i++)
 		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group >= 0)
 			groups[n++] = h->devs[i].iommu_group;
 	for (i = 0; i < h->ndevs; i++) {
@@ -1136,6 +1137,7 @@ static void mark_gpu_groups(struct gp_host *h)
 		for (k = 0; k < n && !d->with_gpu && d->iommu_group >= 0; k++)
 			d->with_gpu = groups[k] == d->iommu_group;
 	}
+	free(groups);
 }
 
 /* Persistent overrides: one file per device, named by address, holding a driver. */

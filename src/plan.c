@@ -5,6 +5,7 @@
  * profile, the findings and the templates: nothing here reads or writes.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,27 @@ struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *
 	return st;
 }
 
+/* Every failed check that blocks is listed: the list grows, nothing is dropped. */
+void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
+{
+	char text[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	plan->blockers =
+		gp_xrealloc(plan->blockers, (size_t)plan->nblockers + 1, sizeof(*plan->blockers));
+	plan->blockers[plan->nblockers++] = gp_xstrdup(text);
+}
+
 void gp_plan_release(struct gp_plan *plan)
 {
+	int i;
+
+	for (i = 0; i < plan->nblockers; i++)
+		free(plan->blockers[i]);
+	free(plan->blockers);
 	free(plan->steps);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -84,10 +104,8 @@ static void blockers(const struct gp_report *r, const char *const *blocking, str
 			continue;
 		for (k = 0; blocking[k] && strcmp(blocking[k], f->id); k++)
 			;
-		if (!blocking[k] || plan->nblockers == GP_MAX_BLOCKERS)
-			continue;
-		snprintf(plan->blockers[plan->nblockers++], sizeof(plan->blockers[0]), "%s %s: %s",
-			 f->id, f->subject, f->message);
+		if (blocking[k])
+			gp_plan_block(plan, "%s %s: %s", f->id, f->subject, f->message);
 	}
 }
 
@@ -317,8 +335,7 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 	struct gp_step *st;
 
 	if (k >= 0 && !h->ifaces[k].is_bond) {
-		snprintf(plan->blockers[plan->nblockers++], sizeof(plan->blockers[0]),
-			 "%s exists and is not a bond", p->bond.name);
+		gp_plan_block(plan, "%s exists and is not a bond", p->bond.name);
 		return;
 	}
 	if (fresh) {
@@ -355,9 +372,7 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 	rc = gp_netconf_render(h, p, &nc);
 	if (rc == -EINVAL) {
 		/* a port's name from the host that no configuration file can hold */
-		if (plan->nblockers < GP_MAX_BLOCKERS)
-			snprintf(plan->blockers[plan->nblockers++], sizeof(plan->blockers[0]),
-				 "persist.bond: %s", gp_last_error);
+		gp_plan_block(plan, "persist.bond: %s", gp_last_error);
 		gp_netconf_release(&nc);
 		return;
 	}

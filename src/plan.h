@@ -14,8 +14,6 @@
 
 #include "gp.h"
 
-#define GP_MAX_BLOCKERS 16
-
 enum gp_group {
 	GP_GROUP_VFIO = 1,
 	GP_GROUP_BOND = 2,
@@ -36,7 +34,7 @@ struct gp_step {
 struct gp_plan {
 	struct gp_step *steps;
 	size_t n, cap;
-	char blockers[GP_MAX_BLOCKERS][300];
+	char **blockers; /* why apply refuses: grows with gp_plan_block() */
 	int nblockers;
 	char note[400]; /* what the operator should know, not a step */
 };
@@ -64,6 +62,8 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const st
 		   unsigned groups, struct gp_plan *plan);
 void gp_plan_release(struct gp_plan *plan);
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
+void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out);
 void gp_persist_release(struct gp_persist *ps);
