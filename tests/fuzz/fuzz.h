@@ -18,17 +18,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A scratch directory of this process, made once. */
+static char fuzz_scratch[64];
+
+static inline void fuzz_cleanup(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fuzz_scratch);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", fuzz_scratch);
+}
+
+/* A scratch directory of this process, made once, removed at exit. */
 static inline const char *fuzz_dir(void)
 {
-	static char dir[64];
-
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/tmp/gp-fuzz.%d", (int)getpid());
-		if (mkdir(dir, 0700) && errno != EEXIST)
+	if (!fuzz_scratch[0]) {
+		snprintf(fuzz_scratch, sizeof(fuzz_scratch), "/tmp/gp-fuzz.%d", (int)getpid());
+		if (mkdir(fuzz_scratch, 0700) && errno != EEXIST)
 			abort();
+		atexit(fuzz_cleanup);
 	}
-	return dir;
+	return fuzz_scratch;
 }
 
 /* data as the file dir/name; its path in path. */
