@@ -49,6 +49,9 @@ static int templates_safe(const struct gp_ctx *ctx)
 	if (ctx->profile->has_vm &&
 	    (gp_ctx_template(ctx, tmpl, sizeof(tmpl)) || gp_trust(tmpl, GP_TRUST_FILE)))
 		return GP_EXIT_INPUT;
+	/* root writes the VM's XML there: a link swapped in would send it elsewhere */
+	if (ctx->profile->has_vm && gp_trust_parent(ctx->profile->vm.output))
+		return GP_EXIT_INPUT;
 	return 0;
 }
 

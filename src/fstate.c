@@ -329,6 +329,10 @@ int gp_fstate_restore(json_object *rec)
 
 	if (!path)
 		return 0;
+	/* the journal names the path; its directory may have changed since */
+	rc = gp_trust_parent(path);
+	if (rc)
+		return rc;
 	if (!type)
 		rc = restore_legacy(path, rec);
 	else if (!strcmp(type, "absent")) /* its directory may be gone too: fine */

@@ -100,6 +100,8 @@ enum gp_trust_kind {
 };
 /* 0 when only root can change what path names; else -EPERM or -errno, after gp_err(). */
 int gp_trust(const char *path, enum gp_trust_kind kind);
+/* gp_trust of the directory path will be written into (or the nearest that exists) */
+int gp_trust_parent(const char *path);
 
 /*
  * ---- the one safe reader (rootfs.c) ----

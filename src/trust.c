@@ -273,3 +273,28 @@ int gp_trust(const char *path, enum gp_trust_kind kind)
 		gp_err("cannot check '%s': %s", path, strerror(-rc));
 	return rc;
 }
+
+/*
+ * The directory a file will be written into, or the nearest one above it
+ * that exists (the writer makes the rest, root's): root writes there
+ * following whatever the path resolves to, so only root may change that.
+ */
+int gp_trust_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (gp_strlcpy(dir, path, sizeof(dir)) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	do {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			gp_strlcpy(dir, ".", sizeof(dir));
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+	} while (slash && slash != dir && lstat(dir, &st) && errno == ENOENT);
+	return gp_trust(dir, GP_TRUST_DIR);
+}

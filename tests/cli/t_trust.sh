@@ -115,3 +115,10 @@ grep -q "<title>beside the profile</title>" "$d/x1.xml" || fail "vm-t.ini: not t
 ! grep -q "<title>" "$d/x2.xml" || fail "vm-shipped.ini: the working directory's template was used"
 (cd "$d/ok" && $G -r "$R" -p vm-t.ini domxml 2>/dev/null) >"$d/x3.xml"
 grep -q "<title>beside the profile</title>" "$d/x3.xml" || fail "a profile in the working directory"
+
+# the directory the VM's XML goes into (or the nearest that exists): another
+# user's could be swapped for a link, and root would write where it leads
+mkdir -m 755 "$d/vms"
+chown 65534 "$d/vms"
+sed "s|^output = .*|output = $d/vms/sub/vm.xml|" "$d/ok/p.ini" >"$d/ok/out-theirs.ini"
+apply "$d/ok/out-theirs.ini" "'$d/vms' is owned by uid 65534"

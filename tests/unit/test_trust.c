@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "unit.h"
 
 #define NOBODY 65534
@@ -242,12 +243,32 @@ static void test_tree(void **state)
 	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_TREE), -EPERM);
 }
 
+/* a rollback acts on a journal's path only where nobody but root can redirect it */
+static void test_restore(void **state)
+{
+	json_object *rec = json_object_new_object();
+	struct stat st;
+
+	(void)state;
+	json_object_object_add(rec, "path", json_object_new_string(at("nobody/p.ini")));
+	json_object_object_add(rec, "type", json_object_new_string("absent"));
+	assert_int_equal(gp_fstate_restore(rec), -EPERM);
+	assert_int_equal(lstat(at("nobody/p.ini"), &st), 0);
+	json_object_object_add(rec, "path", json_object_new_string(at("nobody/new/p.ini")));
+	assert_int_equal(gp_fstate_restore(rec), -EPERM);
+	assert_int_equal(gp_trust_parent(at("ok/none/none/p.ini")), 0);
+	json_object_object_add(rec, "path", json_object_new_string(at("ok/ro.ini")));
+	assert_int_equal(gp_fstate_restore(rec), 0);
+	assert_int_equal(lstat(at("ok/ro.ini"), &st), -1);
+	json_object_put(rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_files), cmocka_unit_test(test_directories),
 		cmocka_unit_test(test_links), cmocka_unit_test(test_relative),
-		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_tree),  cmocka_unit_test(test_restore),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
