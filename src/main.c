@@ -332,6 +332,12 @@ int main(int argc, char **argv)
 	if ((cmd->flags & TRUST_PROFILE) && ctx.profile_path &&
 	    gp_trust(ctx.profile_path, GP_TRUST_FILE))
 		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
+	/*
+	 * root writes -o's file: a directory on its way that another user can
+	 * change could be swapped for a link, and root's file land elsewhere
+	 */
+	if (ctx.output && !geteuid() && gp_trust_parent(ctx.output))
+		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	if ((cmd->flags & (NEED_PROFILE | USE_PROFILE)) && ctx.profile_path) {
 		if (gp_profile_load(ctx.profile_path, &profile)) {
 			gp_err("%s", gp_profile_error());

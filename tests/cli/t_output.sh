@@ -39,3 +39,16 @@ cat "$d/fifo" >"$d/from-fifo" &
 $G $R $P -o "$d/fifo" domxml 2>/dev/null
 wait
 $G $R $P domxml 2>/dev/null | cmp -s - "$d/from-fifo" || fail "the FIFO got another document"
+
+# run as root, -o's directory must be root's alone on its whole path (or
+# sticky, as /tmp): another user's directory on the way could become a link
+mkdir -m 755 "$d/theirs" "$d/mine"
+mkdir -m 755 "$d/theirs/sub"
+chown 65534 "$d/theirs"
+run 4 "domxml -o theirs" $G $R $P -o "$d/theirs/sub/vm.xml" domxml
+grep -q "refusing '$d/theirs/sub': '$d/theirs' is owned by uid 65534" "$d/err" || fail "theirs: $(cat "$d/err")"
+[ ! -e "$d/theirs/sub/vm.xml" ] || fail "theirs: written"
+# a relative name in root's working directory
+top=$(pwd)
+(cd "$d/mine" && "$top/$G" -r "$top/build/hosts/r5350-ready" -p "$top/profiles/h3c-r5350-g6.ini" -o vm.xml domxml 2>"$d/err") || fail "relative: $(cat "$d/err")"
+[ -s "$d/mine/vm.xml" ] || fail "relative: not written"
