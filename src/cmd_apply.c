@@ -254,8 +254,9 @@ static int list_runs(const struct gp_ctx *ctx)
 			json_object_object_add(o, "error", json_object_new_string(r->error));
 		json_object_array_add(arr, o);
 		if (!ctx->json)
-			printf("%-4lld %-28s %-16s %zu/%-5zu %s%s%s\n", r->seq, r->run_id, status,
-			       r->undoable, r->nsteps, r->valid ? r->profile : r->error,
+			printf("%-4lld %-28s %-16s %zu/%-5zu %s%s%s\n", r->seq, gp_tv(r->run_id),
+			       status, r->undoable, r->nsteps,
+			       gp_tv(r->valid ? r->profile : r->error),
 			       r == next ? "  <- next" : "", "");
 	}
 	json_object_object_add(doc, "runs", arr);

@@ -64,7 +64,7 @@ static void print_text(const char *name, const struct gp_bond_state *s, bool for
 {
 	int i;
 
-	printf("%s: %s, %s, mtu %d, miimon %u", name, gp_bond_mode_name(s->opts.mode),
+	printf("%s: %s, %s, mtu %d, miimon %u", gp_tv(name), gp_bond_mode_name(s->opts.mode),
 	       s->up ? "up" : "down", s->mtu, s->opts.miimon);
 	if (s->opts.mode == 4)
 		printf(", lacp_rate %s, ad_select %s", PICK(rates, s->opts.lacp_rate),
@@ -79,7 +79,7 @@ static void print_text(const char *name, const struct gp_bond_state *s, bool for
 		       s->num_ports == 1 ? "" : "s", s->partner_mac[0], s->partner_mac[1],
 		       s->partner_mac[2], s->partner_mac[3], s->partner_mac[4], s->partner_mac[5]);
 	for (i = 0; i < s->nports; i++)
-		printf("  %-16s %-5s mii %-4s aggregator %d\n", s->ports[i].name,
+		printf("  %-16s %-5s mii %-4s aggregator %d\n", gp_tv(s->ports[i].name),
 		       s->ports[i].up ? "up" : "down", s->ports[i].mii_up == 1 ? "up" : "down",
 		       s->ports[i].aggregator);
 }

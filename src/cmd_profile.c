@@ -29,9 +29,9 @@ static int validate(struct gp_ctx *ctx, const char *path)
 		return GP_EXIT_INPUT;
 	}
 	if (!ctx->json)
-		printf("%s: ok: %d GPU%s, %d slot%s%s%s\n", path, p.count, p.count == 1 ? "" : "s",
-		       p.nslots, p.nslots == 1 ? "" : "s", p.has_vm ? ", vm" : "",
-		       p.has_bond ? ", bond" : "");
+		printf("%s: ok: %d GPU%s, %d slot%s%s%s\n", gp_tv(path), p.count,
+		       p.count == 1 ? "" : "s", p.nslots, p.nslots == 1 ? "" : "s",
+		       p.has_vm ? ", vm" : "", p.has_bond ? ", bond" : "");
 	return GP_EXIT_OK;
 }
 

@@ -109,7 +109,7 @@ void gp_json_print(json_object *o)
  * profile cannot move the cursor, rewrite the title or hide a line.  Valid
  * UTF-8 text is unchanged.  *held gets the length of a sequence that n cuts.
  */
-size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
+static size_t escape(const char *s, size_t n, char *out, size_t *held, bool value)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, o = 0;
@@ -123,7 +123,8 @@ size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
 			break;
 		}
 		if (k == 0 ||
-		    (k == 1 && ((u[i] < 0x20 && u[i] != '\n' && u[i] != '\t') || u[i] == 0x7f)) ||
+		    (k == 1 && ((u[i] < 0x20 && (value || (u[i] != '\n' && u[i] != '\t'))) ||
+				u[i] == 0x7f)) ||
 		    (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
 			o += sprintf(out + o, "\\x%02x", u[i]);
 			i++;
@@ -134,6 +135,34 @@ size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
 		i += k;
 	}
 	return o;
+}
+
+size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
+{
+	return escape(s, n, out, held, false);
+}
+
+/*
+ * A value from the host, a snapshot or a profile as the text renderers
+ * print it: newline and tab too become \xNN, so that a name cannot start a
+ * line of its own (a forged finding or table row); the renderers' own
+ * newlines are the only ones.  The result lives until 16 more calls.
+ */
+const char *gp_tv(const char *s)
+{
+	static char *ring[16];
+	static unsigned next;
+	size_t n = strlen(s), held;
+	char **slot = &ring[next++ % 16];
+
+	free(*slot);
+	*slot = gp_xcalloc(4 * n + 1, 1);
+	n = escape(s, n, *slot, &held, true);
+	if (held) /* a cut UTF-8 sequence at the end: its bytes, escaped */
+		for (; held; held--)
+			n += (size_t)sprintf(*slot + n, "\\x%02x",
+					     (unsigned char)s[strlen(s) - held]);
+	return *slot;
 }
 
 struct term {
@@ -411,8 +440,9 @@ static void dev_row(const struct gp_dev *d)
 	link_text(&d->link, link, sizeof(link));
 	bars_text(d, bars, sizeof(bars));
 	printf("%-13s %-6s %04x:%04x %04x  %-12s %-4s %-5s %-27s %-6s %s\n", d->bdf,
-	       role_name(d->role), d->vendor, d->device, d->class, d->driver[0] ? d->driver : "-",
-	       numa, group, link, d->slot[0] ? d->slot : "-", bars);
+	       role_name(d->role), d->vendor, d->device, d->class,
+	       d->driver[0] ? gp_tv(d->driver) : "-", numa, group, link,
+	       d->slot[0] ? gp_tv(d->slot) : "-", bars);
 }
 
 static void scan_text(const struct gp_host *h)
@@ -433,7 +463,7 @@ static void scan_text(const struct gp_host *h)
 			char mem[32];
 
 			gp_format_size(h->numa[i].mem_total, mem, sizeof(mem));
-			printf("%-6d %-24s %s\n", h->numa[i].id, h->numa[i].cpus, mem);
+			printf("%-6d %-24s %s\n", h->numa[i].id, gp_tv(h->numa[i].cpus), mem);
 		}
 	}
 	if (h->nifaces) {
@@ -445,15 +475,15 @@ static void scan_text(const struct gp_host *h)
 
 			if (f->speed > 0)
 				snprintf(speed, sizeof(speed), "%ldMb/s", f->speed);
-			printf("%-16s %-13s %-18s %-9s %-8s %s\n", f->name,
-			       f->bdf[0] ? f->bdf : "-", f->mac[0] ? f->mac : "-", speed,
-			       f->operstate[0] ? f->operstate : "-",
-			       f->master[0] ? f->master : (f->is_bond ? "(bond)" : "-"));
+			printf("%-16s %-13s %-18s %-9s %-8s %s\n", gp_tv(f->name),
+			       f->bdf[0] ? gp_tv(f->bdf) : "-", f->mac[0] ? gp_tv(f->mac) : "-",
+			       speed, f->operstate[0] ? gp_tv(f->operstate) : "-",
+			       f->master[0] ? gp_tv(f->master) : (f->is_bond ? "(bond)" : "-"));
 		}
 	}
 	printf("\nkernel %s, IOMMU groups %d, BIOS %s, CPU %d-bit physical addresses\n",
-	       h->kernel_release[0] ? h->kernel_release : "unknown", h->iommu_groups,
-	       h->bios_version[0] ? h->bios_version : "unknown", h->phys_bits);
+	       h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown", h->iommu_groups,
+	       h->bios_version[0] ? gp_tv(h->bios_version) : "unknown", h->phys_bits);
 }
 
 void gp_render_scan(const struct gp_host *h, bool json)
@@ -567,7 +597,8 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 			printf("%s%s\t", i == j ? " " : "",
 			       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
 		if (d->numa_node >= 0)
-			printf("%s\t\t%d\n", nn && nn->cpus[0] ? nn->cpus : "N/A", d->numa_node);
+			printf("%s\t\t%d\n", nn && nn->cpus[0] ? gp_tv(nn->cpus) : "N/A",
+			       d->numa_node);
 		else
 			printf("N/A\t\tN/A\n");
 	}
@@ -578,7 +609,7 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 
 		link_text(&d->link, link, sizeof(link));
 		printf("  %-5s %s  %04x:%04x  %s%s%s\n", it[i].label, d->bdf, d->vendor, d->device,
-		       link, it[i].ifname ? "  " : "", it[i].ifname ? it[i].ifname : "");
+		       link, it[i].ifname ? "  " : "", it[i].ifname ? gp_tv(it[i].ifname) : "");
 	}
 	printf("\nPaths (slowest hop as both ends support it, P2P ceiling per direction):\n");
 	for (i = 0; i < n; i++)
@@ -666,16 +697,17 @@ void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool
 		gp_json_print(doc);
 		return;
 	}
-	printf("check against %s", p->path);
+	printf("check against %s", gp_tv(p->path));
 	if (p->model[0])
-		printf(" (%s)", p->model);
+		printf(" (%s)", gp_tv(p->model));
 	printf("\n\n");
 	for (i = 0; i < r->n; i++) {
 		const struct gp_finding *f = &r->items[i];
 
-		printf("%-4s  %-18s %-27s %s\n", label[f->severity], f->id, f->subject, f->message);
+		printf("%-4s  %-18s %-27s %s\n", label[f->severity], f->id, gp_tv(f->subject),
+		       gp_tv(f->message));
 		if (f->hint[0])
-			printf("%-4s  %-18s %-27s hint: %s\n", "", "", "", f->hint);
+			printf("%-4s  %-18s %-27s hint: %s\n", "", "", "", gp_tv(f->hint));
 	}
 	printf("\n%d ok, %d warn, %d fail\n", gp_report_count(r, GP_OK),
 	       gp_report_count(r, GP_WARN), gp_report_count(r, GP_FAIL));
@@ -722,20 +754,20 @@ void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool
 		plan_json(plan);
 		return;
 	}
-	printf("plan for %s: %zu change%s\n", p->path, plan->n, plan->n == 1 ? "" : "s");
+	printf("plan for %s: %zu change%s\n", gp_tv(p->path), plan->n, plan->n == 1 ? "" : "s");
 	if (plan->n)
 		printf("\n");
 	for (i = 0; i < plan->n; i++) {
 		const struct gp_step *st = &plan->steps[i];
 
-		printf("%3zu  %-16s %-13s %s -> %s\n", i + 1, st->kind, st->subject, st->current,
-		       st->target);
+		printf("%3zu  %-16s %-13s %s -> %s\n", i + 1, st->kind, gp_tv(st->subject),
+		       gp_tv(st->current), gp_tv(st->target));
 	}
 	if (plan->note[0])
-		printf("\nnote: %s\n", plan->note);
+		printf("\nnote: %s\n", gp_tv(plan->note));
 	if (!plan->nblockers)
 		return;
 	printf("\nblocked: apply refuses while these checks fail:\n");
 	for (k = 0; k < plan->nblockers; k++)
-		printf("  %s\n", plan->blockers[k]);
+		printf("  %s\n", gp_tv(plan->blockers[k]));
 }
