@@ -102,6 +102,8 @@ enum gp_trust_kind {
 int gp_trust(const char *path, enum gp_trust_kind kind);
 /* gp_trust of the directory path will be written into (or the nearest that exists) */
 int gp_trust_parent(const char *path);
+/* every entry of the tree root's and writable by nobody else (a --root read as root) */
+int gp_trust_owned_tree(const char *path);
 
 /*
  * ---- the one safe reader (rootfs.c) ----

@@ -1640,6 +1640,13 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	if (h->root[0] && h->root[strlen(h->root) - 1] == '/')
 		h->root[strlen(h->root) - 1] = '\0';
 	h->rootfd = gp_root_open(h->root);
+	/* libpci and libkmod open by path after gp_root_guard: only root may race that */
+	if (h->rootfd >= 0 && geteuid() == 0 && gp_trust_owned_tree(h->root)) {
+		gp_root_close(h->rootfd);
+		h->rootfd = -1;
+		rc = -EPERM;
+		goto fail;
+	}
 	if (h->rootfd == -ENOENT || h->rootfd == -ENOTDIR)
 		h->rootfd = -1; /* reported below, with the path that is missing */
 	else if (h->rootfd < 0 && h->rootfd != AT_FDCWD)

@@ -249,6 +249,54 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
 	return 0;
 }
 
+/*
+ * An entry of a tree that libraries read by path (libpci, libkmod under
+ * --root): root's, and writable by nobody else, sticky or not (in a sticky
+ * directory others could still add an entry after the check).  Links are
+ * not followed here: the root guard sees that they stay inside the tree.
+ */
+static int owned_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	struct walk w = { .why = "" };
+
+	(void)ftw;
+	if (flag == FTW_NS || flag == FTW_DNR) {
+		snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
+		return -EACCES;
+	}
+	if (st->st_uid != 0)
+		snprintf(tree_why, sizeof(tree_why), "'%s' is owned by uid %lu, not root", path,
+			 (unsigned long)st->st_uid);
+	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWOTH))
+		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by others (mode %lo)", path,
+			 (unsigned long)(st->st_mode & 07777));
+	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP) && st->st_gid != 0)
+		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by group %lu", path,
+			 (unsigned long)st->st_gid);
+	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP) && acl_ok(&w, path))
+		gp_strlcpy(tree_why, w.why, sizeof(tree_why));
+	else
+		return 0;
+	return -EPERM;
+}
+
+int gp_trust_owned_tree(const char *path)
+{
+	int rc = gp_trust(path, GP_TRUST_DIR);
+
+	if (rc)
+		return rc;
+	tree_why[0] = '\0';
+	rc = nftw(path, owned_entry, 16, FTW_PHYS);
+	if (!rc)
+		return 0;
+	gp_err("refusing '%s' as the host to read: %s; libpci and libkmod read it by path, "
+	       "so as root only a tree that only root can change is read (gpuprov(8), "
+	       "SECURITY CONSIDERATIONS)",
+	       path, tree_why[0] ? tree_why : strerror(errno));
+	return -EPERM;
+}
+
 int gp_trust(const char *path, enum gp_trust_kind kind)
 {
 	struct walk w = { .why = "" };
