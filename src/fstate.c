@@ -325,9 +325,14 @@ static int restore_legacy(const char *path, json_object *rec)
 int gp_fstate_restore(json_object *rec)
 {
 	const char *path = str(rec, "path"), *type = str(rec, "type");
+	struct stat st;
 	int rc;
 
 	if (!path)
+		return 0;
+	/* absent then and now (its directory may be gone, or not a directory): done */
+	if (type && !strcmp(type, "absent") && lstat(path, &st) &&
+	    (errno == ENOENT || errno == ENOTDIR))
 		return 0;
 	/* the journal names the path; its directory may have changed since */
 	rc = gp_trust_parent(path);
