@@ -254,8 +254,10 @@ static void test_restore(void **state)
 	json_object_object_add(rec, "type", json_object_new_string("absent"));
 	assert_int_equal(gp_fstate_restore(rec), -EPERM);
 	assert_int_equal(lstat(at("nobody/p.ini"), &st), 0);
+	/* absent then and absent now: nothing to undo, nothing touched, wherever it is */
 	json_object_object_add(rec, "path", json_object_new_string(at("nobody/new/p.ini")));
-	assert_int_equal(gp_fstate_restore(rec), -EPERM);
+	assert_int_equal(gp_fstate_restore(rec), 0);
+	assert_int_equal(lstat(at("nobody/new"), &st), -1);
 	assert_int_equal(gp_trust_parent(at("ok/none/none/p.ini")), 0);
 	json_object_object_add(rec, "path", json_object_new_string(at("ok/ro.ini")));
 	assert_int_equal(gp_fstate_restore(rec), 0);
