@@ -95,6 +95,19 @@ static int refused(const struct gp_ctx *ctx, const char *command, const struct g
 	return GP_EXIT_FAIL;
 }
 
+/* Every journaled run, or GP_EXIT_INPUT (said) when the journals cannot be read. */
+static int load_runs(struct gp_run **runs, size_t *n)
+{
+	char why[256] = "";
+	int rc = gp_journal_runs(runs, n, why, sizeof(why));
+
+	if (!rc)
+		return 0;
+	gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
+	       why[0] ? why : strerror(-rc));
+	return GP_EXIT_INPUT;
+}
+
 /*
  * As dpkg does after an interruption: no new run on a host that a run left
  * half-changed, or whose journals cannot be read; rollback first.
@@ -103,15 +116,11 @@ static int runs_settled(const struct gp_ctx *ctx)
 {
 	struct gp_run *runs;
 	const struct gp_run *r;
-	char why[256] = "";
 	size_t n;
-	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+	int rc = load_runs(&runs, &n);
 
-	if (rc) {
-		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
-		       why[0] ? why : strerror(-rc));
-		return GP_EXIT_INPUT;
-	}
+	if (rc)
+		return rc;
 	r = gp_run_blocking(runs, n);
 	if (r && !r->valid)
 		gp_err("refusing to apply: the journal of run %s is refused (%s); nothing was "
@@ -285,15 +294,11 @@ static int pick_run(const struct gp_ctx *ctx, char *run_id, size_t len)
 {
 	struct gp_run *runs;
 	const struct gp_run *r;
-	char why[256] = "";
 	size_t n;
-	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+	int rc = load_runs(&runs, &n);
 
-	if (rc) {
-		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
-		       why[0] ? why : strerror(-rc));
-		return GP_EXIT_INPUT;
-	}
+	if (rc)
+		return rc;
 	r = gp_run_next(runs, n);
 	if (r && !r->valid) {
 		gp_err("refusing the journal of run %s: %s; nothing was changed", r->run_id,

@@ -351,16 +351,6 @@ int gp_fstate_restore(json_object *rec)
 
 /* ---- checking a record read from a journal ---- */
 
-static int __attribute__((format(printf, 3, 4))) bad(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int check_content(json_object *rec, char *why, size_t len)
 {
 	const char *b = str(rec, "content"), *sha = str(rec, "sha256");
@@ -368,12 +358,12 @@ static int check_content(json_object *rec, char *why, size_t len)
 	size_t n;
 
 	if (!b || !sha || gp_base64_decode(b, &data, &n))
-		return bad(why, len, "%s: no content, or not base64", str(rec, "path"));
+		return gp_bad(why, len, "%s: no content, or not base64", str(rec, "path"));
 	gp_sha256_hex(data, n, got);
 	free(data);
 	if (strcmp(got, sha) || num(rec, "size", -1) != (long long)n)
-		return bad(why, len, "%s: content does not match its sha256 and size",
-			   str(rec, "path"));
+		return gp_bad(why, len, "%s: content does not match its sha256 and size",
+			      str(rec, "path"));
 	return 0;
 }
 
@@ -388,21 +378,22 @@ int gp_fstate_check(json_object *rec, const char *kind, char *why, size_t len)
 	long long mode = num(rec, "mode", 0644);
 
 	if (!path || !gp_path_owned(kind, path))
-		return bad(why, len, "'%s' is not a path gpuprov writes", path ? path : "(none)");
+		return gp_bad(why, len, "'%s' is not a path gpuprov writes",
+			      path ? path : "(none)");
 	if (!type) /* legacy: text or null, and a mode */
 		type = json_object_object_get(rec, "previous") ? "legacy" : "absent";
 	if (mode < 0 || mode > 07777 || num(rec, "uid", 0) < 0 || num(rec, "gid", 0) < 0 ||
 	    num(rec, "uid", 0) > UINT32_MAX - 1 || num(rec, "gid", 0) > UINT32_MAX - 1)
-		return bad(why, len, "%s: bad mode, uid or gid", path);
+		return gp_bad(why, len, "%s: bad mode, uid or gid", path);
 	if ((mode & (S_ISUID | S_ISGID)) && strcmp(type, "file"))
-		return bad(why, len, "%s: setuid or setgid, not recorded from a file", path);
+		return gp_bad(why, len, "%s: setuid or setgid, not recorded from a file", path);
 	if (!strcmp(type, "file"))
 		return check_content(rec, why, len);
 	if (!strcmp(type, "link") && (!str(rec, "target") || !str(rec, "target")[0]))
-		return bad(why, len, "%s: a link without a target", path);
+		return gp_bad(why, len, "%s: a link without a target", path);
 	if (strcmp(type, "absent") && strcmp(type, "link") && strcmp(type, "legacy"))
-		return bad(why, len, "%s: unknown type", path);
+		return gp_bad(why, len, "%s: unknown type", path);
 	if (!strcmp(type, "legacy") && !str(rec, "previous"))
-		return bad(why, len, "%s: previous content is not text", path);
+		return gp_bad(why, len, "%s: previous content is not text", path);
 	return 0;
 }

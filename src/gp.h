@@ -104,6 +104,8 @@ int gp_trust(const char *path, enum gp_trust_kind kind);
 int gp_trust_parent(const char *path);
 /* every entry of the tree root's and writable by nobody else (a --root read as root) */
 int gp_trust_owned_tree(const char *path);
+/* why = the formatted reason; returns -EINVAL (a check that says why it refuses) */
+int gp_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * ---- the one safe reader (rootfs.c) ----

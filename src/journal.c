@@ -54,16 +54,6 @@ int gp_journal_save(struct gp_journal *j)
 
 /* ---- checking a journal (pure: a fuzzer feeds it buffers) ---- */
 
-static int __attribute__((format(printf, 3, 4))) bad(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static const char *str(json_object *o, const char *key)
 {
 	json_object *v = json_object_object_get(o, key);
@@ -102,17 +92,17 @@ static int check_files(json_object *undo, const char *kind, char *why, size_t le
 	if (file)
 		return json_object_is_type(file, json_type_object)
 			       ? gp_fstate_check(file, kind, why, len)
-			       : bad(why, len, "%s: 'file' is not an object", kind);
+			       : gp_bad(why, len, "%s: 'file' is not an object", kind);
 	if (!files)
 		return 0; /* recorded nothing: undo does nothing */
 	if (!json_object_is_type(files, json_type_array))
-		return bad(why, len, "%s: 'files' is not a list", kind);
+		return gp_bad(why, len, "%s: 'files' is not a list", kind);
 	n = json_object_array_length(files);
 	for (i = 0; i < n; i++) {
 		json_object *f = json_object_array_get_idx(files, i);
 
 		if (!json_object_is_type(f, json_type_object))
-			return bad(why, len, "%s: a file record is not an object", kind);
+			return gp_bad(why, len, "%s: a file record is not an object", kind);
 		if (gp_fstate_check(f, kind, why, len))
 			return -EINVAL;
 	}
@@ -129,7 +119,7 @@ static int check_link_undo(json_object *undo, size_t i, char *why, size_t len)
 			continue;
 		if (!strcmp(key, "address") ? strspn(v, "0123456789abcdefABCDEF:./") != strlen(v)
 					    : !word(v, 15, "_.-"))
-			return bad(why, len, "step %zu: bad %s '%s'", i + 1, key, v);
+			return gp_bad(why, len, "step %zu: bad %s '%s'", i + 1, key, v);
 	}
 	return 0;
 }
@@ -143,26 +133,26 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	char bdf[GP_BDF_LEN];
 
 	if (!kind || !gp_actuator_find(kind))
-		return bad(why, len, "step %zu: unknown kind '%s'", i + 1, kind ? kind : "");
+		return gp_bad(why, len, "step %zu: unknown kind '%s'", i + 1, kind ? kind : "");
 	if (!one_of(str(o, "state"), step_states))
-		return bad(why, len, "step %zu: unknown state", i + 1);
+		return gp_bad(why, len, "step %zu: unknown state", i + 1);
 	if (!json_object_is_type(undo, json_type_object) || !subject)
-		return bad(why, len, "step %zu: no subject or no undo record", i + 1);
+		return gp_bad(why, len, "step %zu: no subject or no undo record", i + 1);
 	if (!strncmp(kind, "device.", 7) && gp_parse_bdf(subject, bdf))
-		return bad(why, len, "step %zu: '%s' is not a PCI address", i + 1, subject);
+		return gp_bad(why, len, "step %zu: '%s' is not a PCI address", i + 1, subject);
 	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) && !word(subject, 15, "_.-"))
-		return bad(why, len, "step %zu: '%s' is not an interface name", i + 1, subject);
+		return gp_bad(why, len, "step %zu: '%s' is not an interface name", i + 1, subject);
 	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) &&
 	    check_link_undo(undo, i, why, len))
 		return -EINVAL;
 	if (!strcmp(kind, "module.load") && !word(subject, 63, "_-"))
-		return bad(why, len, "step %zu: '%s' is not a module name", i + 1, subject);
+		return gp_bad(why, len, "step %zu: '%s' is not a module name", i + 1, subject);
 	if (str(o, "arg") && str(o, "arg")[0] && !word(str(o, "arg"), 63, "_.-"))
-		return bad(why, len, "step %zu: bad argument", i + 1);
+		return gp_bad(why, len, "step %zu: bad argument", i + 1);
 	if (!strcmp(kind, "domain.define") && json_object_object_get(undo, "uri") &&
 	    (!str(undo, "uri") || gp_virt_uri_check(str(undo, "uri"), &reason)))
-		return bad(why, len, "step %zu: libvirt URI '%s': %s", i + 1,
-			   str(undo, "uri") ? str(undo, "uri") : "", reason);
+		return gp_bad(why, len, "step %zu: libvirt URI '%s': %s", i + 1,
+			      str(undo, "uri") ? str(undo, "uri") : "", reason);
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;
@@ -174,13 +164,13 @@ int gp_journal_check(json_object *doc, char *why, size_t len)
 	size_t i, n;
 
 	if (!json_object_is_type(doc, json_type_object))
-		return bad(why, len, "not a JSON object");
+		return gp_bad(why, len, "not a JSON object");
 	if (!word(str(doc, "run_id"), 63, "_.-"))
-		return bad(why, len, "no run_id, or not a name");
+		return gp_bad(why, len, "no run_id, or not a name");
 	if (!one_of(str(doc, "status"), run_states))
-		return bad(why, len, "unknown status");
+		return gp_bad(why, len, "unknown status");
 	if (!json_object_is_type(steps, json_type_array))
-		return bad(why, len, "no steps");
+		return gp_bad(why, len, "no steps");
 	n = json_object_array_length(steps);
 	for (i = 0; i < n; i++)
 		if (check_step(json_object_array_get_idx(steps, i), i, why, len))
@@ -201,7 +191,8 @@ int gp_journal_parse(const char *buf, size_t len, json_object **doc, char *why, 
 	    json_tokener_get_parse_end(tok) < len) {
 		json_tokener_free(tok);
 		json_object_put(o);
-		return len > JOURNAL_MAX ? bad(why, wlen, "too large") : bad(why, wlen, "not JSON");
+		return len > JOURNAL_MAX ? gp_bad(why, wlen, "too large")
+					 : gp_bad(why, wlen, "not JSON");
 	}
 	json_tokener_free(tok);
 	if (gp_journal_check(o, why, wlen)) {
@@ -225,7 +216,7 @@ static int dir_check(char *why, size_t len)
 	if (lstat(gp_journal_dir(), &st))
 		return -errno; /* -ENOENT: never applied */
 	if (gp_trust(gp_journal_dir(), GP_TRUST_DIR))
-		return bad(why, len, "the directory '%s' is not root's alone", gp_journal_dir());
+		return gp_bad(why, len, "the directory '%s' is not root's alone", gp_journal_dir());
 	return 0;
 }
 
@@ -259,22 +250,22 @@ int gp_journal_load(const char *path, json_object **doc, char *why, size_t len)
 
 	*doc = NULL;
 	if (fd < 0)
-		return errno == ELOOP ? bad(why, len, "a symbolic link") : -errno;
+		return errno == ELOOP ? gp_bad(why, len, "a symbolic link") : -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return bad(why, len, "not a regular file");
+		return gp_bad(why, len, "not a regular file");
 	}
 	if (st.st_uid || (st.st_mode & 07777) != 0600 || (size_t)st.st_size > JOURNAL_MAX) {
 		close(fd);
-		return bad(why, len,
-			   "owner %u, mode %04o, %lld bytes: root's, 0600, at most %u MiB",
-			   (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
-			   (long long)st.st_size, JOURNAL_MAX >> 20);
+		return gp_bad(why, len,
+			      "owner %u, mode %04o, %lld bytes: root's, 0600, at most %u MiB",
+			      (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			      (long long)st.st_size, JOURNAL_MAX >> 20);
 	}
 	rc = read_bounded(fd, (size_t)st.st_size, &buf);
 	close(fd);
 	if (rc)
-		return bad(why, len, "cannot read it");
+		return gp_bad(why, len, "cannot read it");
 	rc = gp_journal_parse(buf, (size_t)st.st_size, doc, why, len);
 	free(buf);
 	return rc;

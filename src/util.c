@@ -411,3 +411,14 @@ int gp_mkdir_p(const char *path, bool parents_only)
 		return -errno;
 	return 0;
 }
+
+/* why = the formatted reason; -EINVAL, for checks that say why they refuse */
+int gp_bad(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
