@@ -14,6 +14,36 @@
 #include "netconf.h"
 #include "vm.h"
 
+/* Every finding id the checks report (DESIGN.md; t_docs.sh keeps it complete). */
+const char *const gp_finding_ids[] = {
+	"iommu.off",
+	"iommu.group_shared",
+	"bios.version",
+	"bar.unassigned",
+	"bar.below_4g",
+	"gpu.count",
+	"gpu.slot",
+	"gpu.numa_split",
+	"gpu.link",
+	"gpu.in_use",
+	"gpu.reset",
+	"p2p.path",
+	"p2p.acs",
+	"vfio.module",
+	"vfio.ids_inherited",
+	"vm.mmio",
+	"vm.qemu_clique",
+	"vm.memory",
+	"nic.missing",
+	"bond.roce_lag",
+	"bond.mgmt",
+	"bond.nic_numa",
+	"companion.unsafe",
+	"bond.persist_shadowed",
+	"bond.port_master",
+	NULL,
+};
+
 const char *gp_severity_name(enum gp_severity s)
 {
 	static const char *const names[] = { "ok", "warn", "fail" };

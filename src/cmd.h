@@ -17,6 +17,7 @@ struct gp_ctx {
 	const char *command; /* the command's name, for its JSON document */
 	const char *output;  /* -o */
 	const char *only;    /* --only vfio,bond,vm */
+	const char *accept;  /* --accept: failed finding ids to go ahead despite */
 	bool yes;	     /* --yes: do not ask */
 	bool force_mgmt;     /* --force-mgmt: may bond the management port */
 	bool list;	     /* rollback --list */

@@ -191,7 +191,7 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 		gp_render_plan(ctx->profile, &pl.plan, ctx->json);
 	fflush(stdout); /* the plan before the progress on stderr */
 	if (pl.plan.nblockers) {
-		gp_err("refusing to apply: %d failed check%s make%s these steps unsafe; nothing "
+		gp_err("refusing to apply: %d failed check%s block%s these steps; nothing "
 		       "was changed",
 		       pl.plan.nblockers, pl.plan.nblockers > 1 ? "s" : "",
 		       pl.plan.nblockers > 1 ? "" : "s");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * gpuprov plan: the steps apply would take.  Exit 0 when the host is as the
- * profile wants, 1 when changes are pending, 2 when a failed check makes
- * them unsafe (apply would refuse).
+ * profile wants, 1 when changes are pending, 2 when a failed check not
+ * accepted by name (--accept) blocks them (apply would refuse).
  */
 #include <string.h>
 
@@ -32,6 +32,40 @@ static int vm_target(struct gp_ctx *ctx, const struct gp_host *h, struct gp_vm_t
 	return 0;
 }
 
+/* --accept names finding ids: a typo would otherwise accept nothing, silently. */
+static int accept_valid(const char *accept)
+{
+	char buf[512], *items[64];
+	const char *near;
+	int n, i, k;
+
+	gp_strlcpy(buf, accept, sizeof(buf));
+	n = gp_split_list(buf, items, 64);
+	if (n <= 0 || strlen(accept) >= sizeof(buf)) {
+		gp_err("--accept takes a list of finding ids: '%s'", accept);
+		return GP_EXIT_INPUT;
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; gp_finding_ids[k] && strcmp(gp_finding_ids[k], items[i]); k++)
+			;
+		if (gp_finding_ids[k] && !gp_finding_acceptable(items[i])) {
+			gp_err("--accept: '%s' cannot be accepted: it guards the host itself (see "
+			       "gpuprov(8), --accept); fix what it reports",
+			       items[i]);
+			return GP_EXIT_INPUT;
+		}
+		if (gp_finding_ids[k])
+			continue;
+		near = gp_closest(items[i], gp_finding_ids);
+		gp_err("--accept: no finding is called '%s'%s%s%s (the ids are in gpuprov(8), "
+		       "FINDINGS)",
+		       items[i], near ? "; did you mean '" : "", near ? near : "",
+		       near ? "'?" : "");
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
 int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 {
 	struct gp_host *h = &pl->h;
@@ -43,6 +77,8 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 		gp_err("--only takes a list of vfio, bond, vm: '%s'", ctx->only);
 		return GP_EXIT_INPUT;
 	}
+	if (ctx->accept && accept_valid(ctx->accept))
+		return GP_EXIT_INPUT;
 	if (ctx->force_mgmt)
 		groups |= GP_FORCE_MGMT;
 	memset(pl, 0, sizeof(*pl));
@@ -61,7 +97,7 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 	}
 	gp_checks_run(h, ctx->profile, &pl->r);
 	gp_plan_build(h, ctx->profile, &pl->r, pl->templates, vm->xml ? vm : NULL, groups,
-		      &pl->plan);
+		      ctx->accept, &pl->plan);
 	return 0;
 }
 

@@ -58,6 +58,8 @@ int gp_parse_bool(const char *s, bool *out);
 int gp_parse_bdf(const char *s, char out[GP_BDF_LEN]);
 int gp_parse_id_pair(const char *s, uint16_t *vendor, uint16_t *device);
 int gp_split_list(char *s, char **items, int max);
+/* The word of list (NULL-terminated) closest to word, NULL when none is close. */
+const char *gp_closest(const char *word, const char *const *list);
 int gp_cpulist_count(const char *list);
 int gp_version_cmp(const char *a, const char *b);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
@@ -499,6 +501,7 @@ void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, co
 void gp_report_release(struct gp_report *r);
 int gp_report_count(const struct gp_report *r, enum gp_severity sev);
 const char *gp_severity_name(enum gp_severity s);
+extern const char *const gp_finding_ids[]; /* NULL-terminated */
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
 int *gp_gpus(const struct gp_host *h, int *n);
 

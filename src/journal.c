@@ -425,6 +425,17 @@ static long long next_seq(void)
 	return seq + 1;
 }
 
+/* The failed findings the operator went ahead despite (--accept, --force-mgmt). */
+static json_object *accepted_json(const struct gp_plan *plan)
+{
+	json_object *arr = json_object_new_array();
+	int i;
+
+	for (i = 0; i < plan->naccepted; i++)
+		json_object_array_add(arr, json_object_new_string(plan->accepted[i]));
+	return arr;
+}
+
 int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp_plan *plan)
 {
 	json_object *steps = json_object_new_array();
@@ -458,6 +469,7 @@ int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp
 		json_object_array_add(steps, o);
 	}
 	json_object_object_add(j->doc, "steps", steps);
+	json_object_object_add(j->doc, "accepted", accepted_json(plan));
 	return gp_journal_save(j);
 }
 

@@ -73,6 +73,7 @@ static void usage(FILE *f)
 		   "  -y, --yes           apply, rollback: do not ask\n"
 		   "      --only LIST     plan, apply: only vfio, bond, vm steps\n"
 		   "      --force-mgmt    apply: bond a port that carries the management path\n"
+		   "      --accept IDS    plan, apply: go ahead despite these failed findings\n"
 		   "      --list          rollback: every journaled run and its status\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
@@ -252,6 +253,7 @@ int main(int argc, char **argv)
 		{ "yes", no_argument, NULL, 'y' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "force-mgmt", no_argument, NULL, 'F' },
+		{ "accept", required_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -290,6 +292,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			ctx.force_mgmt = true;
+			break;
+		case 'A':
+			ctx.accept = optarg;
 			break;
 		case 'L':
 			ctx.list = true;

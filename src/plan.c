@@ -15,17 +15,22 @@
 #include "plan.h"
 #include "vm.h"
 
-/* Findings that make a group's steps unsafe: apply refuses while one fails. */
-static const char *const blocking_vfio[] = {
-	"iommu.off",   "iommu.group_shared", "gpu.in_use", "gpu.count",
-	"vfio.module", "companion.unsafe",   NULL,
-};
-static const char *const blocking_vm[] = { "vm.mmio", "vm.memory", NULL };
-/* bond.persist_shadowed: a bond that would not come back after a reboot */
-static const char *const blocking_bond[] = { "nic.missing", "bond.mgmt", "bond.port_master",
-					     "bond.persist_shadowed", NULL };
-static const char *const blocking_bond_forced[] = { "nic.missing", "bond.port_master",
-						    "bond.persist_shadowed", NULL };
+/*
+ * Every failed finding blocks the steps it bears on, unless the operator
+ * accepted its id by name (--accept): a check that fails is a reason not to
+ * go ahead, whichever check it is.  A finding bears on the steps of its
+ * area: nic.* and bond.* on the bond's, vm.* on the VM's, the rest (IOMMU,
+ * BARs, GPUs, P2P, vfio, companions, BIOS) on the binding of the GPUs, which
+ * a plain apply always includes.
+ */
+static unsigned finding_groups(const char *id)
+{
+	if (!strncmp(id, "bond.", 5) || !strncmp(id, "nic.", 4))
+		return GP_GROUP_BOND;
+	if (!strncmp(id, "vm.", 3))
+		return GP_GROUP_VM;
+	return GP_GROUP_VFIO;
+}
 
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
 {
@@ -44,18 +49,56 @@ struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *
 	return st;
 }
 
+/*
+ * Failures no --accept lets through: the safety rules (a GPU held open is
+ * never unbound; nothing the host lives on is taken from it; a port of
+ * another bridge or bond is not stolen) and an IOMMU that is off, without
+ * which vfio cannot isolate anything.
+ */
+static const char *const never_accepted[] = { "gpu.in_use", "companion.unsafe", "bond.port_master",
+					      "iommu.off", NULL };
+
+bool gp_finding_acceptable(const char *id)
+{
+	int i;
+
+	for (i = 0; never_accepted[i]; i++)
+		if (!strcmp(never_accepted[i], id))
+			return false;
+	return true;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char text[600];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	return gp_xstrdup(text);
+}
+
 /* Every failed check that blocks is listed: the list grows, nothing is dropped. */
 void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
 {
-	char text[600];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
 	plan->blockers =
 		gp_xrealloc(plan->blockers, (size_t)plan->nblockers + 1, sizeof(*plan->blockers));
-	plan->blockers[plan->nblockers++] = gp_xstrdup(text);
+	plan->blockers[plan->nblockers++] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+static void plan_accepted(struct gp_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void plan_accepted(struct gp_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan->accepted =
+		gp_xrealloc(plan->accepted, (size_t)plan->naccepted + 1, sizeof(*plan->accepted));
+	plan->accepted[plan->naccepted++] = vformat(fmt, ap);
+	va_end(ap);
 }
 
 void gp_plan_release(struct gp_plan *plan)
@@ -65,6 +108,9 @@ void gp_plan_release(struct gp_plan *plan)
 	for (i = 0; i < plan->nblockers; i++)
 		free(plan->blockers[i]);
 	free(plan->blockers);
+	for (i = 0; i < plan->naccepted; i++)
+		free(plan->accepted[i]);
+	free(plan->accepted);
 	free(plan->steps);
 	memset(plan, 0, sizeof(*plan));
 }
@@ -92,20 +138,49 @@ int gp_parse_groups(const char *list, unsigned *groups)
 	return 0;
 }
 
-static void blockers(const struct gp_report *r, const char *const *blocking, struct gp_plan *plan)
+/* Whether id is an item of the comma- or space-separated list. */
+static bool in_list(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	const char *s;
+
+	for (s = list; s && (s = strstr(s, id)); s += n)
+		if ((s == list || strchr(", ", s[-1])) && (!s[n] || strchr(", ", s[n])))
+			return true;
+	return false;
+}
+
+/* The ids a refusal names for --accept, each once. */
+static void acceptable(struct gp_plan *plan, const char *id)
+{
+	size_t len = strlen(plan->acceptable);
+
+	if (in_list(plan->acceptable, id))
+		return;
+	snprintf(plan->acceptable + len, sizeof(plan->acceptable) - len, "%s%s", len ? "," : "",
+		 id);
+}
+
+static void blockers(const struct gp_report *r, unsigned groups, const char *accept,
+		     struct gp_plan *plan)
 {
 	size_t i;
-	int k;
 
 	for (i = 0; i < r->n; i++) {
 		const struct gp_finding *f = &r->items[i];
 
-		if (f->severity != GP_FAIL)
+		if (f->severity != GP_FAIL || !(finding_groups(f->id) & groups))
 			continue;
-		for (k = 0; blocking[k] && strcmp(blocking[k], f->id); k++)
-			;
-		if (blocking[k])
+		if ((groups & GP_FORCE_MGMT) && !strcmp(f->id, "bond.mgmt")) {
+			plan_accepted(plan, "%s %s: %s (--force-mgmt)", f->id, f->subject,
+				      f->message);
+		} else if (in_list(accept, f->id) && gp_finding_acceptable(f->id)) {
+			plan_accepted(plan, "%s %s: %s", f->id, f->subject, f->message);
+		} else {
 			gp_plan_block(plan, "%s %s: %s", f->id, f->subject, f->message);
+			if (gp_finding_acceptable(f->id))
+				acceptable(plan, f->id);
+		}
 	}
 }
 
@@ -398,19 +473,20 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
 		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
-		   unsigned groups, struct gp_plan *plan)
+		   unsigned groups, const char *accept, struct gp_plan *plan)
 {
+	unsigned relevant = groups & (GP_GROUP_VFIO | GP_FORCE_MGMT);
+
 	memset(plan, 0, sizeof(*plan));
-	if (groups & GP_GROUP_VFIO) {
-		blockers(r, blocking_vfio, plan);
+	if ((groups & GP_GROUP_BOND) && p->has_bond)
+		relevant |= GP_GROUP_BOND;
+	if ((groups & GP_GROUP_VM) && vm)
+		relevant |= GP_GROUP_VM;
+	blockers(r, relevant, accept, plan);
+	if (groups & GP_GROUP_VFIO)
 		vfio_steps(h, p, templates, plan);
-	}
-	if ((groups & GP_GROUP_BOND) && p->has_bond) {
-		blockers(r, groups & GP_FORCE_MGMT ? blocking_bond_forced : blocking_bond, plan);
+	if (relevant & GP_GROUP_BOND)
 		bond_steps(h, p, plan);
-	}
-	if ((groups & GP_GROUP_VM) && vm) {
-		blockers(r, blocking_vm, plan);
+	if (relevant & GP_GROUP_VM)
 		vm_steps(h, p, vm, plan);
-	}
 }

@@ -36,6 +36,9 @@ struct gp_plan {
 	size_t n, cap;
 	char **blockers; /* why apply refuses: grows with gp_plan_block() */
 	int nblockers;
+	char acceptable[256]; /* the blocking finding ids, for the refusal's --accept */
+	char **accepted;      /* failed findings --accept (or --force-mgmt) let through */
+	int naccepted;
 	char note[400]; /* what the operator should know, not a step */
 };
 
@@ -59,8 +62,10 @@ char *gp_subst(const char *tmpl, const char *const *pairs);
 struct gp_vm_target;
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
 		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
-		   unsigned groups, struct gp_plan *plan);
+		   unsigned groups, const char *accept, struct gp_plan *plan);
 void gp_plan_release(struct gp_plan *plan);
+/* Whether --accept may let a failure of this finding id through. */
+bool gp_finding_acceptable(const char *id);
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
 void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -727,10 +727,24 @@ json_object *gp_step_json(const struct gp_step *st)
 	return o;
 }
 
+/* The blocking ids --accept would let through, as a list for automation. */
+static json_object *acceptable_json(const char *ids)
+{
+	json_object *arr = json_object_new_array();
+	char buf[256], *items[32];
+	int i, n;
+
+	gp_strlcpy(buf, ids, sizeof(buf));
+	n = gp_split_list(buf, items, 32);
+	for (i = 0; i < n; i++)
+		json_object_array_add(arr, json_object_new_string(items[i]));
+	return arr;
+}
+
 static void plan_json(const struct gp_plan *plan)
 {
 	json_object *doc = gp_json_doc("plan"), *steps = json_object_new_array();
-	json_object *blocked = json_object_new_array();
+	json_object *blocked = json_object_new_array(), *accepted = json_object_new_array();
 	size_t i;
 	int k;
 
@@ -741,6 +755,10 @@ static void plan_json(const struct gp_plan *plan)
 	json_object_object_add(doc, "steps", steps);
 	json_object_object_add(doc, "changes", json_object_new_int((int)plan->n));
 	json_object_object_add(doc, "blocked", blocked);
+	for (k = 0; k < plan->naccepted; k++)
+		json_object_array_add(accepted, json_object_new_string(plan->accepted[k]));
+	json_object_object_add(doc, "accepted", accepted);
+	json_object_object_add(doc, "acceptable", acceptable_json(plan->acceptable));
 	json_object_object_add(doc, "note", jstr_or_null(plan->note));
 	gp_json_print(doc);
 }
@@ -765,9 +783,17 @@ void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool
 	}
 	if (plan->note[0])
 		printf("\nnote: %s\n", gp_tv(plan->note));
+	if (plan->naccepted)
+		printf("\naccepted: apply goes ahead despite these failed checks:\n");
+	for (k = 0; k < plan->naccepted; k++)
+		printf("  %s\n", gp_tv(plan->accepted[k]));
 	if (!plan->nblockers)
 		return;
 	printf("\nblocked: apply refuses while these checks fail:\n");
 	for (k = 0; k < plan->nblockers; k++)
 		printf("  %s\n", gp_tv(plan->blockers[k]));
+	if (plan->acceptable[0])
+		printf("fix them and run check again, or, once reviewed, go ahead despite them:\n"
+		       "  --accept %s\n",
+		       gp_tv(plan->acceptable));
 }

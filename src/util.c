@@ -314,6 +314,49 @@ int gp_split_list(char *s, char **items, int max)
 	return n;
 }
 
+/* Edit distance (insert, delete, substitute), capped: names are short. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev[65], cur[65];
+
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[lb];
+}
+
+/*
+ * As git's "did you mean": a word within a third of its length of edits, or
+ * one the typed word begins (a command typed short).
+ */
+const char *gp_closest(const char *word, const char *const *list)
+{
+	size_t best = SIZE_MAX, d, n = strlen(word);
+	const char *found = NULL;
+
+	for (; *list; list++) {
+		d = distance(word, *list);
+		if (n >= 2 && !strncmp(*list, word, n))
+			d = 1;
+		if (d < best) {
+			best = d;
+			found = *list;
+		}
+	}
+	return best <= (n + 2) / 3 ? found : NULL;
+}
+
 /* Number of CPUs in a kernel cpulist ("0-47,96-143"); -1 when malformed. */
 int gp_cpulist_count(const char *list)
 {

@@ -27,6 +27,11 @@ documented() {
 for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*.c | cut -d'"' -f2 | sort -u); do
 	documented "/tmp/gp-docs.$$.8" FINDINGS "" ".It Sy" "$id" || missing="$missing finding:$id"
 done
+# --accept knows every id the checks report (src/checks.c, gp_finding_ids)
+ids=$(sed -n '/^const char \*const gp_finding_ids/,/};/p' src/checks.c)
+for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*.c | cut -d'"' -f2 | sort -u); do
+	case "$ids" in *"\"$id\""*) ;; *) missing="$missing gp_finding_ids:$id" ;; esac
+done
 for cmd in $(sed -n 's/^	{ "\([a-z]*\)", gp_cmd_.*/\1/p' src/main.c); do
 	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done

@@ -8,6 +8,8 @@
 #include "apply.h"
 #include "netconf.h"
 
+#include <unistd.h>
+
 static void test_sha256(void **state)
 {
 	char out[65], *big = gp_xcalloc(1000000, 1);
@@ -285,6 +287,30 @@ static void test_next_run(void **state)
 	assert_int_equal(gp_run_blocking(r, 3)->seq, 3);
 }
 
+/* What the operator went ahead despite (--accept) is in the run's journal. */
+static void test_accepted_recorded(void **state)
+{
+	char dir[] = "/tmp/gp-journal-XXXXXX", why[256] = "";
+	char *accepted[] = { "gpu.slot 0000:41:00.0: in no slot of the profile" };
+	struct gp_plan plan = { .accepted = accepted, .naccepted = 1 };
+	struct gp_journal j;
+	json_object *doc, *a;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("GPUPROV_STATE_DIR", dir, 1);
+	assert_int_equal(gp_journal_create(&j, "/etc/gpuprov/p.ini", &plan), 0);
+	assert_int_equal(gp_journal_load(j.path, &doc, why, sizeof(why)), 0);
+	a = json_object_object_get(doc, "accepted");
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 0)), accepted[0]);
+	json_object_put(doc);
+	assert_int_equal(unlink(j.path), 0);
+	gp_journal_close(&j);
+	unsetenv("GPUPROV_STATE_DIR");
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_parse_garbage),
 		cmocka_unit_test(test_rendered_paths_owned),
 		cmocka_unit_test(test_next_run),
+		cmocka_unit_test(test_accepted_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,17 +9,25 @@ struct run {
 	struct gp_report r;
 	struct gp_plan plan;
 	char *templates[GP_PERSIST_FILES];
+	const char *accept; /* --accept */
 };
 
-static void plan_for(struct run *x, const char *host, const char *profile, unsigned groups)
+static void plan_accepting(struct run *x, const char *host, const char *profile, unsigned groups,
+			   const char *accept)
 {
 	memset(x, 0, sizeof(*x));
+	x->accept = accept;
 	setenv("GPUPROV_TEMPLATES", "templates", 1);
 	assert_int_equal(gp_templates_load(x->templates), 0);
 	unit_profile(profile, &x->p);
 	unit_host(host, &x->p, &x->h);
 	gp_checks_run(&x->h, &x->p, &x->r);
-	gp_plan_build(&x->h, &x->p, &x->r, x->templates, NULL, groups, &x->plan);
+	gp_plan_build(&x->h, &x->p, &x->r, x->templates, NULL, groups, x->accept, &x->plan);
+}
+
+static void plan_for(struct run *x, const char *host, const char *profile, unsigned groups)
+{
+	plan_accepting(x, host, profile, groups, NULL);
 }
 
 static void done(struct run *x)
@@ -40,6 +48,16 @@ static void steps_text(const struct gp_plan *plan, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "%s %s %s->%s\n", plan->steps[i].kind,
 				      plan->steps[i].subject, plan->steps[i].current,
 				      plan->steps[i].target);
+}
+
+static bool blocked_by(const struct gp_plan *plan, const char *what)
+{
+	int i;
+
+	for (i = 0; i < plan->nblockers; i++)
+		if (strstr(plan->blockers[i], what))
+			return true;
+	return false;
 }
 
 #define A100 "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
@@ -88,11 +106,33 @@ static void test_blocked(void **state)
 	done(&x);
 	/* GPUs whose IOMMU group cannot be read are not bound */
 	plan_for(&x, "unreadable", "[gpus]\nmatch = 10de:20b5\ncount = 3\n", ALL);
-	assert_int_equal(x.plan.nblockers, 3);
-	assert_non_null(strstr(x.plan.blockers[1], "iommu.group_shared 0000:42:00.0"));
+	assert_true(blocked_by(&x.plan, "iommu.group_shared 0000:41:00.0"));
+	assert_true(blocked_by(&x.plan, "iommu.group_shared 0000:42:00.0"));
+	assert_true(blocked_by(&x.plan, "iommu.group_shared 0000:44:00.0"));
 	done(&x);
-	/* a NUMA split or a slow link is not unsafe: warned, not blocked */
+	/* every failed finding blocks, whichever check it is (issue 20, item 1) */
 	plan_for(&x, "numa-split", A100, ALL);
+	assert_int_equal(x.plan.nblockers, 2);
+	assert_non_null(strstr(x.plan.blockers[0], "gpu.numa_split gpus"));
+	assert_non_null(strstr(x.plan.blockers[1], "p2p.path 0000:41:00.0-0000:82:00.0: SYS"));
+	assert_string_equal(x.plan.acceptable, "gpu.numa_split,p2p.path");
+	done(&x);
+	plan_for(&x, "bars", A100, ALL);
+	assert_int_equal(x.plan.nblockers, 1);
+	assert_non_null(strstr(x.plan.blockers[0], "bar.unassigned 0000:41:00.0"));
+	done(&x);
+	/* ... unless accepted by name, and then listed as accepted */
+	plan_accepting(&x, "numa-split", A100, ALL, "gpu.slot,gpu.numa_split");
+	assert_int_equal(x.plan.nblockers, 1);
+	assert_int_equal(x.plan.naccepted, 1);
+	assert_non_null(strstr(x.plan.accepted[0], "gpu.numa_split gpus"));
+	done(&x);
+	plan_accepting(&x, "numa-split", A100, ALL, "p2p.path gpu.numa_split");
+	assert_int_equal(x.plan.nblockers, 0);
+	assert_int_equal(x.plan.naccepted, 2);
+	done(&x);
+	/* a GPU's failure does not block the bond alone */
+	plan_for(&x, "numa-split", A100, GP_GROUP_BOND);
 	assert_int_equal(x.plan.nblockers, 0);
 	done(&x);
 }
@@ -212,12 +252,12 @@ static void test_already_done(void **state)
 	}
 	gp_persist_release(&ps);
 	gp_plan_release(&x.plan);
-	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, &x.plan);
+	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, NULL, &x.plan);
 	assert_int_equal(x.plan.n, 0);
 	/* one override file missing: persist.vfio is back */
 	x.h.noverrides--;
 	gp_plan_release(&x.plan);
-	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, &x.plan);
+	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, NULL, &x.plan);
 	assert_int_equal(x.plan.n, 1);
 	assert_string_equal(x.plan.steps[0].kind, "persist.vfio");
 	assert_string_equal(x.plan.steps[0].current, "partly written or outdated");

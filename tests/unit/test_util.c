@@ -168,6 +168,20 @@ static void test_term_escape(void **state)
 	assert_int_equal(held, 2);
 }
 
+/* "did you mean": near words and prefixes, nothing for what is far from all */
+static void test_closest(void **state)
+{
+	static const char *const words[] = { "scan", "check", "plan", "apply", "rollback", NULL };
+
+	(void)state;
+	assert_string_equal(gp_closest("chekc", words), "check");
+	assert_string_equal(gp_closest("aply", words), "apply");
+	assert_string_equal(gp_closest("roll", words), "rollback");
+	assert_string_equal(gp_closest("gpu.slots", gp_finding_ids), "gpu.slot");
+	assert_null(gp_closest("frobnicate", words));
+	assert_null(gp_closest("x", words));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,7 +189,7 @@ int main(void)
 		cmocka_unit_test(test_ids),	    cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_version),	    cmocka_unit_test(test_format),
 		cmocka_unit_test(test_ifname),	    cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_term_escape),
+		cmocka_unit_test(test_term_escape), cmocka_unit_test(test_closest),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
