@@ -132,6 +132,45 @@ static void step_delay(void)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * What an operator types to finish an undo that failed, per step kind: the
+ * command that gives back what the step changed (the journal keeps files'
+ * previous content and the previous domain XML for rollback to retry).
+ */
+static void by_hand(const struct gp_journal *j, size_t i, const struct gp_step *st)
+{
+	char how[400];
+	const char *k = st->kind;
+
+	if (!strcmp(k, "module.load"))
+		snprintf(how, sizeof(how), "modprobe -r %s", st->arg);
+	else if (!strcmp(k, "device.override"))
+		snprintf(how, sizeof(how), "echo '%s' > /sys/bus/pci/devices/%s/driver_override",
+			 strcmp(st->current, "(none)") ? st->current : "", st->subject);
+	else if (!strcmp(k, "device.unbind"))
+		snprintf(how, sizeof(how), "echo %s > /sys/bus/pci/drivers/%s/bind", st->subject,
+			 st->arg);
+	else if (!strcmp(k, "device.bind"))
+		snprintf(how, sizeof(how), "echo %s > /sys/bus/pci/drivers/%s/unbind", st->subject,
+			 st->arg);
+	else if (!strcmp(k, "bond.create"))
+		snprintf(how, sizeof(how), "ip link delete %s", st->subject);
+	else if (!strcmp(k, "bond.enslave"))
+		snprintf(how, sizeof(how), "ip link set dev %s nomaster", st->subject);
+	else if (!strcmp(k, "link.up"))
+		snprintf(how, sizeof(how), "ip link set dev %s down", st->subject);
+	else if (!strcmp(k, "domain.write") && !strcmp(st->current, "absent"))
+		snprintf(how, sizeof(how), "rm -r %s", st->subject);
+	else if (!strcmp(k, "domain.define"))
+		snprintf(how, sizeof(how), "virsh undefine %s (or define the previous XML)",
+			 st->subject);
+	else
+		snprintf(how, sizeof(how), "put back or remove the files of step %zu's undo record",
+			 i + 1);
+	gp_err("left changed: step %zu %s %s (was: %s); by hand: %s; the record is in '%s'", i + 1,
+	       k, st->subject, st->current, how, j->path);
+}
+
 static int undo_one(struct gp_journal *j, size_t i)
 {
 	json_object *o = gp_journal_step(j, i), *undo;
@@ -151,20 +190,25 @@ static int undo_one(struct gp_journal *j, size_t i)
 	undo = json_object_object_get(o, "undo");
 	gp_info("undo %s %s", st.kind, st.subject);
 	rc = a->undo(&st, undo);
-	if (rc)
+	if (rc) {
+		by_hand(j, i, &st);
 		return rc;
+	}
 	gp_journal_set(j, i, "undone");
 	return gp_journal_save(j);
 }
 
-/* Undoes steps [0, upto) in reverse; keeps going past a failure, reports it. */
+/*
+ * Undoes steps [0, upto) in reverse; keeps going past a failure, reports it.
+ * -ENOTRECOVERABLE when a step is left changed.
+ */
 static int undo_range(struct gp_journal *j, size_t upto)
 {
 	int rc = 0;
 
 	while (upto-- > 0)
 		if (undo_one(j, upto))
-			rc = -EIO;
+			rc = -ENOTRECOVERABLE;
 	return rc;
 }
 
@@ -224,11 +268,11 @@ int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j
 	rc = precheck_all(plan);
 	if (rc) {
 		gp_err("a precondition does not hold: nothing was changed");
-		return rc;
+		return -ECANCELED;
 	}
 	rc = gp_journal_create(j, profile, plan);
 	if (rc)
-		return rc;
+		return -ECANCELED;
 	gp_info("run %s: journal %s", j->run_id, j->path);
 	/* the point of no return: from here on the host changes */
 	for (i = 0; i < plan->n; i++) {
@@ -241,8 +285,9 @@ int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j
 		gp_journal_save(j);
 		rc = undo_range(j, i + 1);
 		gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
-		gp_journal_save(j);
-		return -EIO;
+		if (gp_journal_save(j))
+			rc = -ENOTRECOVERABLE; /* rollback must find the run unfinished */
+		return rc ? rc : -EIO;
 	}
 	gp_journal_status(j, "done");
 	return gp_journal_save(j);
@@ -255,11 +300,11 @@ int gp_rollback_run(struct gp_journal *j)
 	gp_journal_status(j, "rolling_back"); /* killed now, it is still interrupted */
 	rc = gp_journal_save(j);
 	if (rc)
-		return rc;
+		return -ECANCELED;
 	rc = undo_range(j, gp_journal_nsteps(j));
 
 	gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
 	if (gp_journal_save(j))
-		return -EIO;
+		return -ENOTRECOVERABLE;
 	return rc;
 }

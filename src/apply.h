@@ -103,6 +103,12 @@ const char *gp_journal_dir(void);
 /* apply.c */
 extern int gp_lock_fd;
 int gp_lock_take(int wait);
+/*
+ * Both return 0, -ECANCELED when nothing was changed (a precondition, the
+ * journal), -EIO when a step failed and every change was undone (apply), or
+ * -ENOTRECOVERABLE when an undo failed: the host is left changed, each such
+ * step said with how to finish it by hand.
+ */
 int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j);
 int gp_rollback_run(struct gp_journal *j);
 

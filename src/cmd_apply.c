@@ -61,9 +61,10 @@ static int requirements(const struct gp_ctx *ctx, const char *command)
 		gp_err("'%s' changes the live host: --root is not allowed", command);
 		return GP_EXIT_INPUT;
 	}
+	/* a usage error: nothing of the host was read, and it is not unreadable */
 	if (geteuid()) {
-		gp_err("'%s' needs root", command);
-		return GP_EXIT_HOST;
+		gp_err("'%s' changes the host: run it as root (sudo gpuprov ...)", command);
+		return GP_EXIT_INPUT;
 	}
 	return 0;
 }
@@ -137,6 +138,34 @@ static int runs_settled(const struct gp_ctx *ctx)
 	return rc;
 }
 
+/* gp_apply_run's and gp_rollback_run's outcome as an exit status. */
+static int outcome(int rc)
+{
+	if (!rc)
+		return GP_EXIT_OK;
+	if (rc == -ECANCELED)
+		return GP_EXIT_FAIL;
+	return rc == -EIO ? GP_EXIT_ROLLED_BACK : GP_EXIT_UNDO_FAILED;
+}
+
+/* Says which of the outcomes it was, and for a host left changed, what next. */
+static void say_outcome(const char *what, int status, const char *run_id)
+{
+	if (status == GP_EXIT_OK)
+		gp_info("%s run %s", what, run_id);
+	else if (status == GP_EXIT_FAIL)
+		gp_err("refused: run %s changed nothing", run_id);
+	else if (status == GP_EXIT_ROLLED_BACK)
+		gp_err("failed and rolled back: run %s; every change was undone, the host is as "
+		       "before",
+		       run_id);
+	else
+		gp_err("ROLLBACK FAILED: run %s left the host changed (the steps above, with what "
+		       "to do by hand); fix the cause, then run 'gpuprov rollback %s' again: it "
+		       "retries what is left",
+		       run_id, run_id);
+}
+
 /* The point of no return is inside gp_apply_run, after every precheck. */
 static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 {
@@ -153,7 +182,7 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	gp_virt_set_target(pl->vm.xml ? &pl->vm : NULL);
 	gp_files_set_netconf(&nc);
 	gp_bond_set_target(ctx->profile);
-	rc = gp_apply_run(&pl->plan, ctx->profile_path, &j) ? GP_EXIT_FAIL : GP_EXIT_OK;
+	rc = outcome(gp_apply_run(&pl->plan, ctx->profile_path, &j));
 	gp_files_set_persist(NULL);
 	gp_files_set_vm(NULL);
 	gp_virt_set_target(NULL);
@@ -161,10 +190,12 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	gp_bond_set_target(NULL);
 	gp_netconf_release(&nc);
 	gp_persist_release(&ps);
+	if (j.doc)
+		say_outcome("applied", rc, j.run_id);
+	else if (rc == GP_EXIT_FAIL)
+		gp_err("refusing to apply: nothing was changed");
 	if (j.doc && ctx->json)
 		print_journal(&j, "apply");
-	else if (j.doc)
-		gp_info("%s: run %s", rc ? "failed and rolled back" : "applied", j.run_id);
 	gp_journal_close(&j);
 	return rc;
 }
@@ -358,10 +389,10 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 		return GP_EXIT_OK;
 	}
 	rc = confirm(ctx, "undo these steps?");
-	if (!rc)
-		rc = gp_rollback_run(&j) ? GP_EXIT_FAIL : GP_EXIT_OK;
-	if (!rc)
-		gp_info("rolled back run %s", j.run_id);
+	if (!rc) {
+		rc = outcome(gp_rollback_run(&j));
+		say_outcome("rolled back", rc, j.run_id);
+	}
 	if (ctx->json)
 		print_journal(&j, "rollback");
 	gp_journal_close(&j);

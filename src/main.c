@@ -79,8 +79,10 @@ static void usage(FILE *f)
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
 		   "  -V, --version       the version\n"
-		   "\nexit: 0 ok, 1 warnings / changes pending, 2 failure, 3 host unreadable,\n"
-		   "      4 bad input, 5 locked\n");
+		   "\nexit: 0 ok, 1 warnings / changes pending, 2 failure / refused (nothing\n"
+		   "      changed), 3 host unreadable, 4 bad input (apply not as root too),\n"
+		   "      5 locked, 6 apply failed and rolled back, 7 an undo failed: the host\n"
+		   "      is left changed\n");
 }
 
 static const struct gp_cmd *find_cmd(const char *name)

@@ -108,7 +108,7 @@ t_ok "... and the e1000e stays on e1000e" test "$(drv 0000:47:00.0)" = e1000e
 # a step that fails in the middle: /etc/modprobe.d is a file, so persist.vfio fails
 mv /etc/modprobe.d /tmp/modprobe.d.saved 2>/dev/null
 touch /etc/modprobe.d
-t_exit "apply with a failing step exits 2" 2 gpuprov -p $B apply --yes
+t_exit "apply with a failing step, all undone, exits 6" 6 gpuprov -p $B apply --yes
 rm /etc/modprobe.d
 t_ok "the steps before the failure were undone" \
 	test "$(drv 0000:47:00.0)" = e1000e -a -z "$(drv 0000:81:00.0)"

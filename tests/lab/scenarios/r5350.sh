@@ -60,7 +60,7 @@ t_exit "--force-mgmt lifts the refusal (plan)" 1 gpuprov -p /etc/gpuprov/lab-bon
 
 # no LACP partner yet: the bond comes up but never forms; apply must undo it all
 gpuprov -p $B --only bond apply --yes >/tmp/bapply0.log 2>&1
-t_exit "without a partner, apply fails its LACP verification" 2 sh -c "exit $?"
+t_exit "without a partner, apply fails its LACP verification, all undone (6)" 6 sh -c "exit $?"
 sed 's/^/# apply: /' /tmp/bapply0.log
 t_grep "... saying each port sits in its own aggregator" /tmp/bapply0.log 'LACP did not form on .bond0.'
 t_ok "... and leaves no bond behind" test ! -e /sys/class/net/bond0

@@ -1,0 +1,91 @@
+#!/bin/sh
+# apply's and rollback's outcomes are told apart by exit status and message
+# (issue 20, item 2), for real on this machine (root) with --only vm steps
+# against libvirt's in-process QEMU driver (qemu:///embed):
+#  - not root: a usage error, exit 4 (not 3, "host unreadable");
+#  - a step fails and every change is undone: exit 6, "failed and rolled back";
+#  - a step fails and an undo fails too: exit 7, "ROLLBACK FAILED", the step
+#    left changed named with what to do by hand; rollback then exits 7 while
+#    the cause stays, apply refuses (2), and once it is gone rollback ends it (0).
+set -eu
+G=$(pwd)/build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+export GPUPROV_STATE_DIR=$d/journal
+export GPUPROV_RUN_DIR=$d/run
+mkdir -p "$d/embed/etc" "$d/out"
+printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
+id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
+uri="qemu:///embed?root=$d/embed"
+X=$d/out/gp-test-vm.xml
+cat >"$d/p.ini" <<EOP
+[gpus]
+match = 10de:20b5
+count = 2
+[vm]
+name = gp-test-vm
+vcpus = 1
+memory = 256MiB
+numa = none
+output = $X
+uri = $uri
+EOP
+chmod 644 "$d/p.ini"
+chmod 755 "$d"
+fail() { echo "$*"; exit 1; }
+# exit status of a command, its stderr in $d/err
+status() { set +e; "$@" >"$d/out.txt" 2>"$d/err"; rc=$?; set -e; echo $rc; }
+
+# ---- not root: a usage error ----
+rc=$(status setpriv --reuid=65534 --regid=65534 --clear-groups $G -p "$d/p.ini" --only vm apply --yes)
+[ "$rc" = 4 ] && grep -q "run it as root" "$d/err" || { cat "$d/err"; fail "apply as non-root: exit $rc, want 4"; }
+rc=$(status setpriv --reuid=65534 --regid=65534 --clear-groups $G rollback --yes)
+[ "$rc" = 4 ] || { cat "$d/err"; fail "rollback as non-root: exit $rc, want 4"; }
+
+# ---- domain.define fails (a domain of that name with another UUID): undone, exit 6 ----
+cat >"$d/other.xml" <<EOX
+<domain type='qemu'><name>gp-test-vm</name><uuid>11111111-2222-3333-4444-555555555555</uuid>
+<memory>131072</memory><vcpu>1</vcpu><os><type arch='x86_64' machine='q35'>hvm</type></os></domain>
+EOX
+virsh -q -c "$uri" define "$d/other.xml" >/dev/null
+rc=$(status $G -p "$d/p.ini" --only vm apply --yes)
+[ "$rc" = 6 ] || { cat "$d/err"; fail "a failed step, all undone: exit $rc, want 6"; }
+grep -q "failed and rolled back: run .*the host is as before" "$d/err" || fail "6: no message"
+[ ! -e "$X" ] || fail "6: the XML was not removed"
+j=$(ls "$d"/journal/*.json)
+grep -q '"status": "rolled_back"' "$j" || fail "6: journal not rolled_back"
+rm "$j"
+
+# ---- ... and the undo of domain.write fails (a directory took the file's place) ----
+GPUPROV_STEP_DELAY=3 $G -p "$d/p.ini" --only vm apply --yes 2>"$d/err7" &
+pid=$!
+i=0
+while ! grep -q '"state": "done"' "$d"/journal/*.json 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt 300 ] && kill -0 $pid 2>/dev/null || { cat "$d/err7"; fail "step 1 never done"; }
+	sleep 0.1
+done
+rm "$X"
+mkdir "$X"
+touch "$X/keep"
+set +e
+wait $pid
+rc=$?
+set -e
+[ "$rc" = 7 ] || { cat "$d/err7"; fail "an undo failed: exit $rc, want 7"; }
+grep -q "ROLLBACK FAILED: run .* left the host changed" "$d/err7" || fail "7: no message"
+grep -q "left changed: step 1 domain.write $X (was: absent); by hand: rm -r $X;" "$d/err7" ||
+	{ cat "$d/err7"; fail "7: the step left changed is not named"; }
+grep -q "gpuprov rollback " "$d/err7" || fail "7: no way to finish"
+run=$(basename "$(ls "$d"/journal/*.json)" .json)
+rc=$(status $G -p "$d/p.ini" --only vm apply --yes)
+[ "$rc" = 2 ] && grep -q "could not be rolled back completely" "$d/err" ||
+	{ cat "$d/err"; fail "apply after a failed undo: exit $rc, want 2"; }
+rc=$(status $G rollback --yes)
+[ "$rc" = 7 ] && grep -q "ROLLBACK FAILED: run $run" "$d/err" ||
+	{ cat "$d/err"; fail "rollback while the cause stays: exit $rc, want 7"; }
+rm -r "$X"
+rc=$(status $G rollback --yes)
+[ "$rc" = 0 ] && grep -q "rolled back run $run" "$d/err" ||
+	{ cat "$d/err"; fail "rollback once the cause is gone: exit $rc, want 0"; }
+exit 0
