@@ -7,6 +7,9 @@ BINDIR = $(PREFIX)/sbin
 MANDIR = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/gpuprov
 
+# the version, from one place: the first line of debian/changelog
+VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
+
 PKGS = libpci libkmod libnl-3.0 libnl-route-3.0 inih libvirt libxml-2.0 json-c
 # lazy (=): pkg-config runs only after `deps` has installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -17,7 +20,8 @@ CFLAGS ?= -O2 -g
 # snprintf into bounded buffers truncates on purpose: -Wno-format-truncation
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-format-truncation
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(PKG_CFLAGS) -DGP_DATADIR='"$(DATADIR)"'
+GP_DEFS = -DGP_DATADIR='"$(DATADIR)"' -DGP_VERSION='"$(VERSION)"'
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(GP_DEFS)
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 SRC = $(wildcard src/*.c)
@@ -27,7 +31,7 @@ TEST_OBJ = $(SRC:src/%.c=build/test/obj/%.o)
 TEST_LIB_OBJ = $(LIB_SRC:src/%.c=build/test/obj/%.o)
 UNIT = $(patsubst tests/unit/%.c,build/test/%,$(wildcard tests/unit/test_*.c))
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	$(PKG_CFLAGS) -DGP_DATADIR='"$(DATADIR)"'
+	$(PKG_CFLAGS) $(GP_DEFS)
 FUZZ_LIB_OBJ = $(LIB_SRC:src/%.c=build/fuzz/obj/%.o)
 FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
@@ -36,7 +40,10 @@ FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 all: build/gpuprov
 
 build/gpuprov: $(OBJ)
-	$(CC) $(CFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
+
+# a new entry in debian/changelog is a new version
+build/obj/version.o build/test/obj/version.o build/fuzz/obj/version.o: debian/changelog
 
 build/obj/%.o: src/%.c src/*.h | build/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "progress.h"
 
 #define RUN_DIR "/run/gpuprov"
 
@@ -171,12 +172,32 @@ static void by_hand(const struct gp_journal *j, size_t i, const struct gp_step *
 	       k, st->subject, st->current, how, j->path);
 }
 
+/*
+ * A step's line when it starts and when it is verified (or undone), with its
+ * duration: on a terminal only (progress.c); a log keeps its gp_info lines.
+ */
+static void step_started(const char *word, size_t i, size_t n, const struct gp_step *st,
+			 const char *from, const char *to)
+{
+	gp_progress_line(GP_TONE_NONE, word, "[%zu/%zu] %s %s: %s -> %s", i + 1, n, st->kind,
+			 st->subject, from, to);
+}
+
+static void step_ended(int rc, const char *what, size_t i, size_t n, const struct gp_step *st,
+		       double t0)
+{
+	gp_progress_line(rc ? GP_TONE_FAIL : GP_TONE_OK, rc ? "FAIL " : "ok   ",
+			 "[%zu/%zu] %s %s: %s in %.2f s", i + 1, n, st->kind, st->subject,
+			 rc ? "failed" : what, gp_now() - t0);
+}
+
 static int undo_one(struct gp_journal *j, size_t i)
 {
 	json_object *o = gp_journal_step(j, i), *undo;
 	const char *state = json_object_get_string(json_object_object_get(o, "state"));
 	const struct gp_actuator *a;
 	struct gp_step st;
+	double t0;
 	int rc;
 
 	if (!state || (strcmp(state, "done") && strcmp(state, "doing")))
@@ -188,8 +209,13 @@ static int undo_one(struct gp_journal *j, size_t i)
 		return -EINVAL;
 	}
 	undo = json_object_object_get(o, "undo");
-	gp_info("undo %s %s", st.kind, st.subject);
+	if (gp_progress_on()) /* undoing goes back from the target */
+		step_started("undo ", i, gp_journal_nsteps(j), &st, st.target, st.current);
+	else
+		gp_info("undo %s %s", st.kind, st.subject);
+	t0 = gp_now();
 	rc = a->undo(&st, undo);
+	step_ended(rc, "undone", i, gp_journal_nsteps(j), &st, t0);
 	if (rc) {
 		by_hand(j, i, &st);
 		return rc;
@@ -230,14 +256,19 @@ static int precheck_all(const struct gp_plan *plan)
 	return rc;
 }
 
-static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i)
+static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i, size_t n)
 {
 	const struct gp_actuator *a = gp_actuator_find(st->kind);
 	json_object *undo = json_object_object_get(gp_journal_step(j, i), "undo");
+	double t0 = gp_now();
 	int rc;
 
 	if (a->done(st) > 0) {
-		gp_info("[%zu] %s %s: already done", i + 1, st->kind, st->subject);
+		if (gp_progress_on())
+			gp_progress_line(GP_TONE_OK, "ok   ", "[%zu/%zu] %s %s: already done",
+					 i + 1, n, st->kind, st->subject);
+		else
+			gp_info("[%zu] %s %s: already done", i + 1, st->kind, st->subject);
 		gp_journal_set(j, i, "skipped");
 		return gp_journal_save(j);
 	}
@@ -248,10 +279,15 @@ static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i)
 	rc = gp_journal_save(j); /* on disk before the host changes */
 	if (rc)
 		return rc;
-	gp_info("[%zu] %s %s: %s -> %s", i + 1, st->kind, st->subject, st->current, st->target);
+	if (gp_progress_on())
+		step_started("start", i, n, st, st->current, st->target);
+	else
+		gp_info("[%zu] %s %s: %s -> %s", i + 1, st->kind, st->subject, st->current,
+			st->target);
 	rc = a->run(st);
 	if (!rc)
 		rc = a->verify(st);
+	step_ended(rc, "verified", i, n, st, t0);
 	if (rc)
 		return rc;
 	gp_journal_set(j, i, "done");
@@ -276,7 +312,7 @@ int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j
 	gp_info("run %s: journal %s", j->run_id, j->path);
 	/* the point of no return: from here on the host changes */
 	for (i = 0; i < plan->n; i++) {
-		rc = run_one(j, &plan->steps[i], i);
+		rc = run_one(j, &plan->steps[i], i, plan->n);
 		if (!rc)
 			continue;
 		gp_err("step %zu (%s %s) failed: undoing the steps before it", i + 1,

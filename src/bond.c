@@ -25,6 +25,7 @@
 
 #include "apply.h"
 #include "bond.h"
+#include "progress.h"
 
 static const char *const modes[] = { "balance-rr", "active-backup", "balance-xor", "broadcast",
 				     "802.3ad",	   "balance-tlb",   "balance-alb" };
@@ -698,6 +699,56 @@ static void mac_text(const uint8_t *m, char *buf, size_t len)
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
+/* A port's partner from its IEEE 802.1AX port state bits, as the wait shows it. */
+static const char *partner_text(int state)
+{
+	if (state < 0)
+		return "unknown";
+	if (!state || (state & 0x40)) /* defaulted: no LACPDU received */
+		return "none";
+	if ((state & 0x38) == 0x38) /* synchronization, collecting, distributing */
+		return "in sync, distributing";
+	return state & 0x08 ? "in sync" : "answering, not in sync";
+}
+
+static const struct gp_bond_port *port_named(const struct gp_bond_state *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nports; i++)
+		if (!strcmp(s->ports[i].name, name))
+			return &s->ports[i];
+	return NULL;
+}
+
+/*
+ * The LACP wait on a terminal (up to 90 s with lacp_rate slow): a line each
+ * time a port's aggregator or partner changes, and the seconds on the status
+ * line.  last: the state shown before (nports 0 the first time).
+ */
+void gp_bond_lacp_progress(const struct gp_bond_state *s, struct gp_bond_state *last,
+			   const char *bond, unsigned waited, unsigned limit, int nslaves)
+{
+	const struct gp_bond_port *p, *was;
+	char mac[24];
+	int i;
+
+	for (i = 0; i < s->nports; i++) {
+		p = &s->ports[i];
+		was = port_named(last, p->name);
+		if (was && was->aggregator == p->aggregator &&
+		    was->partner_state == p->partner_state)
+			continue;
+		gp_progress_line(GP_TONE_NONE, NULL,
+				 "%s: port %s in aggregator %d, partner %s (%u s)", bond, p->name,
+				 p->aggregator, partner_text(p->partner_state), waited);
+	}
+	*last = *s;
+	mac_text(s->partner_mac, mac, sizeof(mac));
+	gp_progress("%s: LACP wait %u/%u s, aggregator %d has %d/%d ports, partner %s", bond,
+		    waited, limit, s->aggregator, s->num_ports, nslaves, mac);
+}
+
 /*
  * A bond whose LACP never formed still looks up: wait, bounded, until every
  * port sits in the active aggregator and a partner answers.
@@ -709,7 +760,7 @@ static int up_verify(const struct gp_step *st)
 			 : !strcmp(p->bond.lacp_rate, "fast") ? 15
 							      : 90;
 	struct timespec tick = { 0, 200 * 1000 * 1000 };
-	struct gp_bond_state s;
+	struct gp_bond_state s, shown = { .nports = 0 };
 	char mac[24];
 	unsigned waited;
 	int i;
@@ -719,6 +770,9 @@ static int up_verify(const struct gp_step *st)
 			return -EIO;
 		if (s.up && (s.opts.mode != 4 || gp_bond_lacp_formed(&s, p->bond.nslaves)))
 			return 0;
+		if (s.opts.mode == 4)
+			gp_bond_lacp_progress(&s, &shown, st->subject, waited / 5, limit,
+					      p->bond.nslaves);
 		nanosleep(&tick, NULL);
 	}
 	mac_text(s.partner_mac, mac, sizeof(mac));

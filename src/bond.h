@@ -57,5 +57,7 @@ int gp_link_has_addr(const char *name, const char *cidr);
 int gp_bond_state_read(const char *name, struct gp_bond_state *st);
 int gp_link_info(const char *name, bool *up, int *mtu, char *master, size_t len);
 bool gp_bond_lacp_formed(const struct gp_bond_state *st, int nslaves);
+void gp_bond_lacp_progress(const struct gp_bond_state *s, struct gp_bond_state *last,
+			   const char *bond, unsigned waited, unsigned limit, int nslaves);
 
 #endif

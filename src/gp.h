@@ -40,6 +40,7 @@ enum gp_exit {
 extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
 extern const char *gp_progname;
 extern char gp_last_error[512]; /* the last gp_err() message, for --json */
+extern const char gp_version[]; /* version.c: debian/changelog's, through the Makefile */
 void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,11 +15,8 @@
 
 #include "cmd.h"
 #include "gp.h"
+#include "progress.h"
 #include "render.h"
-
-#ifndef GP_VERSION
-#define GP_VERSION "0.1"
-#endif
 
 enum {
 	NEED_PROFILE = 1 << 0,	/* fails without -p */
@@ -115,6 +112,7 @@ static void json_error(const char *command, int rc)
  */
 static int finish(const struct gp_ctx *ctx, const char *command, int rc)
 {
+	gp_progress_clear();
 	if (ctx->json && rc != GP_EXIT_OK && !gp_json_printed)
 		json_error(command, rc);
 	fflush(stdout);
@@ -146,17 +144,13 @@ static const char *command_named(int argc, char **argv)
 	return "gpuprov";
 }
 
+/* Under --json the header's "version" is the answer. */
 static int version(bool json)
 {
-	json_object *doc;
-
-	if (!json) {
-		printf("gpuprov %s\n", GP_VERSION);
-		return GP_EXIT_OK;
-	}
-	doc = gp_json_doc("version");
-	json_object_object_add(doc, "version", json_object_new_string(GP_VERSION));
-	gp_json_print(doc);
+	if (json)
+		gp_json_print(gp_json_doc("version"));
+	else
+		printf("gpuprov %s\n", gp_version);
 	return GP_EXIT_OK;
 }
 
@@ -320,6 +314,7 @@ int main(int argc, char **argv)
 			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 		}
 	}
+	gp_progress_setup(ctx.json, gp_verbosity);
 	if (optind >= argc) {
 		usage(stderr);
 		if (ctx.json) /* the document's error; the usage said it already */

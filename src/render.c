@@ -15,6 +15,7 @@
 
 #include "gp.h"
 #include "plan.h"
+#include "progress.h"
 #include "render.h"
 
 #define MAX_TOPO 256
@@ -57,6 +58,8 @@ json_object *gp_json_doc(const char *command)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "schema_version", json_object_new_int(1));
+	/* which gpuprov wrote it: a fleet's documents come from several releases */
+	json_object_object_add(o, "version", json_object_new_string(gp_version));
 	json_object_object_add(o, "command", json_object_new_string(command));
 	return o;
 }
@@ -681,6 +684,7 @@ static json_object *findings_json(const struct gp_report *r)
 void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json)
 {
 	static const char *const label[] = { "ok", "WARN", "FAIL" };
+	static const enum gp_tone tone[] = { GP_TONE_OK, GP_TONE_WARN, GP_TONE_FAIL };
 	size_t i;
 
 	if (json) {
@@ -704,8 +708,8 @@ void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool
 	for (i = 0; i < r->n; i++) {
 		const struct gp_finding *f = &r->items[i];
 
-		printf("%-4s  %-18s %-27s %s\n", label[f->severity], f->id, gp_tv(f->subject),
-		       gp_tv(f->message));
+		gp_fprintf_tone(stdout, tone[f->severity], "%-4s", label[f->severity]);
+		printf("  %-18s %-27s %s\n", f->id, gp_tv(f->subject), gp_tv(f->message));
 		if (f->hint[0])
 			printf("%-4s  %-18s %-27s hint: %s\n", "", "", "", gp_tv(f->hint));
 	}

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "gp.h"
+#include "progress.h"
 
 int gp_verbosity = 1;
 char gp_last_error[512];
@@ -18,6 +19,7 @@ const char *gp_progname = "gpuprov";
 
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
+	gp_progress_clear(); /* a message starts on a clean line */
 	fprintf(stderr, "%s: %s", gp_progname, level);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -30,6 +32,7 @@ void gp_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(gp_last_error, sizeof(gp_last_error), fmt, ap);
 	va_end(ap);
+	gp_progress_clear();
 	fprintf(stderr, "%s: error: %s\n", gp_progname, gp_last_error);
 }
 

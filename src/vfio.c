@@ -22,6 +22,7 @@
 
 #include "apply.h"
 #include "gp.h"
+#include "progress.h"
 #include "vfio.h"
 
 static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
@@ -247,6 +248,23 @@ static double env_seconds(const char *name, double fallback)
 }
 
 /*
+ * A write that has not returned after half a second (a driver that does not
+ * let go of its device): the deadline counting down, on a terminal.
+ */
+static void deadline_progress(const char *path, const char *value, double waited, double limit)
+{
+	if (waited < 0.5)
+		return;
+	if (waited >= limit) {
+		gp_progress_clear();
+		return;
+	}
+	/* the seconds first: a narrow terminal cuts the end */
+	gp_progress("giving up in %d s: writing %s to %s has not returned (a busy driver?)",
+		    (int)(limit - waited + 0.999), value, path);
+}
+
+/*
  * An unbind (or any sysfs write that can block) runs in a child: unbinding
  * a device in use hangs in the kernel and cannot be interrupted, so we stop
  * waiting at the deadline (GPUPROV_UNBIND_TIMEOUT, 10 s) and say so.
@@ -275,6 +293,7 @@ int gp_write_deadline(const char *path, const char *value)
 			break;
 		if (r < 0)
 			return -errno;
+		deadline_progress(path, value, waited, limit);
 		if (waited >= limit) {
 			kill(pid, SIGKILL); /* ends it only if the write ever returns */
 			for (r = 0; r < 5 && !waitpid(pid, &status, WNOHANG); r++)
@@ -287,6 +306,7 @@ int gp_write_deadline(const char *path, const char *value)
 		nanosleep(&tick, NULL);
 		waited += 0.02;
 	}
+	gp_progress_clear();
 	if (!WIFEXITED(status))
 		return -EIO;
 	return -WEXITSTATUS(status);

@@ -1,7 +1,10 @@
 # Sourced by tests/run.sh.  A case line: NAME|EXIT|ARGS (ARGS split on blanks).
 # The binary's stdout must equal tests/cli/expected/NAME.out and its stderr
-# NAME.err (when that file exists); JSON output must parse.
+# NAME.err (when that file exists); JSON output must parse.  A JSON header's
+# "version" is the binary's (tests/cli/t_version.sh): expected files say
+# @VERSION@, so that a new debian/changelog entry changes none of them.
 GPUPROV=${GPUPROV:-build/test/gpuprov}
+GP_VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 
 run_cases() {
 	while IFS='|' read -r name want args; do
@@ -10,6 +13,8 @@ run_cases() {
 		# shellcheck disable=SC2086
 		"$GPUPROV" $args >"/tmp/gp-case.$$.out" 2>"/tmp/gp-case.$$.err"
 		rc=$?
+		sed -i "s/^  \"version\": \"$GP_VERSION\",\$/  \"version\": \"@VERSION@\",/" \
+			"/tmp/gp-case.$$.out"
 		if [ -n "${UPDATE:-}" ]; then
 			cp "/tmp/gp-case.$$.out" "$exp.out"
 			if [ -s "/tmp/gp-case.$$.err" ]; then cp "/tmp/gp-case.$$.err" "$exp.err"; else rm -f "$exp.err"; fi

@@ -1,6 +1,6 @@
 #!/bin/sh
-# --json prints exactly one JSON document on stdout, with "schema_version" and
-# "command", whatever the outcome: usage errors, bad profiles, an unreadable
+# --json prints exactly one JSON document on stdout, with "schema_version",
+# "version" and "command", whatever the outcome: usage errors, bad profiles, an unreadable
 # host, refusals, a missing bond, and commands whose plain output is not JSON.
 set -u
 G=build/test/gpuprov
@@ -17,7 +17,7 @@ import json, sys
 text = open(sys.argv[1]).read()
 doc, end = json.JSONDecoder().raw_decode(text)
 assert not text[end:].strip(), "more than one document"
-assert doc["schema_version"] == 1 and doc["command"], doc
+assert doc["schema_version"] == 1 and doc["command"] and doc["version"], doc
 if doc.get("error") is not None:
     assert doc["error"], doc
 PY

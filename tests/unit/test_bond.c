@@ -10,6 +10,9 @@
 
 #include "unit.h"
 #include "bond.h"
+#include "progress.h"
+#include "pty.h"
+#include "render.h"
 
 static struct nlattr *data_of(struct nl_msg *msg, struct nlattr **tb, struct nlattr **bond)
 {
@@ -117,12 +120,59 @@ static void test_lacp_formed(void **state)
 	assert_string_equal(gp_bond_mode_name(4), "802.3ad");
 }
 
+/*
+ * The LACP wait on a terminal: a line when a port's aggregator or partner
+ * changes (not at every poll), the seconds on the status line.
+ */
+static void test_lacp_progress(void **state)
+{
+	struct gp_bond_state s, shown = { .nports = 0 };
+	struct unit_pty t;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.nports = 2;
+	s.aggregator = 1;
+	s.num_ports = 1;
+	strcpy(s.ports[0].name, "ens1f0");
+	strcpy(s.ports[1].name, "ens1f1");
+	s.ports[0].aggregator = 1;
+	s.ports[1].aggregator = 2;
+	s.ports[0].partner_state = s.ports[1].partner_state = 0x40; /* defaulted */
+	unit_pty_open(&t);
+	gp_progress_setup(false, 1);
+	gp_bond_lacp_progress(&s, &shown, "bond0", 0, 90, 2);
+	gp_bond_lacp_progress(&s, &shown, "bond0", 1, 90, 2); /* nothing changed */
+	s.ports[1].aggregator = 1;
+	s.ports[0].partner_state = s.ports[1].partner_state = 0x3d;
+	s.num_ports = 2;
+	memcpy(s.partner_mac, "\x52\x54\x00\x00\x20\x00", 6);
+	gp_bond_lacp_progress(&s, &shown, "bond0", 3, 90, 2);
+	gp_progress_clear();
+	unit_pty_close(&t);
+	assert_string_equal(
+		t.out,
+		"bond0: port ens1f0 in aggregator 1, partner none (0 s)\n"
+		"bond0: port ens1f1 in aggregator 2, partner none (0 s)\n"
+		"\rbond0: LACP wait 0/90 s, aggregator 1 has 1/2 ports, partner 00:00:00:00:00:00"
+		"\r                                                                              \r"
+		"bond0: LACP wait 1/90 s, aggregator 1 has 1/2 ports, partner 00:00:00:00:00:00"
+		"\r                                                                              \r"
+		"bond0: port ens1f0 in aggregator 1, partner in sync, distributing (3 s)\n"
+		"bond0: port ens1f1 in aggregator 1, partner in sync, distributing (3 s)\n"
+		"\rbond0: LACP wait 3/90 s, aggregator 1 has 2/2 ports, partner 52:54:00:00:20:00"
+		"\r                                                                              "
+		"\r");
+}
+
 int main(void)
 {
+	gp_term_streams(); /* as main does */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_8023ad),
 		cmocka_unit_test(test_active_backup),
 		cmocka_unit_test(test_lacp_formed),
+		cmocka_unit_test(test_lacp_progress),
 	};
 
 	return cmocka_run_group_tests_name("bond", tests, NULL, NULL);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Progress and colour, on a pseudo-terminal (script(1)) as a person sees it:
+#  - check colours ok, WARN and FAIL; not with NO_COLOR, TERM=dumb, a pipe or --json;
+#  - apply and rollback (--only vm, libvirt's in-process QEMU driver, as in
+#    t_journal.sh) print a line when each step starts and one when it is
+#    verified or undone, with its duration; nothing of that through a pipe,
+#    with -q or --json, where the lines are today's.
+set -eu
+G=$(pwd)/build/test/gpuprov
+H=build/hosts/link
+P=profiles/h3c-r5350-g6.ini
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "$*"; exit 1; }
+ESC=$(printf '\033')
+# on a terminal: stdout and stderr both go to script's typescript
+tty() { TERM=${T:-xterm} script -qec "$*" /dev/null >"$d/tty" 2>&1 || true; tr -d '\r' <"$d/tty" >"$d/out"; }
+
+tty "$G -r $H -p $P check"
+grep -q "^${ESC}\[32mok  ${ESC}\[0m  iommu.off " "$d/out" || fail "check: ok not green"
+grep -q "^${ESC}\[33mWARN${ESC}\[0m  gpu.link " "$d/out" || fail "check: WARN not yellow"
+grep -q "^${ESC}\[1;31mFAIL${ESC}\[0m  gpu.link " "$d/out" || fail "check: FAIL not red"
+NO_COLOR=1 tty "$G -r $H -p $P check"
+! grep -q "$ESC" "$d/out" || fail "check: colour with NO_COLOR"
+grep -q "^FAIL  gpu.link " "$d/out" || fail "check: no FAIL with NO_COLOR"
+T=dumb tty "$G -r $H -p $P check"
+! grep -q "$ESC" "$d/out" || fail "check: colour with TERM=dumb"
+tty "$G -r $H -p $P --json check"
+! grep -q "$ESC" "$d/out" || fail "check --json: colour"
+TERM=xterm $G -r $H -p $P check >"$d/pipe" 2>&1 || true
+! grep -q "$ESC" "$d/pipe" || fail "check into a pipe: colour"
+
+# ---- apply and rollback: one line when a step starts, one when verified ----
+export GPUPROV_STATE_DIR=$d/journal GPUPROV_RUN_DIR=$d/run
+mkdir -p "$d/embed/etc" "$d/out.d"
+printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
+id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
+sed "s|<name>gpu-vm</name>|<name>gpu-vm</name><uuid>9c1e0c5a-5f57-4d52-9f3a-6b1f3f0a7e12</uuid>|" \
+	templates/domain-q35-ovmf.xml >"$d/template.xml"
+cat >"$d/p.ini" <<EOP
+[gpus]
+match = 10de:20b5
+count = 2
+[vm]
+name = gp-progress-vm
+vcpus = 1
+memory = 256MiB
+numa = none
+template = $d/template.xml
+output = $d/out.d/vm.xml
+uri = qemu:///embed?root=$d/embed
+EOP
+chmod 644 "$d/p.ini"
+x=$d/out.d/vm.xml
+tty "$G -p $d/p.ini --only vm apply --yes"
+grep -Eq "^start \[1/2\] domain.write $x: absent -> written" "$d/out" || { cat "$d/out"; fail "apply: no start line"; }
+grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[1/2\] domain.write $x: verified in [0-9]+\.[0-9]{2} s$" "$d/out" ||
+	{ cat "$d/out"; fail "apply: no verified line with its duration"; }
+grep -Eq "^start \[2/2\] domain.define gp-progress-vm: " "$d/out" || fail "apply: step 2 not started"
+grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[2/2\] domain.define gp-progress-vm: verified in [0-9.]+ s$" "$d/out" ||
+	fail "apply: step 2 not verified"
+[ "$(grep -c '^start ' "$d/out")" = 2 ] || fail "apply: a step line twice"
+grep -q '^gpuprov: \[1\]' "$d/out" && fail "apply: the log's step line too on a terminal"
+tty "$G rollback --yes"
+grep -Eq "^undo  \[2/2\] domain.define gp-progress-vm: " "$d/out" || { cat "$d/out"; fail "rollback: no undo line"; }
+grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[1/2\] domain.write $x: undone in [0-9.]+ s$" "$d/out" ||
+	fail "rollback: no undone line"
+[ ! -e "$x" ] || fail "rollback left the XML"
+
+# through a pipe, with -q, with --json: the lines of a log, or none
+$G -p "$d/p.ini" --only vm apply --yes >"$d/pipe" 2>&1 || fail "apply into a pipe"
+grep -q "^gpuprov: \[1\] domain.write $x: absent -> written" "$d/pipe" || fail "apply into a pipe: log line"
+! grep -q "^start \|verified in\|$ESC" "$d/pipe" || fail "apply into a pipe: progress"
+$G rollback --yes >"$d/pipe" 2>&1 || fail "rollback into a pipe"
+grep -q "^gpuprov: undo domain.define gp-progress-vm" "$d/pipe" || fail "rollback into a pipe: log line"
+tty "$G -q -p $d/p.ini --only vm apply --yes"
+! grep -q "^start \|verified in\|$ESC" "$d/out" || fail "apply -q: progress"
+tty "$G -q rollback --yes"
+tty "$G --json -p $d/p.ini --only vm apply --yes"
+! grep -q "^start \|verified in\|$ESC" "$d/out" || fail "apply --json: progress"
+tty "$G --json rollback --yes"
+! grep -q "^undo \|undone in\|$ESC" "$d/out" || fail "rollback --json: progress"
+[ ! -e "$x" ] || fail "the last rollback left the XML"
