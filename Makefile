@@ -6,6 +6,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/sbin
 MANDIR = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/gpuprov
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 # the version, from one place: the first line of debian/changelog
 VERSION := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
@@ -116,10 +117,11 @@ install: build/gpuprov
 	install -m 0644 profiles/*.ini $(DESTDIR)$(DATADIR)/profiles/
 	for f in templates/*; do [ -f "$$f" ] && install -m 0644 "$$f" \
 		$(DESTDIR)$(DATADIR)/templates/; done; true
+	install -D -m 0644 completion/gpuprov.bash $(DESTDIR)$(COMPLETIONDIR)/gpuprov
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpuprov $(DESTDIR)$(MANDIR)/man8/gpuprov.8 \
-		$(DESTDIR)$(MANDIR)/man5/gpuprov.ini.5
+		$(DESTDIR)$(MANDIR)/man5/gpuprov.ini.5 $(DESTDIR)$(COMPLETIONDIR)/gpuprov
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:

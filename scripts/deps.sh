@@ -8,6 +8,8 @@ pkgs="gcc make pkg-config libc6-dev libpci-dev libkmod-dev libnl-3-dev libnl-rou
 libinih-dev libvirt-dev libxml2-dev libjson-c-dev libcmocka-dev"
 # fixtures, CLI tests, benchmark, fuzzing, man page lint
 pkgs="$pkgs python3 pciutils kmod clang libclang-rt-14-dev clang-format mandoc strace"
+# the Debian package (tests/cli/t_deb.sh) and its bash completion
+pkgs="$pkgs dpkg-dev debhelper lintian bash-completion"
 # libvirt's own QEMU driver, in-process, to prove the domain XML
 pkgs="$pkgs libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 ovmf"
 [ "${1:-}" = "--lab" ] && pkgs="$pkgs busybox-static iproute2 cpio"

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Templates of the persistent files: found beside the binary in the source
- * tree (build/gpuprov -> templates/), else under PREFIX/share/gpuprov once
- * installed.  GPUPROV_TEMPLATES names another directory.
+ * tree (build/gpuprov -> templates/), else in the tree it is installed in
+ * (BIN/../share/gpuprov: /usr/sbin/gpuprov -> /usr/share/gpuprov, and the
+ * same for a package unpacked under another root), else in PREFIX/share/gpuprov
+ * as built.  GPUPROV_TEMPLATES names another directory.
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,29 +26,59 @@ static const char *const names[GP_PERSIST_FILES] = {
 	"60-gpuprov-vfio.rules", "gpuprov-vfio.service",
 };
 
+/* The directory of the running binary (no trailing slash). */
+static int exe_dir(char *exe, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", exe, len - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash || slash == exe)
+		return -ENOENT;
+	*slash = '\0';
+	return 0;
+}
+
 /* templates/ of the source tree holding the binary (build/ or build/test/) */
 static int beside_binary(char *dir, size_t len)
 {
 	char exe[PATH_MAX], probe[PATH_MAX + 64], *slash;
 	struct stat st;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int up;
 
-	if (n <= 0)
+	if (exe_dir(exe, sizeof(exe)))
 		return -ENOENT;
-	exe[n] = '\0';
 	for (up = 0; up < 3; up++) {
-		slash = strrchr(exe, '/');
-		if (!slash || slash == exe)
-			return -ENOENT;
-		*slash = '\0';
 		snprintf(probe, sizeof(probe), "%s/templates/%s", exe, names[0]);
 		if (!stat(probe, &st)) {
 			snprintf(dir, len, "%s/templates", exe);
 			return 0;
 		}
+		slash = strrchr(exe, '/');
+		if (!slash || slash == exe)
+			return -ENOENT;
+		*slash = '\0';
 	}
 	return -ENOENT;
+}
+
+/* BIN/../share/gpuprov/templates: an installed tree, wherever it was put. */
+static int installed_tree(char *dir, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	struct stat st;
+
+	if (exe_dir(exe, sizeof(exe)))
+		return -ENOENT;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0'; /* "" for a binary in /sbin: /share/gpuprov */
+	snprintf(dir, len, "%s/share/gpuprov/templates", exe);
+	return stat(dir, &st) || !S_ISDIR(st.st_mode) ? -ENOENT : 0;
 }
 
 static int find_dir(char *dir, size_t len)
@@ -57,7 +89,7 @@ static int find_dir(char *dir, size_t len)
 		snprintf(dir, len, "%s", getenv("GPUPROV_TEMPLATES"));
 		return 0;
 	}
-	if (!beside_binary(dir, len))
+	if (!beside_binary(dir, len) || !installed_tree(dir, len))
 		return 0;
 	snprintf(dir, len, "%s/templates", GP_DATADIR);
 	return stat(dir, &st) ? -ENOENT : 0;
@@ -69,6 +101,7 @@ int gp_templates_dir(char *dir, size_t len)
 		gp_err("cannot find the templates (%s/templates)", GP_DATADIR);
 		return -ENOENT;
 	}
+	gp_debug("templates from %s", dir);
 	return 0;
 }
 
@@ -89,10 +122,8 @@ int gp_templates_load(char *out[GP_PERSIST_FILES])
 	int i;
 
 	memset(out, 0, sizeof(char *) * GP_PERSIST_FILES);
-	if (find_dir(dir, sizeof(dir))) {
-		gp_err("cannot find the templates (%s/templates)", GP_DATADIR);
+	if (gp_templates_dir(dir, sizeof(dir)))
 		return -ENOENT;
-	}
 	for (i = 0; i < GP_PERSIST_FILES; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		out[i] = gp_read_file(path);
