@@ -31,15 +31,6 @@ extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbi
 extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write;
 void gp_files_set_persist(const struct gp_persist *ps);
 
-/* What domain.write and domain.define put in place. */
-struct gp_vm_target {
-	const char *xml;
-	char digest[24];
-	const char *output;
-	const char *uri;
-	const char *name;
-};
-
 void gp_files_set_vm(const struct gp_vm_target *t);
 /* bond.c */
 extern const struct gp_actuator gp_act_bond_create, gp_act_bond_enslave, gp_act_link_up;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gp.h"
+#include "model.h"
 
 #define GP_BOND_MAX_PORTS 16
 

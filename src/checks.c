@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gp.h"
+#include "model.h"
 #include "netconf.h"
 #include "vm.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "apply.h"
-#include "gp.h"
+#include "model.h"
 #include "plan.h"
 
 struct gp_ctx {

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "gp.h"
+#include "model.h"
 
 extern char **environ;
 

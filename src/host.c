@@ -22,8 +22,8 @@
 
 #include <pci/pci.h>
 
-#include "gp.h"
-#include "vfio.h"
+#include "model.h"
+#include "kmod.h"
 #include "virt.h"
 #include "netconf.h"
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "apply.h"
-#include "virt.h"
+#include "uri.h"
 
 #define JOURNAL_MAX (256u << 20) /* 16 files of GP_RECORD_MAX, in base64 */
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "gp.h"
+#include "model.h"
 #include "progress.h"
 #include "render.h"
 

@@ -2,7 +2,7 @@
 #ifndef GP_NETCONF_H
 #define GP_NETCONF_H
 
-#include "gp.h"
+#include "model.h"
 
 #define GP_NETCONF_MAX 20
 /* gpuprov's systemd-networkd files: 60-gpuprov-NAME.network and .netdev */

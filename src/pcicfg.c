@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gp.h"
+#include "model.h"
 
 #define CFG_STATUS	    0x06
 #define CFG_STATUS_CAP_LIST 0x10

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
 #include "netconf.h"
 #include "plan.h"
 #include "vm.h"

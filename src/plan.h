@@ -12,7 +12,7 @@
 
 #include <json.h>
 
-#include "gp.h"
+#include "model.h"
 
 enum gp_group {
 	GP_GROUP_VFIO = 1,
@@ -59,7 +59,15 @@ void gp_templates_release(char *t[GP_PERSIST_FILES]);
 char *gp_subst(const char *tmpl, const char *const *pairs);
 
 /* plan.c */
-struct gp_vm_target;
+/* What domain.write and domain.define put in place. */
+struct gp_vm_target {
+	const char *xml;
+	char digest[24];
+	const char *output;
+	const char *uri;
+	const char *name;
+};
+
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
 		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
 		   unsigned groups, const char *accept, struct gp_plan *plan);

@@ -16,8 +16,8 @@
 #include <arpa/inet.h>
 #include <ini.h>
 
-#include "gp.h"
-#include "virt.h"
+#include "model.h"
+#include "uri.h"
 
 #define MAX_SEEN       256
 #define GP_PROFILE_MAX (1u << 20) /* bytes; a profile is a page or two */

@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gp.h"
+#include "log.h"
+#include "util.h"
 #include "progress.h"
 
 static bool progress_on;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gp.h"
+#include "model.h"
 
 #define REDACTED "REDACTED"
 

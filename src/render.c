@@ -13,7 +13,7 @@
 
 #include <json.h>
 
-#include "gp.h"
+#include "model.h"
 #include "plan.h"
 #include "progress.h"
 #include "render.h"

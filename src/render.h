@@ -6,7 +6,7 @@
 
 #include <json.h>
 
-#include "gp.h"
+#include "model.h"
 
 extern bool gp_json_printed;
 json_object *gp_json_doc(const char *command);

@@ -22,7 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "gp.h"
+#include "rootfs.h"
+#include "util.h"
 
 #define MAX_LINKS 40  /* as the kernel's ELOOP limit */
 #define MAX_DEPTH 256 /* directories deep, in the userspace walk */

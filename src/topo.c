@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "gp.h"
+#include "model.h"
 
 #define MAX_DEPTH 64
 

@@ -27,7 +27,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "gp.h"
+#include "log.h"
+#include "trust.h"
+#include "util.h"
 
 #define MAX_LINKS   40	  /* the kernel's MAXSYMLINKS */
 #define MAX_ENTRIES 10000 /* a tree larger than this is no configuration */

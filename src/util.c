@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Logging and the small parsers shared by the profile and the host reader. */
+/* The small parsers and helpers shared by the profile and the host reader. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,64 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gp.h"
-#include "progress.h"
-
-int gp_verbosity = 1;
-char gp_last_error[512];
-const char *gp_progname = "gpuprov";
-
-static void vlog(const char *level, const char *fmt, va_list ap)
-{
-	gp_progress_clear(); /* a message starts on a clean line */
-	fprintf(stderr, "%s: %s", gp_progname, level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void gp_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(gp_last_error, sizeof(gp_last_error), fmt, ap);
-	va_end(ap);
-	gp_progress_clear();
-	fprintf(stderr, "%s: error: %s\n", gp_progname, gp_last_error);
-}
-
-void gp_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (gp_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	vlog("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void gp_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (gp_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	vlog("", fmt, ap);
-	va_end(ap);
-}
-
-void gp_debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (gp_verbosity < 2)
-		return;
-	va_start(ap, fmt);
-	vlog("debug: ", fmt, ap);
-	va_end(ap);
-}
+#include "exit.h"
+#include "log.h"
+#include "rootfs.h"
+#include "util.h"
 
 void *gp_xcalloc(size_t n, size_t size)
 {

@@ -3,7 +3,7 @@
  * The version, from one place: the Makefile reads it from the first line of
  * debian/changelog, so the binary, its JSON documents and the package agree.
  */
-#include "gp.h"
+#include "util.h"
 
 #ifndef GP_VERSION
 #error "GP_VERSION comes from debian/changelog through the Makefile"

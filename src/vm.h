@@ -2,7 +2,7 @@
 #ifndef GP_VM_H
 #define GP_VM_H
 
-#include "gp.h"
+#include "model.h"
 
 #define GP_VM_MAX_CELLS 8
 #define GP_VM_MAX_DEVS	32

@@ -18,7 +18,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "gp.h"
+#include "util.h"
+#include "write.h"
 
 /* The directory of path, opened, and path's last component in base. */
 static int open_parent(const char *path, char *base, size_t len)

@@ -41,7 +41,7 @@ done
 for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*.c | cut -d'"' -f2 | sort -u); do
 	documented "/tmp/gp-docs.$$.8" "STEP KINDS" "" ".It Sy" "$kind" || missing="$missing step:$kind"
 done
-for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/gp.h); do
+for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/exit.h); do
 	documented "/tmp/gp-docs.$$.8" "EXIT STATUS" "" ".It" "$code" || missing="$missing exit:$code"
 done
 sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_]*,.*/\1 \2/p' src/profile.c >"/tmp/gp-docs.$$.keys"

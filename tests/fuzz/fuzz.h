@@ -14,7 +14,7 @@
 
 #include <libxml/parser.h>
 
-#include "gp.h"
+#include "model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

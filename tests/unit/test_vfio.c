@@ -9,6 +9,7 @@
 
 #include "unit.h"
 #include "apply.h"
+#include "kmod.h"
 #include "vfio.h"
 
 static double now(void)

@@ -5,8 +5,8 @@
  * them, render.c prints.  Internal calls return 0 or a negative errno; only
  * main.c turns results into exit codes.
  */
-#ifndef GP_H
-#define GP_H
+#ifndef GP_MODEL_H
+#define GP_MODEL_H
 
 #include <dirent.h>
 #include <fcntl.h> /* AT_FDCWD */
@@ -17,123 +17,18 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#define GP_BDF_LEN   16 /* "0000:41:00.0" plus slack */
-#define GP_NAME_LEN  64
+#include "codec.h"
+#include "exit.h"
+#include "log.h"
+#include "rootfs.h"
+#include "trust.h"
+#include "util.h"
+#include "write.h"
+
 #define GP_MAX_BARS  6
 #define GP_MAX_MATCH 16
 #define GP_MAX_SLOTS 32
 #define GP_MAX_LIST  16
-
-/* Exit status, the same for every command (DESIGN.md). */
-enum gp_exit {
-	GP_EXIT_OK = 0,
-	GP_EXIT_WARN = 1,	 /* check: warnings only; plan: changes pending */
-	GP_EXIT_FAIL = 2,	 /* check: a failure; apply, rollback: refused, nothing changed */
-	GP_EXIT_HOST = 3,	 /* the host state could not be read */
-	GP_EXIT_INPUT = 4,	 /* usage error, bad profile */
-	GP_EXIT_LOCKED = 5,	 /* another run holds the lock */
-	GP_EXIT_ROLLED_BACK = 6, /* apply: a step failed, every change was undone */
-	GP_EXIT_UNDO_FAILED = 7, /* apply, rollback: an undo failed, the host is left changed */
-};
-
-/* ---- logging (util.c) ---- */
-extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
-extern const char *gp_progname;
-extern char gp_last_error[512]; /* the last gp_err() message, for --json */
-extern const char gp_version[]; /* version.c: debian/changelog's, through the Makefile */
-void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void gp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* ---- small helpers (util.c) ---- */
-void *gp_xcalloc(size_t n, size_t size);
-void *gp_xrealloc(void *p, size_t n, size_t size);
-char *gp_xstrdup(const char *s);
-size_t gp_strlcpy(char *dst, const char *src, size_t size);
-bool gp_ifname_valid(const char *s);
-int gp_utf8_len(const unsigned char *s, size_t n);
-bool gp_text_valid(const char *s);
-char *gp_trim(char *s);
-int gp_parse_size(const char *s, uint64_t *out);
-int gp_parse_uint(const char *s, unsigned long max, unsigned long *out);
-int gp_parse_bool(const char *s, bool *out);
-int gp_parse_bdf(const char *s, char out[GP_BDF_LEN]);
-int gp_parse_id_pair(const char *s, uint16_t *vendor, uint16_t *device);
-int gp_split_list(char *s, char **items, int max);
-/* The word of list (NULL-terminated) closest to word, NULL when none is close. */
-const char *gp_closest(const char *word, const char *const *list);
-int gp_cpulist_count(const char *list);
-int gp_version_cmp(const char *a, const char *b);
-void gp_format_size(uint64_t bytes, char *buf, size_t len);
-char *gp_read_file(const char *path);
-int gp_mkdir_p(const char *path, bool parents_only);
-
-/* ---- the one writer of files (write.c): whole file or nothing, synced ---- */
-struct gp_xattr {
-	char name[256];
-	char *value;
-	size_t len;
-};
-
-struct gp_file_attrs {
-	mode_t mode; /* permission bits, setuid/setgid/sticky included */
-	bool owner;  /* set uid and gid too (else the writer's) */
-	uid_t uid;
-	gid_t gid;
-	const struct gp_xattr *xattrs;
-	size_t nxattrs;
-};
-
-int gp_write_file(const char *path, const void *data, size_t len, mode_t mode);
-/* Every byte to fd (short writes retried); 0 or the -errno that stopped it. */
-int gp_write_all(int fd, const char *p, size_t len);
-int gp_write_file_attrs(const char *path, const void *data, size_t len,
-			const struct gp_file_attrs *a);
-int gp_write_link(const char *path, const char *target, const struct gp_file_attrs *a);
-
-/* ---- digests and encodings (codec.c) ---- */
-void gp_sha256_hex(const void *data, size_t len, char out[65]);
-char *gp_base64_encode(const void *data, size_t len);
-int gp_base64_decode(const char *text, char **out, size_t *len);
-
-/* ---- trust in what root acts on (trust.c) ---- */
-enum gp_trust_kind {
-	GP_TRUST_FILE, /* a regular file */
-	GP_TRUST_DIR,  /* a directory (not what is in it) */
-	GP_TRUST_TREE, /* a directory and everything below it */
-};
-/* 0 when only root can change what path names; else -EPERM or -errno, after gp_err(). */
-int gp_trust(const char *path, enum gp_trust_kind kind);
-/* gp_trust of the directory path will be written into (or the nearest that exists) */
-int gp_trust_parent(const char *path);
-/* every entry of the tree root's and writable by nobody else (a --root read as root) */
-int gp_trust_owned_tree(const char *path);
-/* why = the formatted reason; returns -EINVAL (a check that says why it refuses) */
-int gp_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/*
- * ---- the one safe reader (rootfs.c) ----
- * rootfd: gp_root_open(ROOT), or AT_FDCWD for the live host and for files
- * named by the operator (profile, templates).  Under a root, links resolve
- * inside it; only regular files and directories are read; reads are bounded.
- * All return 0, a length or an fd, or a negative errno: -EINVAL for a FIFO,
- * a device or a socket, -EXDEV for a library path leading out of the root.
- */
-#define GP_READ_MAX (8u << 20)	/* bytes, for a whole file read into memory */
-extern bool gp_root_no_openat2; /* tests: take the userspace walk */
-int gp_root_open(const char *root);
-void gp_root_close(int rootfd);
-const char *gp_root_strerror(int rc);
-int gp_root_openat(int rootfd, const char *path, int flags);
-ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len);
-ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out);
-char *gp_root_read_file(int rootfd, const char *path);
-ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len);
-DIR *gp_root_opendir(int rootfd, const char *path);
-int gp_root_stat(int rootfd, const char *path, struct stat *st);
-int gp_root_guard(int rootfd, const char *root, const char *path);
-int gp_root_mkparent(int dirfd, const char *path, const char **name);
 
 /* ---- what a snapshot keeps of a network configuration (redact.c) ---- */
 char *gp_net_redact(const char *path, const char *text);

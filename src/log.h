@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Logging (log.c): to stderr, by verbosity; the last error kept for --json. */
+#ifndef GP_LOG_H
+#define GP_LOG_H
+
+extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
+extern const char *gp_progname;
+extern char gp_last_error[512]; /* the last gp_err() message, for --json */
+void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void gp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

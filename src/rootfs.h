@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one safe reader (rootfs.c). */
+#ifndef GP_ROOTFS_H
+#define GP_ROOTFS_H
+
+#include <dirent.h>
+#include <fcntl.h> /* AT_FDCWD */
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/*
+ * rootfd: gp_root_open(ROOT), or AT_FDCWD for the live host and for files
+ * named by the operator (profile, templates).  Under a root, links resolve
+ * inside it; only regular files and directories are read; reads are bounded.
+ * All return 0, a length or an fd, or a negative errno: -EINVAL for a FIFO,
+ * a device or a socket, -EXDEV for a library path leading out of the root.
+ */
+#define GP_READ_MAX (8u << 20)	/* bytes, for a whole file read into memory */
+extern bool gp_root_no_openat2; /* tests: take the userspace walk */
+int gp_root_open(const char *root);
+void gp_root_close(int rootfd);
+const char *gp_root_strerror(int rc);
+int gp_root_openat(int rootfd, const char *path, int flags);
+ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len);
+ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out);
+char *gp_root_read_file(int rootfd, const char *path);
+ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len);
+DIR *gp_root_opendir(int rootfd, const char *path);
+int gp_root_stat(int rootfd, const char *path, struct stat *st);
+int gp_root_guard(int rootfd, const char *root, const char *path);
+int gp_root_mkparent(int dirfd, const char *path, const char **name);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers (util.c): allocation that exits on failure, strings, parsers. */
+#ifndef GP_UTIL_H
+#define GP_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GP_BDF_LEN  16 /* "0000:41:00.0" plus slack */
+#define GP_NAME_LEN 64
+
+/* version.c: debian/changelog's, through the Makefile */
+extern const char gp_version[];
+
+void *gp_xcalloc(size_t n, size_t size);
+void *gp_xrealloc(void *p, size_t n, size_t size);
+char *gp_xstrdup(const char *s);
+size_t gp_strlcpy(char *dst, const char *src, size_t size);
+bool gp_ifname_valid(const char *s);
+int gp_utf8_len(const unsigned char *s, size_t n);
+bool gp_text_valid(const char *s);
+char *gp_trim(char *s);
+int gp_parse_size(const char *s, uint64_t *out);
+int gp_parse_uint(const char *s, unsigned long max, unsigned long *out);
+int gp_parse_bool(const char *s, bool *out);
+int gp_parse_bdf(const char *s, char out[GP_BDF_LEN]);
+int gp_parse_id_pair(const char *s, uint16_t *vendor, uint16_t *device);
+int gp_split_list(char *s, char **items, int max);
+/* The word of list (NULL-terminated) closest to word, NULL when none is close. */
+const char *gp_closest(const char *word, const char *const *list);
+int gp_cpulist_count(const char *list);
+int gp_version_cmp(const char *a, const char *b);
+void gp_format_size(uint64_t bytes, char *buf, size_t len);
+char *gp_read_file(const char *path);
+int gp_mkdir_p(const char *path, bool parents_only);
+/* why = the formatted reason; returns -EINVAL (a check that says why it refuses) */
+int gp_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
