@@ -22,17 +22,22 @@ CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-format-truncation
 GP_DEFS = -DGP_DATADIR='"$(DATADIR)"' -DGP_VERSION='"$(VERSION)"'
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(GP_DEFS)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) -Isrc $(PKG_CFLAGS) $(GP_DEFS)
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-SRC = $(wildcard src/*.c)
-LIB_SRC = $(filter-out src/main.c src/cmd_%.c,$(SRC))
+# src/{shared,core,sys,host,act,cli}: the layers (ARCHITECTURE.md); the
+# library is everything but the command line
+SRC = $(wildcard src/*/*.c)
+HDR = $(wildcard src/*/*.h)
+LIB_SRC = $(filter-out src/cli/%,$(SRC))
+# the unit tests may test cli's renderers too: all but main and the commands
+UNIT_SRC = $(filter-out src/cli/main.c src/cli/cmd_%.c,$(SRC))
 OBJ = $(SRC:src/%.c=build/obj/%.o)
 TEST_OBJ = $(SRC:src/%.c=build/test/obj/%.o)
-TEST_LIB_OBJ = $(LIB_SRC:src/%.c=build/test/obj/%.o)
+TEST_LIB_OBJ = $(UNIT_SRC:src/%.c=build/test/obj/%.o)
 UNIT = $(patsubst tests/unit/%.c,build/test/%,$(wildcard tests/unit/test_*.c))
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	$(PKG_CFLAGS) $(GP_DEFS)
+	-Isrc $(PKG_CFLAGS) $(GP_DEFS)
 FUZZ_LIB_OBJ = $(LIB_SRC:src/%.c=build/fuzz/obj/%.o)
 FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
@@ -44,33 +49,37 @@ build/gpuprov: $(OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(PKG_LIBS)
 
 # a new entry in debian/changelog is a new version
-build/obj/version.o build/test/obj/version.o build/fuzz/obj/version.o: debian/changelog
+build/obj/shared/version.o build/test/obj/shared/version.o build/fuzz/obj/shared/version.o: \
+	debian/changelog
 
-build/obj/%.o: src/%.c src/*.h | build/obj
+build/obj/%.o: src/%.c $(HDR)
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # the test build: warnings are errors, AddressSanitizer and UBSan on
 build/test/gpuprov: $(TEST_OBJ)
 	$(CC) $(SAN) -o $@ $(TEST_OBJ) $(PKG_LIBS)
 
-build/test/obj/%.o: src/%.c src/*.h | build/test/obj
+build/test/obj/%.o: src/%.c $(HDR)
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -c -o $@ $<
 
 build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_LIB_OBJ)
-	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -Isrc -o $@ $< $(TEST_LIB_OBJ) \
+	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -o $@ $< $(TEST_LIB_OBJ) \
 		$(PKG_LIBS) -lcmocka
 
 # the library is compiled once for every harness, with coverage;
 # -fno-sanitize-recover=all: a UBSan report is a crash, not a line in a log
-build/fuzz/obj/%.o: src/%.c src/*.h | build/fuzz/obj
+build/fuzz/obj/%.o: src/%.c $(HDR)
+	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 .SECONDARY: $(FUZZ_LIB_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) | build/fuzz
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
 
-build/obj build/test/obj build/fuzz build/fuzz/obj:
+build/fuzz:
 	mkdir -p $@
 
 deps:

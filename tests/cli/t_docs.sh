@@ -24,27 +24,27 @@ documented() {
 		END { exit !found }' "$1"
 }
 
-for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*.c | cut -d'"' -f2 | sort -u); do
+for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*/*.c | cut -d'"' -f2 | sort -u); do
 	documented "/tmp/gp-docs.$$.8" FINDINGS "" ".It Sy" "$id" || missing="$missing finding:$id"
 done
-# --accept knows every id the checks report (src/checks.c, gp_finding_ids)
-ids=$(sed -n '/^const char \*const gp_finding_ids/,/};/p' src/checks.c)
-for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*.c | cut -d'"' -f2 | sort -u); do
+# --accept knows every id the checks report (src/core/checks.c, gp_finding_ids)
+ids=$(sed -n '/^const char \*const gp_finding_ids/,/};/p' src/core/checks.c)
+for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*/*.c | cut -d'"' -f2 | sort -u); do
 	case "$ids" in *"\"$id\""*) ;; *) missing="$missing gp_finding_ids:$id" ;; esac
 done
-for cmd in $(sed -n 's/^	{ "\([a-z]*\)", gp_cmd_.*/\1/p' src/main.c); do
+for cmd in $(sed -n 's/^	{ "\([a-z]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
 	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done
-for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/main.c); do
+for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do
 	grep -q "^OPTIONS||\\.It .*Fl -$opt\\( \\|\$\\)" "/tmp/gp-docs.$$.8" || missing="$missing option:--$opt"
 done
-for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*.c | cut -d'"' -f2 | sort -u); do
+for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2 | sort -u); do
 	documented "/tmp/gp-docs.$$.8" "STEP KINDS" "" ".It Sy" "$kind" || missing="$missing step:$kind"
 done
-for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/exit.h); do
+for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/shared/exit.h); do
 	documented "/tmp/gp-docs.$$.8" "EXIT STATUS" "" ".It" "$code" || missing="$missing exit:$code"
 done
-sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_]*,.*/\1 \2/p' src/profile.c >"/tmp/gp-docs.$$.keys"
+sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_]*,.*/\1 \2/p' src/core/profile.c >"/tmp/gp-docs.$$.keys"
 echo "slot root_port" >>"/tmp/gp-docs.$$.keys"
 echo "slot numa_node" >>"/tmp/gp-docs.$$.keys"
 echo "slot cpu_direct" >>"/tmp/gp-docs.$$.keys"

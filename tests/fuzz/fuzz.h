@@ -14,7 +14,7 @@
 
 #include <libxml/parser.h>
 
-#include "model.h"
+#include "core/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

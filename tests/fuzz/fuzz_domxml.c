@@ -5,7 +5,7 @@
  * well-formed, or the builder says why and fails.
  */
 #include "fuzz.h"
-#include "vm.h"
+#include "core/vm.h"
 
 /* ";path:NAME" on the first line (an INI comment): the profile's path. */
 static const char *profile_path(const char *text, char *buf, size_t len)

@@ -4,9 +4,9 @@
  * journal are accepted (checked: paths, kinds, modes) or refused with a
  * reason, the same from a buffer and from the file; never a crash.
  */
-#include "apply.h"
+#include "act/apply.h"
 #include "fuzz.h"
-#include "plan.h"
+#include "core/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

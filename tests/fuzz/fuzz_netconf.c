@@ -6,7 +6,7 @@
  * character and no name the interface-name rule refuses.
  */
 #include "fuzz.h"
-#include "netconf.h"
+#include "core/netconf.h"
 
 static const char *const owners[] = { "networkd", "networkmanager", "netplan", "ifupdown" };
 

@@ -6,8 +6,8 @@
  * template gp_subst() fills in.
  */
 #include "fuzz.h"
-#include "plan.h"
-#include "vm.h"
+#include "core/plan.h"
+#include "core/vm.h"
 
 static const char profile[] = "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 			      "[vm]\nname = fuzz-vm\nvcpus = 8\nmemory = 16GiB\n";

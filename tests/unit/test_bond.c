@@ -9,10 +9,10 @@
 #include <netlink/netlink.h>
 
 #include "unit.h"
-#include "bond.h"
-#include "progress.h"
+#include "act/bond.h"
+#include "shared/progress.h"
 #include "pty.h"
-#include "render.h"
+#include "cli/render.h"
 
 static struct nlattr *data_of(struct nl_msg *msg, struct nlattr **tb, struct nlattr **bond)
 {

@@ -5,8 +5,8 @@
  * rollback takes next (interrupted runs first) and which keeps apply out.
  */
 #include "unit.h"
-#include "apply.h"
-#include "netconf.h"
+#include "act/apply.h"
+#include "core/netconf.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* persist.bond's files in each owner's format, from the shipped templates. */
 #include "unit.h"
-#include "netconf.h"
+#include "core/netconf.h"
 
 #define BOND                                                           \
 	"[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond0\n" \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The plan on fixture hosts: the expected steps, in order, or the blockers. */
 #include "unit.h"
-#include "plan.h"
+#include "core/plan.h"
 
 struct run {
 	struct gp_host h;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The profile parser: every key, every kind of error, each naming file:line. */
 #include "unit.h"
-#include "uri.h"
+#include "core/uri.h"
 
 #define GPUS "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 

@@ -9,9 +9,9 @@
 
 #include "unit.h"
 #include "pty.h"
-#include "progress.h"
-#include "render.h"
-#include "vfio.h"
+#include "shared/progress.h"
+#include "cli/render.h"
+#include "act/vfio.h"
 
 static void test_status_line(void **state)
 {

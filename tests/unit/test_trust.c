@@ -11,7 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "act/apply.h"
 #include "unit.h"
 
 #define NOBODY 65534

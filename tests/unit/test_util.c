@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "unit.h"
-#include "render.h"
+#include "cli/render.h"
 
 static void test_size(void **state)
 {

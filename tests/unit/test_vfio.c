@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "apply.h"
-#include "kmod.h"
-#include "vfio.h"
+#include "act/apply.h"
+#include "sys/kmod.h"
+#include "act/vfio.h"
 
 static double now(void)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The VM layout (cells, devices, MMIO window) and the vm.* checks. */
 #include "unit.h"
-#include "vm.h"
+#include "core/vm.h"
 
 #define GIB (1ull << 30)
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "apply.h"
+#include "act/apply.h"
 
 static char dir[] = "build/test/write.XXXXXX";
 

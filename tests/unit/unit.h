@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "model.h"
+#include "core/model.h"
 
 /* Loads build/hosts/NAME with the profile text (NULL: no profile). */
 static inline void unit_host(const char *name, const struct gp_profile *p, struct gp_host *h)

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The domain.define actuator: define the VM through libvirt (virt.c's
+ * connection), keep the previous definition for undo.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "act/apply.h"
+#include "sys/virt.h"
+
+static const struct gp_vm_target *target; /* what apply defines */
+
+void gp_virt_set_target(const struct gp_vm_target *t)
+{
+	target = t;
+}
+
+/* ---- the domain.define actuator ---- */
+
+static int define_precheck(const struct gp_step *st)
+{
+	virConnectPtr c;
+
+	(void)st;
+	if (!target) {
+		gp_err("domain.define: no domain XML to define");
+		return -EINVAL;
+	}
+	c = gp_virt_connect(target->uri, true);
+	if (!c)
+		return -EIO;
+	virConnectClose(c);
+	return 0;
+}
+
+static int define_done(const struct gp_step *st)
+{
+	char digest[24];
+
+	(void)st;
+	return gp_virt_digest(target->uri, target->name, digest, sizeof(digest)) == 1 &&
+	       !strcmp(digest, target->digest);
+}
+
+static int define_record(const struct gp_step *st, json_object *undo)
+{
+	virConnectPtr c = gp_virt_connect(target->uri, true);
+	virDomainPtr d;
+	char *xml;
+
+	(void)st;
+	if (!c)
+		return -EIO;
+	json_object_object_add(undo, "uri", json_object_new_string(target->uri));
+	json_object_object_add(undo, "name", json_object_new_string(target->name));
+	d = virDomainLookupByName(c, target->name);
+	xml = d ? virDomainGetXMLDesc(d, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE) : NULL;
+	json_object_object_add(undo, "previous", xml ? json_object_new_string(xml) : NULL);
+	free(xml);
+	if (d)
+		virDomainFree(d);
+	virConnectClose(c);
+	return 0;
+}
+
+static int define_xml(const char *uri, const char *xml)
+{
+	virConnectPtr c = gp_virt_connect(uri, true);
+	virDomainPtr d;
+
+	if (!c)
+		return -EIO;
+	d = virDomainDefineXML(c, xml);
+	if (!d)
+		gp_err("libvirt refused the domain: %s", virGetLastErrorMessage());
+	else
+		virDomainFree(d);
+	virConnectClose(c);
+	return d ? 0 : -EINVAL;
+}
+
+static int define_run(const struct gp_step *st)
+{
+	(void)st;
+	return define_xml(target->uri, target->xml);
+}
+
+static int define_verify(const struct gp_step *st)
+{
+	if (define_done(st) > 0)
+		return 0;
+	gp_err("domain '%s' is not defined as written", target->name);
+	return -EIO;
+}
+
+/* Put back the previous definition, or undefine the one we added. */
+static int define_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *uri = json_object_object_get(undo, "uri");
+	json_object *name = json_object_object_get(undo, "name");
+	json_object *prev = json_object_object_get(undo, "previous");
+	virConnectPtr c;
+	virDomainPtr d;
+	int rc = 0;
+
+	(void)st;
+	if (!uri || !name)
+		return 0; /* nothing was recorded: nothing was defined */
+	if (prev)
+		return define_xml(json_object_get_string(uri), json_object_get_string(prev));
+	c = gp_virt_connect(json_object_get_string(uri), true);
+	if (!c)
+		return -EIO;
+	d = virDomainLookupByName(c, json_object_get_string(name));
+	if (d && virDomainUndefineFlags(d, VIR_DOMAIN_UNDEFINE_NVRAM) < 0) {
+		gp_err("cannot undefine '%s': %s", json_object_get_string(name),
+		       virGetLastErrorMessage());
+		rc = -EIO;
+	}
+	if (d)
+		virDomainFree(d);
+	virConnectClose(c);
+	return rc;
+}
+
+const struct gp_actuator gp_act_domain_define = {
+	"domain.define", define_precheck, define_done, define_record,
+	define_run,	 define_verify,	  define_undo,
+};

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The files actuator: persistent configuration, written atomically (temp
+ * file, fsync, rename), each file's previous content kept in the journal so
+ * that undo puts back exactly what was there, or removes what was not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "act/apply.h"
+#include "core/netconf.h"
+
+#define WANTS_LINK   GP_WANTS_LINK
+#define WANTS_TARGET "../gpuprov-vfio.service"
+
+static const struct gp_persist *persist; /* rendered by the plan */
+
+void gp_files_set_persist(const struct gp_persist *ps)
+{
+	persist = ps;
+}
+
+static int write_atomic(const char *path, const char *text, mode_t mode)
+{
+	int rc = gp_mkdir_p(path, true);
+
+	return rc ? rc : gp_write_file(path, text, strlen(text), mode);
+}
+
+/* Every (path, content, mode) persist.vfio owns, in writing order. */
+struct target {
+	char path[256];
+	const char *text;
+	mode_t mode;
+};
+
+static int targets(struct target *t, int max)
+{
+	int i, n = 0;
+
+	if (!persist)
+		return 0;
+	for (i = 0; i < GP_PERSIST_FILES && n < max; i++) {
+		if (!persist->files[i])
+			continue;
+		gp_strlcpy(t[n].path, gp_persist_paths[i], sizeof(t[n].path));
+		t[n].text = persist->files[i];
+		t[n++].mode = i == 0 ? 0755 : 0644;
+	}
+	for (i = 0; i < persist->noverrides && n < max; i++) {
+		const struct gp_override *o = &persist->overrides[i];
+
+		snprintf(t[n].path, sizeof(t[n].path),
+			 persist->driverctl ? "/etc/driverctl.d/pci-%s"
+					    : "/etc/gpuprov/override.d/%s",
+			 o->bdf);
+		t[n].text = o->driver;
+		t[n++].mode = 0644;
+	}
+	return n;
+}
+
+/* Each file as it is now, into undo's "files" (or under key): absent, a link or every byte. */
+static int record_files(json_object *undo, const char *key, const char *const *paths, int n)
+{
+	json_object *files = json_object_new_array(), *rec;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		rc = gp_fstate_record(paths[i], &rec);
+		if (rc) {
+			json_object_put(files);
+			return rc;
+		}
+		json_object_array_add(files, rec);
+	}
+	if (key) { /* one file: the record itself */
+		json_object_object_add(undo, key,
+				       json_object_get(json_object_array_get_idx(files, 0)));
+		json_object_put(files);
+	} else {
+		json_object_object_add(undo, "files", files);
+	}
+	return 0;
+}
+
+static bool same(const char *path, const char *text)
+{
+	char *cur = gp_read_file(path);
+	bool eq;
+
+	if (!cur)
+		return false;
+	/* override files hold the bare driver name; a newline is fine too */
+	eq = !strcmp(cur, text) || (strlen(cur) == strlen(text) + 1 &&
+				    !strncmp(cur, text, strlen(text)) && cur[strlen(text)] == '\n');
+	free(cur);
+	return eq;
+}
+
+static int persist_precheck(const struct gp_step *st)
+{
+	(void)st;
+	if (!persist) {
+		gp_err("persist.vfio: nothing rendered to write");
+		return -EINVAL;
+	}
+	if (geteuid()) {
+		gp_err("persist.vfio: writing under /etc needs root");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int persist_done(const struct gp_step *st)
+{
+	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+
+	(void)st;
+	for (i = 0; i < n; i++)
+		if (!same(t[i].path, t[i].text))
+			return 0;
+	return 1;
+}
+
+/* Every file it writes, and the boot unit's enabling link, as they are now. */
+static int persist_record(const struct gp_step *st, json_object *undo)
+{
+	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	const char *paths[GP_PERSIST_FILES + GP_MAX_OVERRIDES + 1];
+	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+
+	(void)st;
+	for (i = 0; i < n; i++)
+		paths[i] = t[i].path;
+	if (!persist->driverctl)
+		paths[n++] = WANTS_LINK;
+	return record_files(undo, NULL, paths, n);
+}
+
+static int persist_run(const struct gp_step *st)
+{
+	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	int i, rc, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+
+	(void)st;
+	for (i = 0; i < n; i++) {
+		rc = write_atomic(t[i].path, t[i].text, t[i].mode);
+		if (rc) {
+			gp_err("cannot write '%s': %s", t[i].path, strerror(-rc));
+			return rc;
+		}
+	}
+	if (persist->driverctl)
+		return 0;
+	/* `systemctl enable`, done by hand so it works without a running systemd */
+	rc = gp_mkdir_p(WANTS_LINK, true);
+	if (!rc)
+		rc = gp_write_link(WANTS_LINK, WANTS_TARGET, NULL);
+	if (rc)
+		gp_err("cannot enable gpuprov-vfio.service: %s", strerror(-rc));
+	return rc;
+}
+
+static int persist_verify(const struct gp_step *st)
+{
+	if (persist_done(st) > 0)
+		return 0;
+	gp_err("persist.vfio: the files do not read back as written");
+	return -EIO;
+}
+
+static int persist_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *files = json_object_object_get(undo, "files");
+	json_object *wl = json_object_object_get(undo, "wants_link_existed");
+	size_t i;
+	int rc = 0;
+
+	(void)st;
+	for (i = 0; files && i < json_object_array_length(files); i++)
+		if (gp_fstate_restore(json_object_array_get_idx(files, i)))
+			rc = -EIO;
+	if (files && wl && !json_object_get_boolean(wl)) /* journals before the link was a file */
+		unlink(WANTS_LINK);
+	return rc;
+}
+
+const struct gp_actuator gp_act_persist_vfio = {
+	"persist.vfio", persist_precheck, persist_done, persist_record,
+	persist_run,	persist_verify,	  persist_undo,
+};
+
+/* ---- domain.write: the VM's XML where the profile says ---- */
+
+static const struct gp_vm_target *vm; /* rendered by the command */
+
+void gp_files_set_vm(const struct gp_vm_target *t)
+{
+	vm = t;
+}
+
+static int domain_precheck(const struct gp_step *st)
+{
+	(void)st;
+	if (vm)
+		return 0;
+	gp_err("domain.write: no domain XML to write");
+	return -EINVAL;
+}
+
+static int domain_done(const struct gp_step *st)
+{
+	(void)st;
+	return same(vm->output, vm->xml);
+}
+
+static int domain_record(const struct gp_step *st, json_object *undo)
+{
+	(void)st;
+	return record_files(undo, "file", &vm->output, 1);
+}
+
+static int domain_run(const struct gp_step *st)
+{
+	int rc = write_atomic(vm->output, vm->xml, 0644);
+
+	(void)st;
+	if (rc)
+		gp_err("cannot write '%s': %s", vm->output, strerror(-rc));
+	return rc;
+}
+
+static int domain_verify(const struct gp_step *st)
+{
+	if (domain_done(st) > 0)
+		return 0;
+	gp_err("'%s' does not read back as written", vm->output);
+	return -EIO;
+}
+
+static int domain_undo(const struct gp_step *st, json_object *undo)
+{
+	json_object *f = json_object_object_get(undo, "file");
+
+	(void)st;
+	return f ? gp_fstate_restore(f) : 0;
+}
+
+const struct gp_actuator gp_act_domain_write = {
+	"domain.write", domain_precheck, domain_done, domain_record,
+	domain_run,	domain_verify,	 domain_undo,
+};
+
+/* ---- persist.bond: the bond in the network owner's format ---- */
+
+static const struct gp_netconf *netconf;
+
+void gp_files_set_netconf(const struct gp_netconf *nc)
+{
+	netconf = nc;
+}
+
+static int bondfiles_precheck(const struct gp_step *st)
+{
+	(void)st;
+	if (netconf && netconf->n)
+		return 0;
+	gp_err("persist.bond: nothing rendered to write");
+	return -EINVAL;
+}
+
+static int bondfiles_done(const struct gp_step *st)
+{
+	int i;
+
+	(void)st;
+	for (i = 0; i < netconf->n; i++)
+		if (!same(netconf->files[i].path, netconf->files[i].text))
+			return 0;
+	return 1;
+}
+
+static int bondfiles_record(const struct gp_step *st, json_object *undo)
+{
+	const char *paths[GP_NETCONF_MAX];
+	int i;
+
+	(void)st;
+	for (i = 0; i < netconf->n; i++)
+		paths[i] = netconf->files[i].path;
+	return record_files(undo, NULL, paths, netconf->n);
+}
+
+static int bondfiles_run(const struct gp_step *st)
+{
+	int i, rc;
+
+	(void)st;
+	for (i = 0; i < netconf->n; i++) {
+		rc = write_atomic(netconf->files[i].path, netconf->files[i].text,
+				  (mode_t)netconf->files[i].mode);
+		if (rc) {
+			gp_err("cannot write '%s': %s", netconf->files[i].path, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int bondfiles_verify(const struct gp_step *st)
+{
+	if (bondfiles_done(st) > 0)
+		return 0;
+	gp_err("persist.bond: the files do not read back as written");
+	return -EIO;
+}
+
+const struct gp_actuator gp_act_persist_bond = {
+	"persist.bond", bondfiles_precheck, bondfiles_done, bondfiles_record,
+	bondfiles_run,	bondfiles_verify,   persist_undo,
+};

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A file's state before gpuprov replaces it, as the journal keeps it, and
+ * undo's restoring of exactly that state: absent, a symbolic link (its
+ * target), or a regular file (every byte, mode, owner, extended attributes).
+ * Also the set of paths gpuprov writes, which a journal is checked against.
+ *
+ *   { "path": "/etc/...", "type": "absent" | "link" | "file",
+ *     "target": "...",                                  (link)
+ *     "size": N, "sha256": "...", "content": "base64",  (file)
+ *     "mode": 420, "uid": 0, "gid": 0,                  (file, link: uid/gid)
+ *     "xattrs": { "user.x": "base64", ... } }
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "act/apply.h"
+
+/*
+ * The paths each step kind writes, besides gp_persist_paths (persist.vfio)
+ * and the VM's XML (domain.write: any absolute *.xml, see xml_path_ok).
+ * netconf.c and files.c make their names in these forms; test_journal
+ * checks each rendered path against this table.
+ */
+static const struct {
+	const char *kind;
+	const char *pattern; /* fnmatch(3), FNM_PATHNAME: '*' stays in one name */
+} owned[] = {
+	{ "persist.vfio", "/etc/gpuprov/override.d/[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]" },
+	{ "persist.vfio", "/etc/driverctl.d/pci-[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]" },
+	{ "persist.vfio", GP_WANTS_LINK },
+	{ "persist.bond", "/etc/systemd/network/60-gpuprov-*.netdev" },
+	{ "persist.bond", "/etc/systemd/network/60-gpuprov-*.network" },
+	{ "persist.bond", "/etc/NetworkManager/system-connections/gpuprov-*.nmconnection" },
+	{ "persist.bond", "/etc/netplan/60-gpuprov-*.yaml" },
+	{ "persist.bond", "/etc/network/interfaces.d/gpuprov-*" },
+};
+
+/* Absolute, no ".", ".." or empty component, a name of its own. */
+static bool path_clean(const char *path)
+{
+	const char *p = path;
+
+	if (path[0] != '/' || strlen(path) >= PATH_MAX)
+		return false;
+	while (*p == '/') {
+		const char *next = strchr(p + 1, '/');
+		size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
+
+		if (!n || (n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+		if (!next)
+			return true;
+		p = next;
+	}
+	return false;
+}
+
+/* The VM's XML: anywhere the profile says, but never into the kernel's trees. */
+static bool xml_path_ok(const char *path)
+{
+	static const char *const never[] = { "/proc/", "/sys/", "/dev/" };
+	size_t n = strlen(path), i;
+
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (!strncmp(path, never[i], strlen(never[i])))
+			return false;
+	return n > 5 && !strcmp(path + n - 4, ".xml") && path[n - 5] != '/';
+}
+
+bool gp_path_owned(const char *kind, const char *path)
+{
+	size_t i;
+
+	if (!path_clean(path))
+		return false;
+	if (!strcmp(kind, "domain.write"))
+		return xml_path_ok(path);
+	for (i = 0; !strcmp(kind, "persist.vfio") && i < GP_PERSIST_FILES; i++)
+		if (!strcmp(path, gp_persist_paths[i]))
+			return true;
+	for (i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+		if (!strcmp(kind, owned[i].kind) && !fnmatch(owned[i].pattern, path, FNM_PATHNAME))
+			return true;
+	return false;
+}
+
+/* ---- recording ---- */
+
+static json_object *xattrs_of(int fd, const char *path)
+{
+	char names[65536], value[65536], *n;
+	ssize_t len = fd >= 0 ? flistxattr(fd, names, sizeof(names))
+			      : llistxattr(path, names, sizeof(names));
+	json_object *o = json_object_new_object();
+
+	for (n = names; len > 0 && n < names + len; n += strlen(n) + 1) {
+		ssize_t v = fd >= 0 ? fgetxattr(fd, n, value, sizeof(value))
+				    : lgetxattr(path, n, value, sizeof(value));
+		char *b;
+
+		if (v < 0)
+			continue;
+		b = gp_base64_encode(value, (size_t)v);
+		json_object_object_add(o, n, json_object_new_string(b));
+		free(b);
+	}
+	return o;
+}
+
+static void add_int(json_object *o, const char *key, long long v)
+{
+	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static int record_link(const char *path, const struct stat *st, json_object *o)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	json_object_object_add(o, "type", json_object_new_string("link"));
+	json_object_object_add(o, "target", json_object_new_string(target));
+	add_int(o, "uid", st->st_uid);
+	add_int(o, "gid", st->st_gid);
+	json_object_object_add(o, "xattrs", xattrs_of(-1, path));
+	return 0;
+}
+
+/* Every byte, up to GP_RECORD_MAX: a bigger file is refused, never cut. */
+static int read_all(int fd, char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = gp_xcalloc(cap, 1);
+	ssize_t r;
+
+	for (;;) {
+		if (n == cap) {
+			if (cap > GP_RECORD_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap *= 2;
+			buf = gp_xrealloc(buf, cap, 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	if (n > GP_RECORD_MAX) {
+		free(buf);
+		return -EFBIG;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int record_file(const char *path, json_object *o)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char sha[65], *data = NULL, *b;
+	struct stat st;
+	size_t len = 0;
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	rc = read_all(fd, &data, &len);
+	if (!rc)
+		json_object_object_add(o, "xattrs", xattrs_of(fd, path));
+	close(fd);
+	if (rc)
+		return rc;
+	gp_sha256_hex(data, len, sha);
+	b = gp_base64_encode(data, len);
+	free(data);
+	json_object_object_add(o, "type", json_object_new_string("file"));
+	add_int(o, "size", (long long)len);
+	json_object_object_add(o, "sha256", json_object_new_string(sha));
+	json_object_object_add(o, "content", json_object_new_string(b));
+	free(b);
+	add_int(o, "mode", st.st_mode & 07777);
+	add_int(o, "uid", st.st_uid);
+	add_int(o, "gid", st.st_gid);
+	return 0;
+}
+
+static int record_any(const char *path, json_object *o)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		json_object_object_add(o, "type", json_object_new_string("absent"));
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode))
+		return record_link(path, &st, o);
+	if (S_ISREG(st.st_mode))
+		return record_file(path, o);
+	return -EINVAL; /* a directory, a device: not ours to replace */
+}
+
+int gp_fstate_record(const char *path, json_object **out)
+{
+	json_object *o = json_object_new_object();
+	int rc;
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	rc = record_any(path, o);
+	if (rc) {
+		gp_err("cannot record '%s' before replacing it: %s", path,
+		       rc == -EFBIG ? "larger than the journal keeps" : strerror(-rc));
+		json_object_put(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- restoring ---- */
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static long long num(json_object *o, const char *key, long long dflt)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : dflt;
+}
+
+/* The record's xattrs, decoded; the caller frees values and the array. */
+static struct gp_xattr *xattrs_from(json_object *rec, size_t *n)
+{
+	json_object *x = json_object_object_get(rec, "xattrs");
+	struct gp_xattr *xa;
+	size_t i = 0;
+
+	*n = json_object_is_type(x, json_type_object) ? (size_t)json_object_object_length(x) : 0;
+	xa = gp_xcalloc(*n, sizeof(*xa));
+	if (!*n)
+		return xa;
+	json_object_object_foreach (x, key, val) {
+		if (!json_object_is_type(val, json_type_string) ||
+		    gp_base64_decode(json_object_get_string(val), &xa[i].value, &xa[i].len))
+			continue;
+		gp_strlcpy(xa[i++].name, key, sizeof(xa[0].name));
+	}
+	*n = i;
+	return xa;
+}
+
+static void xattrs_free(struct gp_xattr *xa, size_t n)
+{
+	while (n--)
+		free(xa[n].value);
+	free(xa);
+}
+
+static int restore_present(const char *path, json_object *rec, bool link)
+{
+	struct gp_file_attrs a = {
+		.mode = (mode_t)num(rec, "mode", 0644),
+		.owner = true,
+		.uid = (uid_t)num(rec, "uid", 0),
+		.gid = (gid_t)num(rec, "gid", 0),
+	};
+	struct gp_xattr *xa = xattrs_from(rec, &a.nxattrs);
+	char *data = NULL;
+	size_t len = 0;
+	int rc = gp_mkdir_p(path, true);
+
+	a.xattrs = xa;
+	if (!rc && link)
+		rc = gp_write_link(path, str(rec, "target"), &a);
+	else if (!rc && !gp_base64_decode(str(rec, "content"), &data, &len))
+		rc = gp_write_file_attrs(path, data, len, &a);
+	else if (!rc)
+		rc = -EINVAL;
+	free(data);
+	xattrs_free(xa, a.nxattrs);
+	return rc;
+}
+
+/* Journals written before records had a type: "previous" text (or null) and mode. */
+static int restore_legacy(const char *path, json_object *rec)
+{
+	json_object *prev = json_object_object_get(rec, "previous");
+	const char *text = json_object_get_string(prev);
+
+	if (!prev)
+		return unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
+	return gp_write_file(path, text, strlen(text), (mode_t)num(rec, "mode", 0644));
+}
+
+int gp_fstate_restore(json_object *rec)
+{
+	const char *path = str(rec, "path"), *type = str(rec, "type");
+	struct stat st;
+	int rc;
+
+	if (!path)
+		return 0;
+	/* absent then and now (its directory may be gone, or not a directory): done */
+	if (type && !strcmp(type, "absent") && lstat(path, &st) &&
+	    (errno == ENOENT || errno == ENOTDIR))
+		return 0;
+	/* the journal names the path; its directory may have changed since */
+	rc = gp_trust_parent(path);
+	if (rc)
+		return rc;
+	if (!type)
+		rc = restore_legacy(path, rec);
+	else if (!strcmp(type, "absent")) /* its directory may be gone too: fine */
+		rc = unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
+	else
+		rc = restore_present(path, rec, !strcmp(type, "link"));
+	if (rc)
+		gp_err("cannot restore '%s': %s", path, strerror(-rc));
+	return rc;
+}
+
+/* ---- checking a record read from a journal ---- */
+
+static int check_content(json_object *rec, char *why, size_t len)
+{
+	const char *b = str(rec, "content"), *sha = str(rec, "sha256");
+	char got[65], *data;
+	size_t n;
+
+	if (!b || !sha || gp_base64_decode(b, &data, &n))
+		return gp_bad(why, len, "%s: no content, or not base64", str(rec, "path"));
+	gp_sha256_hex(data, n, got);
+	free(data);
+	if (strcmp(got, sha) || num(rec, "size", -1) != (long long)n)
+		return gp_bad(why, len, "%s: content does not match its sha256 and size",
+			      str(rec, "path"));
+	return 0;
+}
+
+/*
+ * A record may only name a path its step kind writes; a mode has no bits
+ * beyond 07777, and setuid/setgid only in the record of an existing file
+ * (gpuprov never creates such a file, undo only puts one back).
+ */
+int gp_fstate_check(json_object *rec, const char *kind, char *why, size_t len)
+{
+	const char *path = str(rec, "path"), *type = str(rec, "type");
+	long long mode = num(rec, "mode", 0644);
+
+	if (!path || !gp_path_owned(kind, path))
+		return gp_bad(why, len, "'%s' is not a path gpuprov writes",
+			      path ? path : "(none)");
+	if (!type) /* legacy: text or null, and a mode */
+		type = json_object_object_get(rec, "previous") ? "legacy" : "absent";
+	if (mode < 0 || mode > 07777 || num(rec, "uid", 0) < 0 || num(rec, "gid", 0) < 0 ||
+	    num(rec, "uid", 0) > UINT32_MAX - 1 || num(rec, "gid", 0) > UINT32_MAX - 1)
+		return gp_bad(why, len, "%s: bad mode, uid or gid", path);
+	if ((mode & (S_ISUID | S_ISGID)) && strcmp(type, "file"))
+		return gp_bad(why, len, "%s: setuid or setgid, not recorded from a file", path);
+	if (!strcmp(type, "file"))
+		return check_content(rec, why, len);
+	if (!strcmp(type, "link") && (!str(rec, "target") || !str(rec, "target")[0]))
+		return gp_bad(why, len, "%s: a link without a target", path);
+	if (strcmp(type, "absent") && strcmp(type, "link") && strcmp(type, "legacy"))
+		return gp_bad(why, len, "%s: unknown type", path);
+	if (!strcmp(type, "legacy") && !str(rec, "previous"))
+		return gp_bad(why, len, "%s: previous content is not text", path);
+	return 0;
+}

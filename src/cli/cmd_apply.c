@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gpuprov apply / rollback: the only commands that change the host.  Both
+ * need root on the live host (no --root), take the lock, show what they
+ * will do and ask unless --yes.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "act/apply.h"
+#include "cli/cmd.h"
+#include "core/netconf.h"
+#include "cli/render.h"
+
+static int confirm(const struct gp_ctx *ctx, const char *question)
+{
+	char answer[16];
+
+	if (ctx->yes)
+		return 0;
+	if (!isatty(STDIN_FILENO)) {
+		gp_err("not asking on a non-terminal: add --yes to go ahead");
+		return GP_EXIT_INPUT;
+	}
+	fprintf(stderr, "%s [y/N] ", question);
+	if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+		gp_err("nothing done");
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/*
+ * Everything apply installs comes from the templates directory (vfio-rebind.sh
+ * runs as root at every boot) or from [vm] template: only root may be able to
+ * change them, as for the profile (main.c checked that one).
+ */
+static int templates_safe(const struct gp_ctx *ctx)
+{
+	char dir[PATH_MAX], tmpl[PATH_MAX];
+
+	if (gp_templates_dir(dir, sizeof(dir)) || gp_trust(dir, GP_TRUST_TREE))
+		return GP_EXIT_INPUT;
+	if (ctx->profile->has_vm &&
+	    (gp_ctx_template(ctx, tmpl, sizeof(tmpl)) || gp_trust(tmpl, GP_TRUST_FILE)))
+		return GP_EXIT_INPUT;
+	/* root writes the VM's XML there: a link swapped in would send it elsewhere */
+	if (ctx->profile->has_vm && gp_trust_parent(ctx->profile->vm.output))
+		return GP_EXIT_INPUT;
+	return 0;
+}
+
+static int requirements(const struct gp_ctx *ctx, const char *command)
+{
+	if (strcmp(ctx->root, "/")) {
+		gp_err("'%s' changes the live host: --root is not allowed", command);
+		return GP_EXIT_INPUT;
+	}
+	/* a usage error: nothing of the host was read, and it is not unreadable */
+	if (geteuid()) {
+		gp_err("'%s' changes the host: run it as root (sudo gpuprov ...)", command);
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* The journal without file contents or the previous domain XML: digests stand in. */
+static void print_journal(struct gp_journal *j, const char *command)
+{
+	json_object *doc = gp_json_doc(command), *pub = gp_journal_public(j);
+
+	json_object_object_foreach (pub, key, val) {
+		if (strcmp(key, "schema_version"))
+			json_object_object_add(doc, key, json_object_get(val));
+	}
+	json_object_put(pub);
+	gp_json_print(doc);
+}
+
+/* --json: one document also when refusing; exit status 2. */
+static int refused(const struct gp_ctx *ctx, const char *command, const struct gp_run *r)
+{
+	json_object *doc;
+
+	if (!ctx->json)
+		return GP_EXIT_FAIL;
+	doc = gp_json_doc(command);
+	json_object_object_add(doc, "error", json_object_new_string(gp_last_error));
+	json_object_object_add(doc, "pending_run", json_object_new_string(r->run_id));
+	gp_json_print(doc);
+	return GP_EXIT_FAIL;
+}
+
+/* Every journaled run, or GP_EXIT_INPUT (said) when the journals cannot be read. */
+static int load_runs(struct gp_run **runs, size_t *n)
+{
+	char why[256] = "";
+	int rc = gp_journal_runs(runs, n, why, sizeof(why));
+
+	if (!rc)
+		return 0;
+	gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
+	       why[0] ? why : strerror(-rc));
+	return GP_EXIT_INPUT;
+}
+
+/*
+ * As dpkg does after an interruption: no new run on a host that a run left
+ * half-changed, or whose journals cannot be read; rollback first.
+ */
+static int runs_settled(const struct gp_ctx *ctx)
+{
+	struct gp_run *runs;
+	const struct gp_run *r;
+	size_t n;
+	int rc = load_runs(&runs, &n);
+
+	if (rc)
+		return rc;
+	r = gp_run_blocking(runs, n);
+	if (r && !r->valid)
+		gp_err("refusing to apply: the journal of run %s is refused (%s); nothing was "
+		       "changed; move it out of '%s' once the host is as it should be",
+		       r->run_id, r->error, gp_journal_dir());
+	else if (r)
+		gp_err("refusing to apply: run %s %s (%zu step%s to undo); nothing was changed; "
+		       "run 'gpuprov rollback' first",
+		       r->run_id,
+		       r->interrupted ? "was interrupted" : "could not be rolled back completely",
+		       r->undoable, r->undoable == 1 ? "" : "s");
+	rc = r ? refused(ctx, "apply", r) : 0;
+	free(runs);
+	return rc;
+}
+
+/* gp_apply_run's and gp_rollback_run's outcome as an exit status. */
+static int outcome(int rc)
+{
+	if (!rc)
+		return GP_EXIT_OK;
+	if (rc == -ECANCELED)
+		return GP_EXIT_FAIL;
+	return rc == -EIO ? GP_EXIT_ROLLED_BACK : GP_EXIT_UNDO_FAILED;
+}
+
+/* Says which of the outcomes it was, and for a host left changed, what next. */
+static void say_outcome(const char *what, int status, const char *run_id)
+{
+	if (status == GP_EXIT_OK)
+		gp_info("%s run %s", what, run_id);
+	else if (status == GP_EXIT_FAIL)
+		gp_err("refused: run %s changed nothing", run_id);
+	else if (status == GP_EXIT_ROLLED_BACK)
+		gp_err("failed and rolled back: run %s; every change was undone, the host is as "
+		       "before",
+		       run_id);
+	else
+		gp_err("ROLLBACK FAILED: run %s left the host changed (the steps above, with what "
+		       "to do by hand); fix the cause, then run 'gpuprov rollback %s' again: it "
+		       "retries what is left",
+		       run_id, run_id);
+}
+
+/* The point of no return is inside gp_apply_run, after every precheck. */
+static int run(struct gp_ctx *ctx, struct gp_planned *pl)
+{
+	struct gp_journal j = { 0 };
+	struct gp_netconf nc = { 0 };
+	struct gp_persist ps;
+	int rc;
+
+	gp_persist_render(&pl->h, ctx->profile, pl->templates, &ps);
+	if (ctx->profile->has_bond)
+		gp_netconf_render(&pl->h, ctx->profile, &nc);
+	gp_files_set_persist(&ps);
+	gp_files_set_vm(pl->vm.xml ? &pl->vm : NULL);
+	gp_virt_set_target(pl->vm.xml ? &pl->vm : NULL);
+	gp_files_set_netconf(&nc);
+	gp_bond_set_target(ctx->profile);
+	rc = outcome(gp_apply_run(&pl->plan, ctx->profile_path, &j));
+	gp_files_set_persist(NULL);
+	gp_files_set_vm(NULL);
+	gp_virt_set_target(NULL);
+	gp_files_set_netconf(NULL);
+	gp_bond_set_target(NULL);
+	gp_netconf_release(&nc);
+	gp_persist_release(&ps);
+	if (j.doc)
+		say_outcome("applied", rc, j.run_id);
+	else if (rc == GP_EXIT_FAIL)
+		gp_err("refusing to apply: nothing was changed");
+	if (j.doc && ctx->json)
+		print_journal(&j, "apply");
+	gp_journal_close(&j);
+	return rc;
+}
+
+int gp_cmd_apply(struct gp_ctx *ctx)
+{
+	struct gp_planned pl;
+	int rc = requirements(ctx, "apply");
+
+	if (!rc)
+		rc = templates_safe(ctx);
+	if (rc)
+		return rc;
+	rc = gp_lock_take(0);
+	if (rc)
+		return rc == -EWOULDBLOCK ? GP_EXIT_LOCKED : GP_EXIT_HOST;
+	rc = runs_settled(ctx);
+	if (rc)
+		return rc;
+	rc = gp_ctx_plan(ctx, &pl);
+	if (rc)
+		return rc;
+	if (!ctx->json || pl.plan.nblockers)
+		gp_render_plan(ctx->profile, &pl.plan, ctx->json);
+	fflush(stdout); /* the plan before the progress on stderr */
+	if (pl.plan.nblockers) {
+		gp_err("refusing to apply: %d failed check%s block%s these steps; nothing "
+		       "was changed",
+		       pl.plan.nblockers, pl.plan.nblockers > 1 ? "s" : "",
+		       pl.plan.nblockers > 1 ? "" : "s");
+		rc = GP_EXIT_FAIL;
+	} else if (!pl.plan.n) {
+		gp_info("nothing to do");
+	} else if (!(rc = confirm(ctx, "apply these changes?"))) {
+		rc = run(ctx, &pl);
+	}
+	gp_planned_release(&pl);
+	return rc;
+}
+
+/* What rollback would undo, newest first. */
+static int show_undo(struct gp_journal *j)
+{
+	size_t i = gp_journal_nsteps(j);
+	int n = 0;
+
+	while (i-- > 0) {
+		json_object *o = gp_journal_step(j, i);
+		const char *state = json_object_get_string(json_object_object_get(o, "state"));
+		struct gp_step st;
+
+		if (!state || (strcmp(state, "done") && strcmp(state, "doing")))
+			continue;
+		gp_step_from_json(o, &st);
+		fprintf(stderr, "  undo %-16s %-14s back to: %s\n", st.kind, st.subject,
+			st.current);
+		n++;
+	}
+	return n;
+}
+
+/* rollback --list: every run, oldest first, and which one rollback takes next. */
+static int list_runs(const struct gp_ctx *ctx)
+{
+	json_object *doc, *arr;
+	const struct gp_run *next;
+	struct gp_run *runs;
+	char why[256] = "";
+	size_t n, i;
+	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+
+	if (rc) {
+		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
+		       why[0] ? why : strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	next = gp_run_next(runs, n);
+	doc = gp_json_doc("rollback");
+	arr = json_object_new_array();
+	if (!ctx->json)
+		printf("%-4s %-28s %-16s %-7s %s\n", "SEQ", "RUN", "STATUS", "UNDO", "PROFILE");
+	for (i = 0; i < n; i++) {
+		const struct gp_run *r = &runs[i];
+		const char *status = r->interrupted ? "interrupted" : r->status;
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run_id", json_object_new_string(r->run_id));
+		json_object_object_add(o, "seq", json_object_new_int64(r->seq));
+		json_object_object_add(o, "status", json_object_new_string(r->status));
+		json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted));
+		json_object_object_add(o, "steps", json_object_new_int64((int64_t)r->nsteps));
+		json_object_object_add(o, "to_undo", json_object_new_int64((int64_t)r->undoable));
+		json_object_object_add(o, "profile", json_object_new_string(r->profile));
+		json_object_object_add(o, "next", json_object_new_boolean(r == next));
+		if (!r->valid)
+			json_object_object_add(o, "error", json_object_new_string(r->error));
+		json_object_array_add(arr, o);
+		if (!ctx->json)
+			printf("%-4lld %-28s %-16s %zu/%-5zu %s%s%s\n", r->seq, gp_tv(r->run_id),
+			       status, r->undoable, r->nsteps,
+			       gp_tv(r->valid ? r->profile : r->error),
+			       r == next ? "  <- next" : "", "");
+	}
+	json_object_object_add(doc, "runs", arr);
+	if (ctx->json)
+		gp_json_print(doc);
+	else
+		json_object_put(doc);
+	free(runs);
+	return GP_EXIT_OK;
+}
+
+/* A run killed before it changed anything: nothing to undo, only to close. */
+static int close_untouched(const struct gp_ctx *ctx, struct gp_journal *j)
+{
+	gp_journal_status(j, "rolled_back");
+	if (gp_journal_save(j))
+		return GP_EXIT_FAIL;
+	gp_info("run %s was interrupted before it changed anything: marked rolled back", j->run_id);
+	if (ctx->json)
+		print_journal(j, "rollback");
+	return GP_EXIT_OK;
+}
+
+/* Which run plain rollback takes: interrupted ones first, then the newest left. */
+static int pick_run(const struct gp_ctx *ctx, char *run_id, size_t len)
+{
+	struct gp_run *runs;
+	const struct gp_run *r;
+	size_t n;
+	int rc = load_runs(&runs, &n);
+
+	if (rc)
+		return rc;
+	r = gp_run_next(runs, n);
+	if (r && !r->valid) {
+		gp_err("refusing the journal of run %s: %s; nothing was changed", r->run_id,
+		       r->error);
+		rc = GP_EXIT_INPUT;
+	} else if (r) {
+		gp_strlcpy(run_id, r->run_id, len);
+	} else {
+		gp_info("nothing to roll back");
+		if (ctx->json)
+			gp_json_print(gp_json_doc("rollback"));
+		rc = -1;
+	}
+	free(runs);
+	return rc;
+}
+
+int gp_cmd_rollback(struct gp_ctx *ctx)
+{
+	struct gp_journal j;
+	char run_id[64];
+	int rc;
+
+	if (ctx->argc > 1 || (ctx->list && ctx->argc)) {
+		gp_err("usage: gpuprov rollback [--list | RUN-ID]");
+		return GP_EXIT_INPUT;
+	}
+	rc = requirements(ctx, "rollback");
+	if (rc)
+		return rc;
+	rc = gp_lock_take(10);
+	if (rc)
+		return rc == -EWOULDBLOCK ? GP_EXIT_LOCKED : GP_EXIT_HOST;
+	if (ctx->list)
+		return list_runs(ctx);
+	if (ctx->argc)
+		gp_strlcpy(run_id, ctx->argv[0], sizeof(run_id));
+	else if ((rc = pick_run(ctx, run_id, sizeof(run_id))))
+		return rc < 0 ? GP_EXIT_OK : rc;
+	if (gp_journal_open(&j, run_id))
+		return GP_EXIT_INPUT;
+	fprintf(stderr, "run %s (%s):\n", j.run_id,
+		json_object_get_string(json_object_object_get(j.doc, "status")));
+	if (!show_undo(&j)) {
+		const char *status =
+			json_object_get_string(json_object_object_get(j.doc, "status"));
+
+		if (!strcmp(status, "running") || !strcmp(status, "rolling_back")) {
+			rc = close_untouched(ctx, &j);
+			gp_journal_close(&j);
+			return rc;
+		}
+		gp_info("nothing to roll back");
+		if (ctx->json)
+			print_journal(&j, "rollback");
+		gp_journal_close(&j);
+		return GP_EXIT_OK;
+	}
+	rc = confirm(ctx, "undo these steps?");
+	if (!rc) {
+		rc = outcome(gp_rollback_run(&j));
+		say_outcome("rolled back", rc, j.run_id);
+	}
+	if (ctx->json)
+		print_journal(&j, "rollback");
+	gp_journal_close(&j);
+	return rc;
+}

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* gpuprov scan: what the host has, GPUs and NICs first. */
+#include "cli/cmd.h"
+#include "cli/render.h"
+
+int gp_cmd_scan(struct gp_ctx *ctx)
+{
+	struct gp_host h;
+	int rc;
+
+	rc = gp_ctx_host(ctx, &h);
+	if (rc)
+		return rc;
+	gp_render_scan(&h, ctx->json);
+	gp_host_release(&h);
+	return GP_EXIT_OK;
+}

@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Output: text for operators, JSON (json-c, never hand-escaped) for fleets.
+ * Renderers only read what host/topo/checks computed.
+ */
+#define _GNU_SOURCE /* fopencookie */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "core/model.h"
+#include "core/plan.h"
+#include "shared/progress.h"
+#include "cli/render.h"
+
+#define MAX_TOPO 256
+
+static const char *role_name(enum gp_role r)
+{
+	static const char *const names[] = { "other", "gpu", "nic", "bridge" };
+
+	return names[r];
+}
+
+static json_object *jhex(unsigned v, int digits)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%0*x", digits, v);
+	return json_object_new_string(buf);
+}
+
+static json_object *jstr_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *jint_or_null(long v)
+{
+	return v >= 0 ? json_object_new_int64(v) : NULL;
+}
+
+/* GT/s as a plain number: 16 rather than 16.0, 2.5 stays 2.5 */
+static json_object *jgts(double v)
+{
+	if (v == (double)(long)v)
+		return json_object_new_int64((long)v);
+	return json_object_new_double(v);
+}
+
+json_object *gp_json_doc(const char *command)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "schema_version", json_object_new_int(1));
+	/* which gpuprov wrote it: a fleet's documents come from several releases */
+	json_object_object_add(o, "version", json_object_new_string(gp_version));
+	json_object_object_add(o, "command", json_object_new_string(command));
+	return o;
+}
+
+bool gp_json_printed;
+
+/*
+ * json-c escapes control characters but copies bytes that are not UTF-8
+ * (an interface name, a slot name, a profile path): each becomes U+FFFD,
+ * so that the document is JSON whatever the host holds.
+ */
+static char *json_utf8(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = gp_xcalloc(6 * n + 1, 1);
+	int k;
+
+	for (; n; s += k, n -= k) {
+		k = gp_utf8_len((const unsigned char *)s, n);
+		if (k <= 0) {
+			memcpy(out + o, "\\ufffd", 6);
+			o += 6;
+			k = 1;
+			continue;
+		}
+		memcpy(out + o, s, k);
+		o += k;
+	}
+	return out;
+}
+
+void gp_json_print(json_object *o)
+{
+	char *text = json_utf8(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			   JSON_C_TO_STRING_NOSLASHESCAPE));
+
+	gp_json_printed = true;
+	puts(text);
+	free(text);
+	json_object_put(o);
+}
+
+/* ---- the terminal ---- */
+
+/*
+ * Escapes n bytes of s for a terminal into out (room for 4n): control
+ * characters other than newline and tab, DEL, C1 controls and bytes that
+ * are not UTF-8 become \xNN, so that a name from sysfs, a snapshot or a
+ * profile cannot move the cursor, rewrite the title or hide a line.  Valid
+ * UTF-8 text is unchanged.  *held gets the length of a sequence that n cuts.
+ */
+static size_t escape(const char *s, size_t n, char *out, size_t *held, bool value)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+	int k;
+
+	*held = 0;
+	while (i < n) {
+		k = gp_utf8_len(u + i, n - i);
+		if (k < 0) {
+			*held = n - i;
+			break;
+		}
+		if (k == 0 ||
+		    (k == 1 && ((u[i] < 0x20 && (value || (u[i] != '\n' && u[i] != '\t'))) ||
+				u[i] == 0x7f)) ||
+		    (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+			o += sprintf(out + o, "\\x%02x", u[i]);
+			i++;
+			continue;
+		}
+		memcpy(out + o, u + i, k);
+		o += k;
+		i += k;
+	}
+	return o;
+}
+
+size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
+{
+	return escape(s, n, out, held, false);
+}
+
+/*
+ * A value from the host, a snapshot or a profile as the text renderers
+ * print it: newline and tab too become \xNN, so that a name cannot start a
+ * line of its own (a forged finding or table row); the renderers' own
+ * newlines are the only ones.  The result lives until 16 more calls.
+ */
+const char *gp_tv(const char *s)
+{
+	static char *ring[16];
+	static unsigned next;
+	size_t n = strlen(s), held;
+	char **slot = &ring[next++ % 16];
+
+	free(*slot);
+	*slot = gp_xcalloc(4 * n + 1, 1);
+	n = escape(s, n, *slot, &held, true);
+	if (held) /* a cut UTF-8 sequence at the end: its bytes, escaped */
+		for (; held; held--)
+			n += (size_t)sprintf(*slot + n, "\\x%02x",
+					     (unsigned char)s[strlen(s) - held]);
+	return *slot;
+}
+
+struct term {
+	int fd;
+	char held[4];
+	size_t nheld;
+};
+
+static void write_all(int fd, const char *buf, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		buf += w;
+		n -= w;
+	}
+}
+
+static ssize_t term_write(void *cookie, const char *buf, size_t size)
+{
+	struct term *t = cookie;
+	size_t n = t->nheld + size, held;
+	char *in = gp_xcalloc(n, 1), *out = gp_xcalloc(4 * n + 1, 1);
+
+	memcpy(in, t->held, t->nheld);
+	memcpy(in + t->nheld, buf, size);
+	write_all(t->fd, out, gp_term_escape(in, n, out, &held));
+	memcpy(t->held, in + n - held, held);
+	t->nheld = held;
+	free(in);
+	free(out);
+	return size;
+}
+
+/*
+ * stdout and stderr through gp_term_escape(): every text gpuprov prints
+ * (tables, findings, plans, messages) is safe for a terminal, however it
+ * was formatted.  JSON and XML are valid UTF-8 without raw control
+ * characters by then, so they pass unchanged.
+ */
+void gp_term_streams(void)
+{
+	static struct term out = { .fd = 1 }, err = { .fd = 2 };
+	cookie_io_functions_t io = { .write = term_write };
+	FILE *o = fopencookie(&out, "w", io), *e = fopencookie(&err, "w", io);
+
+	if (o) {
+		fflush(stdout);
+		setvbuf(o, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+		stdout = o;
+	}
+	if (e) {
+		setvbuf(e, NULL, _IONBF, 0);
+		stderr = e;
+	}
+}
+
+/* ---- scan ---- */
+
+static json_object *link_json(const struct gp_link *l)
+{
+	json_object *o;
+
+	if (!l->max_width && !l->width)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "speed_gts", jgts(l->speed));
+	json_object_object_add(o, "width", json_object_new_int(l->width));
+	json_object_object_add(o, "max_speed_gts", jgts(l->max_speed));
+	json_object_object_add(o, "max_width", json_object_new_int(l->max_width));
+	return o;
+}
+
+static json_object *bars_json(const struct gp_dev *d)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < d->nbars; i++) {
+		const struct gp_bar *b = &d->bars[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "index", json_object_new_int(b->index));
+		json_object_object_add(o, "size", json_object_new_uint64(b->size));
+		json_object_object_add(o, "is64", json_object_new_boolean(b->is64));
+		json_object_object_add(o, "prefetchable", json_object_new_boolean(b->prefetchable));
+		json_object_object_add(o, "io", json_object_new_boolean(b->io));
+		json_object_object_add(o, "address",
+				       b->unset ? NULL : json_object_new_uint64(b->addr));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *dev_json(const struct gp_host *h, const struct gp_dev *d)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "bdf", json_object_new_string(d->bdf));
+	json_object_object_add(o, "vendor", jhex(d->vendor, 4));
+	json_object_object_add(o, "device", jhex(d->device, 4));
+	json_object_object_add(o, "class", jhex(d->class, 4));
+	json_object_object_add(o, "subsystem_vendor", jhex(d->svendor, 4));
+	json_object_object_add(o, "subsystem_device", jhex(d->sdevice, 4));
+	json_object_object_add(o, "role", json_object_new_string(role_name(d->role)));
+	json_object_object_add(o, "driver", jstr_or_null(d->driver));
+	json_object_object_add(o, "numa_node", jint_or_null(d->numa_node));
+	json_object_object_add(o, "iommu_group", jint_or_null(d->iommu_group));
+	json_object_object_add(o, "slot", jstr_or_null(d->slot));
+	json_object_object_add(o, "parent",
+			       d->parent >= 0 ? json_object_new_string(h->devs[d->parent].bdf)
+					      : NULL);
+	json_object_object_add(o, "link", link_json(&d->link));
+	json_object_object_add(o, "bars", bars_json(d));
+	return o;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct gp_dev *x = *(const struct gp_dev *const *)a;
+	const struct gp_dev *y = *(const struct gp_dev *const *)b;
+
+	return x->iommu_group != y->iommu_group ? (x->iommu_group < y->iommu_group ? -1 : 1)
+						: (x < y ? -1 : x > y);
+}
+
+static json_object *groups_json(const struct gp_host *h)
+{
+	const struct gp_dev **byg = gp_xcalloc(h->ndevs, sizeof(*byg));
+	json_object *a = json_object_new_array(), *cur = NULL;
+	size_t i, n = 0;
+	int last = -1;
+
+	for (i = 0; i < h->ndevs; i++)
+		if (h->devs[i].iommu_group >= 0)
+			byg[n++] = &h->devs[i];
+	qsort(byg, n, sizeof(*byg), group_cmp);
+	for (i = 0; i < n; i++) {
+		if (!cur || byg[i]->iommu_group != last) {
+			json_object *g = json_object_new_object();
+
+			last = byg[i]->iommu_group;
+			cur = json_object_new_array();
+			json_object_object_add(g, "id", json_object_new_int(last));
+			json_object_object_add(g, "devices", cur);
+			json_object_array_add(a, g);
+		}
+		json_object_array_add(cur, json_object_new_string(byg[i]->bdf));
+	}
+	free(byg);
+	return a;
+}
+
+static json_object *numa_json(const struct gp_host *h)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < h->nnuma; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_int(h->numa[i].id));
+		json_object_object_add(o, "cpus", json_object_new_string(h->numa[i].cpus));
+		json_object_object_add(o, "memory_bytes",
+				       json_object_new_uint64(h->numa[i].mem_total));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *ifaces_json(const struct gp_host *h)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < h->nifaces; i++) {
+		const struct gp_iface *f = &h->ifaces[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(f->name));
+		json_object_object_add(o, "pci", jstr_or_null(f->bdf));
+		json_object_object_add(o, "mac", jstr_or_null(f->mac));
+		json_object_object_add(o, "operstate", jstr_or_null(f->operstate));
+		json_object_object_add(o, "speed_mbps", jint_or_null(f->speed));
+		json_object_object_add(o, "mtu", jint_or_null(f->mtu ? f->mtu : -1));
+		json_object_object_add(o, "master", jstr_or_null(f->master));
+		json_object_object_add(o, "is_bond", json_object_new_boolean(f->is_bond));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *host_json(const struct gp_host *h)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kernel_release", jstr_or_null(h->kernel_release));
+	json_object_object_add(o, "cmdline", json_object_new_string(h->cmdline));
+	json_object_object_add(o, "bios_vendor", jstr_or_null(h->bios_vendor));
+	json_object_object_add(o, "bios_version", jstr_or_null(h->bios_version));
+	json_object_object_add(o, "product", jstr_or_null(h->product));
+	json_object_object_add(o, "phys_bits", jint_or_null(h->phys_bits ? h->phys_bits : -1));
+	json_object_object_add(o, "iommu_groups", json_object_new_int(h->iommu_groups));
+	return o;
+}
+
+static void scan_json(const struct gp_host *h)
+{
+	json_object *doc = gp_json_doc("scan"), *devs = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < h->ndevs; i++)
+		json_object_array_add(devs, dev_json(h, &h->devs[i]));
+	json_object_object_add(doc, "host", host_json(h));
+	json_object_object_add(doc, "devices", devs);
+	json_object_object_add(doc, "iommu_groups", groups_json(h));
+	json_object_object_add(doc, "numa_nodes", numa_json(h));
+	json_object_object_add(doc, "interfaces", ifaces_json(h));
+	gp_json_print(doc);
+}
+
+static void link_text(const struct gp_link *l, char *buf, size_t len)
+{
+	if (!l->width && !l->max_width) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(buf, len, "%gGT/s x%d%s", l->speed, l->width,
+		 l->speed < l->max_speed || l->width < l->max_width ? " (max " : "");
+	if (l->speed < l->max_speed || l->width < l->max_width)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%gGT/s x%d)", l->max_speed,
+			 l->max_width);
+}
+
+static void bars_text(const struct gp_dev *d, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	snprintf(buf, len, "-");
+	if (d->bars_bad) {
+		snprintf(buf, len, "unreadable");
+		return;
+	}
+	for (i = 0; i < d->nbars && n < len - 48; i++) {
+		const struct gp_bar *b = &d->bars[i];
+		char size[32];
+
+		gp_format_size(b->size, size, sizeof(size));
+		n += (size_t)snprintf(buf + n, len - n, "%s%d:%s%s%s%s", i ? " " : "", b->index,
+				      size,
+				      b->io	? "(io)"
+				      : b->is64 ? "(64"
+						: "(32",
+				      b->io		? ""
+				      : b->prefetchable ? ",pf)"
+							: ")",
+				      b->unset ? "!unassigned" : "");
+	}
+}
+
+static void dev_row(const struct gp_dev *d)
+{
+	char numa[16] = "-", group[16] = "-", link[48], bars[256];
+
+	if (d->numa_node >= 0)
+		snprintf(numa, sizeof(numa), "%d", d->numa_node);
+	if (d->iommu_group >= 0)
+		snprintf(group, sizeof(group), "%d", d->iommu_group);
+	link_text(&d->link, link, sizeof(link));
+	bars_text(d, bars, sizeof(bars));
+	printf("%-13s %-6s %04x:%04x %04x  %-12s %-4s %-5s %-27s %-6s %s\n", d->bdf,
+	       role_name(d->role), d->vendor, d->device, d->class,
+	       d->driver[0] ? gp_tv(d->driver) : "-", numa, group, link,
+	       d->slot[0] ? gp_tv(d->slot) : "-", bars);
+}
+
+static void scan_text(const struct gp_host *h)
+{
+	static const enum gp_role order[] = { GP_ROLE_GPU, GP_ROLE_NIC, GP_ROLE_BRIDGE,
+					      GP_ROLE_OTHER };
+	size_t i, k;
+
+	printf("%-13s %-6s %-9s %-5s %-12s %-4s %-5s %-27s %-6s %s\n", "DEVICE", "ROLE", "ID",
+	       "CLASS", "DRIVER", "NUMA", "GROUP", "LINK", "SLOT", "BARS");
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (i = 0; i < h->ndevs; i++)
+			if (h->devs[i].role == order[k])
+				dev_row(&h->devs[i]);
+	if (h->nnuma) {
+		printf("\n%-6s %-24s %s\n", "NODE", "CPUS", "MEMORY");
+		for (i = 0; i < h->nnuma; i++) {
+			char mem[32];
+
+			gp_format_size(h->numa[i].mem_total, mem, sizeof(mem));
+			printf("%-6d %-24s %s\n", h->numa[i].id, gp_tv(h->numa[i].cpus), mem);
+		}
+	}
+	if (h->nifaces) {
+		printf("\n%-16s %-13s %-18s %-9s %-8s %s\n", "INTERFACE", "DEVICE", "MAC", "SPEED",
+		       "STATE", "MASTER");
+		for (i = 0; i < h->nifaces; i++) {
+			const struct gp_iface *f = &h->ifaces[i];
+			char speed[32] = "-";
+
+			if (f->speed > 0)
+				snprintf(speed, sizeof(speed), "%ldMb/s", f->speed);
+			printf("%-16s %-13s %-18s %-9s %-8s %s\n", gp_tv(f->name),
+			       f->bdf[0] ? gp_tv(f->bdf) : "-", f->mac[0] ? gp_tv(f->mac) : "-",
+			       speed, f->operstate[0] ? gp_tv(f->operstate) : "-",
+			       f->master[0] ? gp_tv(f->master) : (f->is_bond ? "(bond)" : "-"));
+		}
+	}
+	printf("\nkernel %s, IOMMU groups %d, BIOS %s, CPU %d-bit physical addresses\n",
+	       h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown", h->iommu_groups,
+	       h->bios_version[0] ? gp_tv(h->bios_version) : "unknown", h->phys_bits);
+}
+
+void gp_render_scan(const struct gp_host *h, bool json)
+{
+	if (json)
+		scan_json(h);
+	else
+		scan_text(h);
+}
+
+/* ---- topo ---- */
+
+struct topo_item {
+	int dev;
+	char label[16];
+	const char *ifname;
+};
+
+static int topo_items(const struct gp_host *h, struct topo_item *it, int max)
+{
+	size_t i, j;
+	int n = 0, ngpu = 0, nnic = 0;
+
+	for (i = 0; i < h->ndevs && n < max; i++)
+		if (h->devs[i].role == GP_ROLE_GPU) {
+			it[n].dev = (int)i;
+			it[n].ifname = NULL;
+			snprintf(it[n++].label, sizeof(it->label), "GPU%d", ngpu++);
+		}
+	for (i = 0; i < h->ndevs && n < max; i++) {
+		if (h->devs[i].role != GP_ROLE_NIC)
+			continue;
+		it[n].dev = (int)i;
+		it[n].ifname = NULL;
+		for (j = 0; j < h->nifaces; j++)
+			if (h->ifaces[j].dev == (int)i)
+				it[n].ifname = h->ifaces[j].name;
+		snprintf(it[n++].label, sizeof(it->label), "NIC%d", nnic++);
+	}
+	return n;
+}
+
+static void topo_json(const struct gp_host *h, const struct topo_item *it, int n)
+{
+	json_object *doc = gp_json_doc("topo"), *devs = json_object_new_array();
+	json_object *matrix = json_object_new_array(), *links = json_object_new_array();
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[it[i].dev];
+		json_object *o = json_object_new_object(), *row = json_object_new_array();
+		json_object *lrow = json_object_new_array();
+
+		json_object_object_add(o, "label", json_object_new_string(it[i].label));
+		json_object_object_add(o, "bdf", json_object_new_string(d->bdf));
+		json_object_object_add(o, "role", json_object_new_string(role_name(d->role)));
+		json_object_object_add(o, "numa_node", jint_or_null(d->numa_node));
+		json_object_object_add(o, "interface", jstr_or_null(it[i].ifname));
+		json_object_array_add(devs, o);
+		for (j = 0; j < n; j++) {
+			struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
+			json_object *l = NULL;
+
+			json_object_array_add(row,
+					      json_object_new_string(gp_path_name(
+						      gp_topo_classify(h, it[i].dev, it[j].dev))));
+			if (hop.width) {
+				l = json_object_new_object();
+				json_object_object_add(l, "speed_gts", jgts(hop.speed));
+				json_object_object_add(l, "width", json_object_new_int(hop.width));
+				json_object_object_add(
+					l, "bytes_per_second",
+					json_object_new_uint64(
+						(uint64_t)(gp_link_bandwidth(hop.speed, hop.width) *
+							   1e9)));
+				json_object_object_add(l, "trained_speed_gts",
+						       hop.cur_width ? jgts(hop.cur_speed) : NULL);
+				json_object_object_add(
+					l, "trained_width",
+					jint_or_null(hop.cur_width ? hop.cur_width : -1));
+			}
+			json_object_array_add(lrow, l);
+		}
+		json_object_array_add(matrix, row);
+		json_object_array_add(links, lrow);
+	}
+	json_object_object_add(doc, "devices", devs);
+	json_object_object_add(doc, "matrix", matrix);
+	json_object_object_add(doc, "links", links);
+	gp_json_print(doc);
+}
+
+static void topo_text(const struct gp_host *h, const struct topo_item *it, int n)
+{
+	int i, j;
+
+	if (!n) {
+		printf("no GPUs or NICs found\n");
+		return;
+	}
+	printf("\t");
+	for (i = 0; i < n; i++)
+		printf("%s\t", it[i].label);
+	printf("CPU Affinity\tNUMA Affinity\n");
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[it[i].dev];
+		const struct gp_numa *nn = gp_host_numa(h, d->numa_node);
+
+		printf("%s\t", it[i].label);
+		for (j = 0; j < n; j++)
+			printf("%s%s\t", i == j ? " " : "",
+			       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+		if (d->numa_node >= 0)
+			printf("%s\t\t%d\n", nn && nn->cpus[0] ? gp_tv(nn->cpus) : "N/A",
+			       d->numa_node);
+		else
+			printf("N/A\t\tN/A\n");
+	}
+	printf("\nDevices:\n");
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[it[i].dev];
+		char link[48];
+
+		link_text(&d->link, link, sizeof(link));
+		printf("  %-5s %s  %04x:%04x  %s%s%s\n", it[i].label, d->bdf, d->vendor, d->device,
+		       link, it[i].ifname ? "  " : "", it[i].ifname ? gp_tv(it[i].ifname) : "");
+	}
+	printf("\nPaths (slowest hop as both ends support it, P2P ceiling per direction):\n");
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
+
+			printf("  %s-%s\t%-4s  ", it[i].label, it[j].label,
+			       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+			if (!hop.width) {
+				printf("link unknown\n");
+				continue;
+			}
+			printf("%g GT/s x%d  %.1f GB/s", hop.speed, hop.width,
+			       gp_link_bandwidth(hop.speed, hop.width));
+			if (gp_hop_trained_lower(&hop))
+				printf("  (trained at %g GT/s x%d now)", hop.cur_speed,
+				       hop.cur_width);
+			printf("\n");
+		}
+	printf("\nLegend:\n\n"
+	       "  X    = Self\n"
+	       "  SYS  = Connection traversing PCIe as well as the SMP interconnect between "
+	       "NUMA nodes (e.g., QPI/UPI)\n"
+	       "  NODE = Connection traversing PCIe as well as the interconnect between PCIe "
+	       "Host Bridges within a NUMA node\n"
+	       "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically "
+	       "the CPU)\n"
+	       "  PXB  = Connection traversing multiple PCIe bridges (without traversing the "
+	       "PCIe Host Bridge)\n"
+	       "  PIX  = Connection traversing at most a single PCIe bridge\n"
+	       "\nNVLink (NV#) cannot be seen from the host's PCI tree: a bridged pair shows "
+	       "its PCIe path.\n");
+}
+
+void gp_render_topo(const struct gp_host *h, bool json)
+{
+	struct topo_item *it = gp_xcalloc(MAX_TOPO, sizeof(*it));
+	int n = topo_items(h, it, MAX_TOPO);
+
+	if (json)
+		topo_json(h, it, n);
+	else
+		topo_text(h, it, n);
+	free(it);
+}
+
+/* ---- check ---- */
+
+static json_object *findings_json(const struct gp_report *r)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gp_finding *f = &r->items[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_string(f->id));
+		json_object_object_add(o, "severity",
+				       json_object_new_string(gp_severity_name(f->severity)));
+		json_object_object_add(o, "subject", json_object_new_string(f->subject));
+		json_object_object_add(o, "message", json_object_new_string(f->message));
+		json_object_object_add(o, "hint", json_object_new_string(f->hint));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json)
+{
+	static const char *const label[] = { "ok", "WARN", "FAIL" };
+	static const enum gp_tone tone[] = { GP_TONE_OK, GP_TONE_WARN, GP_TONE_FAIL };
+	size_t i;
+
+	if (json) {
+		json_object *doc = gp_json_doc("check"), *sum = json_object_new_object();
+
+		json_object_object_add(doc, "profile", json_object_new_string(p->path));
+		json_object_object_add(doc, "findings", findings_json(r));
+		json_object_object_add(sum, "ok", json_object_new_int(gp_report_count(r, GP_OK)));
+		json_object_object_add(sum, "warn",
+				       json_object_new_int(gp_report_count(r, GP_WARN)));
+		json_object_object_add(sum, "fail",
+				       json_object_new_int(gp_report_count(r, GP_FAIL)));
+		json_object_object_add(doc, "summary", sum);
+		gp_json_print(doc);
+		return;
+	}
+	printf("check against %s", gp_tv(p->path));
+	if (p->model[0])
+		printf(" (%s)", gp_tv(p->model));
+	printf("\n\n");
+	for (i = 0; i < r->n; i++) {
+		const struct gp_finding *f = &r->items[i];
+
+		gp_fprintf_tone(stdout, tone[f->severity], "%-4s", label[f->severity]);
+		printf("  %-18s %-27s %s\n", f->id, gp_tv(f->subject), gp_tv(f->message));
+		if (f->hint[0])
+			printf("%-4s  %-18s %-27s hint: %s\n", "", "", "", gp_tv(f->hint));
+	}
+	printf("\n%d ok, %d warn, %d fail\n", gp_report_count(r, GP_OK),
+	       gp_report_count(r, GP_WARN), gp_report_count(r, GP_FAIL));
+}
+
+/* ---- plan ---- */
+
+/* The blocking ids --accept would let through, as a list for automation. */
+static json_object *acceptable_json(const char *ids)
+{
+	json_object *arr = json_object_new_array();
+	char buf[256], *items[32];
+	int i, n;
+
+	gp_strlcpy(buf, ids, sizeof(buf));
+	n = gp_split_list(buf, items, 32);
+	for (i = 0; i < n; i++)
+		json_object_array_add(arr, json_object_new_string(items[i]));
+	return arr;
+}
+
+static void plan_json(const struct gp_plan *plan)
+{
+	json_object *doc = gp_json_doc("plan"), *steps = json_object_new_array();
+	json_object *blocked = json_object_new_array(), *accepted = json_object_new_array();
+	size_t i;
+	int k;
+
+	for (i = 0; i < plan->n; i++)
+		json_object_array_add(steps, gp_step_json(&plan->steps[i]));
+	for (k = 0; k < plan->nblockers; k++)
+		json_object_array_add(blocked, json_object_new_string(plan->blockers[k]));
+	json_object_object_add(doc, "steps", steps);
+	json_object_object_add(doc, "changes", json_object_new_int((int)plan->n));
+	json_object_object_add(doc, "blocked", blocked);
+	for (k = 0; k < plan->naccepted; k++)
+		json_object_array_add(accepted, json_object_new_string(plan->accepted[k]));
+	json_object_object_add(doc, "accepted", accepted);
+	json_object_object_add(doc, "acceptable", acceptable_json(plan->acceptable));
+	json_object_object_add(doc, "note", jstr_or_null(plan->note));
+	gp_json_print(doc);
+}
+
+void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json)
+{
+	size_t i;
+	int k;
+
+	if (json) {
+		plan_json(plan);
+		return;
+	}
+	printf("plan for %s: %zu change%s\n", gp_tv(p->path), plan->n, plan->n == 1 ? "" : "s");
+	if (plan->n)
+		printf("\n");
+	for (i = 0; i < plan->n; i++) {
+		const struct gp_step *st = &plan->steps[i];
+
+		printf("%3zu  %-16s %-13s %s -> %s\n", i + 1, st->kind, gp_tv(st->subject),
+		       gp_tv(st->current), gp_tv(st->target));
+	}
+	if (plan->note[0])
+		printf("\nnote: %s\n", gp_tv(plan->note));
+	if (plan->naccepted)
+		printf("\naccepted: apply goes ahead despite these failed checks:\n");
+	for (k = 0; k < plan->naccepted; k++)
+		printf("  %s\n", gp_tv(plan->accepted[k]));
+	if (!plan->nblockers)
+		return;
+	printf("\nblocked: apply refuses while these checks fail:\n");
+	for (k = 0; k < plan->nblockers; k++)
+		printf("  %s\n", gp_tv(plan->blockers[k]));
+	if (plan->acceptable[0])
+		printf("fix them and run check again, or, once reviewed, go ahead despite them:\n"
+		       "  --accept %s\n",
+		       gp_tv(plan->acceptable));
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GP_RENDER_H
+#define GP_RENDER_H
+
+#include <stdbool.h>
+
+#include <json.h>
+
+#include "core/model.h"
+
+extern bool gp_json_printed;
+json_object *gp_json_doc(const char *command);
+void gp_json_print(json_object *doc);
+size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held);
+const char *gp_tv(const char *s);
+void gp_term_streams(void);
+void gp_render_scan(const struct gp_host *h, bool json);
+void gp_render_topo(const struct gp_host *h, bool json);
+void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json);
+
+#endif

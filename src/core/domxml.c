@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The libvirt domain XML, built with libxml2's tree API and merged into the
+ * operator's template: gpuprov rewrites only what it owns (see the shipped
+ * template's comment) and keeps everything else.  libxml2's errors are
+ * converted here into one message naming the template's file and line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "core/vm.h"
+
+#define QEMU_NS	    "http://libvirt.org/schemas/domain/qemu/1.0"
+#define OWN_PREFIX  "ua-gpu" /* every alias gpuprov gives starts with it */
+#define PXB_BUS_TOP 256	     /* pxb bus numbers count down from here, 16 apart */
+
+static const xmlChar *X(const char *s)
+{
+	return (const xmlChar *)s;
+}
+
+static bool is(const xmlNode *n, const char *name)
+{
+	return n && n->type == XML_ELEMENT_NODE && !xmlStrcmp(n->name, X(name));
+}
+
+static xmlNode *child(xmlNode *parent, const char *name)
+{
+	xmlNode *n;
+
+	for (n = parent->children; n; n = n->next)
+		if (is(n, name))
+			return n;
+	return NULL;
+}
+
+/* The child called name, created (at the end) when missing. */
+static xmlNode *ensure(xmlNode *parent, const char *name)
+{
+	xmlNode *n = child(parent, name);
+
+	return n ? n : xmlNewChild(parent, NULL, X(name), NULL);
+}
+
+static void drop_children(xmlNode *parent, const char *name)
+{
+	xmlNode *n = parent->children, *next;
+
+	for (; n; n = next) {
+		next = n->next;
+		if (is(n, name)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+}
+
+/* A fresh element where the old one stood, or before <devices> for a new one. */
+static xmlNode *replace(xmlNode *parent, const char *name)
+{
+	xmlNode *old = child(parent, name), *n = xmlNewNode(NULL, X(name));
+	xmlNode *devs = child(parent, "devices"), *dup, *next;
+
+	for (dup = old ? old->next : NULL; dup; dup = next) { /* a second one, if any */
+		next = dup->next;
+		if (is(dup, name)) {
+			xmlUnlinkNode(dup);
+			xmlFreeNode(dup);
+		}
+	}
+	if (old) {
+		xmlReplaceNode(old, n);
+		xmlFreeNode(old);
+	} else if (devs) {
+		xmlAddPrevSibling(devs, n);
+	} else {
+		xmlAddChild(parent, n);
+	}
+	return n;
+}
+
+static void set(xmlNode *n, const char *attr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set(xmlNode *n, const char *attr, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	xmlSetProp(n, X(attr), X(buf));
+}
+
+static void text(xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text(xmlNode *n, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	xmlNodeSetContent(n, X(buf));
+}
+
+/* Whether n carries one of gpuprov's aliases (<alias name='ua-gpu...'/>). */
+static bool owned(xmlNode *n)
+{
+	xmlNode *a = child(n, "alias");
+	xmlChar *name;
+	bool own;
+
+	if (!a)
+		return false;
+	name = xmlGetProp(a, X("name"));
+	own = name && !xmlStrncmp(name, X(OWN_PREFIX), (int)strlen(OWN_PREFIX));
+	xmlFree(name);
+	return own;
+}
+
+static void drop_owned(xmlNode *parent)
+{
+	xmlNode *n = parent->children, *next;
+
+	for (; n; n = next) {
+		next = n->next;
+		if (n->type == XML_ELEMENT_NODE && owned(n)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+}
+
+/* ---- the parts gpuprov owns ---- */
+
+static void basics(xmlNode *dom, const struct gp_profile *p)
+{
+	xmlNode *os = ensure(dom, "os"), *type = ensure(os, "type"), *vcpu;
+	xmlChar *machine = xmlGetProp(type, X("machine"));
+
+	text(ensure(dom, "name"), "%s", p->vm.name);
+	set(ensure(dom, "memory"), "unit", "KiB");
+	text(child(dom, "memory"), "%" PRIu64, p->vm.memory >> 10);
+	if (!child(dom, "currentMemory"))
+		xmlAddNextSibling(child(dom, "memory"), xmlNewNode(NULL, X("currentMemory")));
+	set(child(dom, "currentMemory"), "unit", "KiB");
+	text(child(dom, "currentMemory"), "%" PRIu64, p->vm.memory >> 10);
+	vcpu = ensure(dom, "vcpu");
+	set(vcpu, "placement", "static");
+	text(vcpu, "%u", p->vm.vcpus);
+	/* OVMF: UEFI, which libvirt only accepts with ACPI */
+	set(os, "firmware", "efi");
+	set(type, "arch", "x86_64");
+	if (!machine || !xmlStrstr(machine, X("q35")))
+		set(type, "machine", "q35");
+	xmlFree(machine);
+	text(type, "hvm");
+	ensure(ensure(dom, "features"), "acpi");
+}
+
+/* host-passthrough with the host's address width: OVMF sizes its 64-bit
+ * window from it, and the guest cells mirror the host nodes used. */
+static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
+{
+	xmlNode *c = replace(dom, "cpu"), *numa, *cell;
+	unsigned first = 0;
+	int i;
+
+	set(c, "mode", "host-passthrough");
+	set(c, "check", "none");
+	set(xmlNewChild(c, NULL, X("maxphysaddr"), NULL), "mode", "passthrough");
+	numa = xmlNewChild(c, NULL, X("numa"), NULL);
+	for (i = 0; i < l->ncells; i++) {
+		cell = xmlNewChild(numa, NULL, X("cell"), NULL);
+		set(cell, "id", "%d", i);
+		/* fewer vCPUs than cells: the rest are CPU-less (memory) nodes */
+		if (l->cells[i].vcpus)
+			set(cell, "cpus", "%u-%u", first, first + l->cells[i].vcpus - 1);
+		set(cell, "memory", "%" PRIu64, l->cells[i].memory >> 10);
+		set(cell, "unit", "KiB");
+		first += l->cells[i].vcpus;
+	}
+}
+
+static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_layout *l)
+{
+	xmlNode *tune, *nt, *mb, *hp;
+	unsigned v = 0, k;
+	int i;
+
+	drop_children(dom, "cputune");
+	drop_children(dom, "numatune");
+	drop_children(dom, "memoryBacking");
+	if (l->numa_known) {
+		tune = replace(dom, "cputune");
+		for (i = 0; i < l->ncells; i++)
+			for (k = 0; k < l->cells[i].vcpus; k++, v++) {
+				xmlNode *pin = xmlNewChild(tune, NULL, X("vcpupin"), NULL);
+
+				set(pin, "vcpu", "%u", v);
+				set(pin, "cpuset", "%s", l->cells[i].cpus);
+			}
+		set(xmlNewChild(tune, NULL, X("emulatorpin"), NULL), "cpuset", "%s",
+		    l->cells[0].cpus);
+	}
+	if (l->numa_known && strcmp(p->vm.numa, "none")) {
+		char nodes[64] = "";
+		size_t len = 0;
+
+		for (i = 0; i < l->ncells; i++)
+			len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%d",
+						i ? "," : "", l->cells[i].host_node);
+		nt = replace(dom, "numatune");
+		set(xmlNewChild(nt, NULL, X("memory"), NULL), "mode", "%s", p->vm.numa);
+		set(nt->children, "nodeset", "%s", nodes);
+		for (i = 0; i < l->ncells; i++) {
+			xmlNode *mn = xmlNewChild(nt, NULL, X("memnode"), NULL);
+
+			set(mn, "cellid", "%d", i);
+			set(mn, "mode", "%s", p->vm.numa);
+			set(mn, "nodeset", "%d", l->cells[i].host_node);
+		}
+	}
+	if (p->vm.hugepages) {
+		mb = replace(dom, "memoryBacking");
+		hp = xmlNewChild(xmlNewChild(mb, NULL, X("hugepages"), NULL), NULL, X("page"),
+				 NULL);
+		set(hp, "size", "%" PRIu64, p->vm.hugepages >> 10);
+		set(hp, "unit", "KiB");
+		xmlNewChild(mb, NULL, X("locked"), NULL); /* VFIO pins it all anyway */
+	}
+}
+
+/*
+ * A PCI controller's index is the guest bus number libvirt gives it: 0-255.
+ * The template's are checked here, so that the ones gpuprov adds after the
+ * highest still fit; anything else names the template's line.
+ */
+static int max_pci_index(xmlNode *devices, const char *tmpl, int *max)
+{
+	xmlNode *n;
+	int rc = 0;
+
+	*max = 0;
+	for (n = devices->children; n && !rc; n = n->next) {
+		xmlChar *type, *index;
+		unsigned long v;
+
+		if (!is(n, "controller"))
+			continue;
+		type = xmlGetProp(n, X("type"));
+		index = xmlGetProp(n, X("index"));
+		if (type && index && !xmlStrcmp(type, X("pci"))) {
+			if (gp_parse_uint((const char *)index, 255, &v)) {
+				gp_err("%s:%ld: PCI controller index '%s': expected a bus number "
+				       "from 0 to 255",
+				       tmpl, xmlGetLineNo(n), (const char *)index);
+				rc = -EINVAL;
+			} else if ((int)v > *max) {
+				*max = (int)v;
+			}
+		}
+		xmlFree(type);
+		xmlFree(index);
+	}
+	return rc;
+}
+
+static xmlNode *controller(xmlNode *devices, int index, const char *model, const char *alias)
+{
+	xmlNode *c = xmlNewChild(devices, NULL, X("controller"), NULL);
+
+	set(c, "type", "pci");
+	set(c, "index", "%d", index);
+	set(c, "model", "%s", model);
+	set(xmlNewChild(c, NULL, X("alias"), NULL), "name", "%s", alias);
+	return c;
+}
+
+static xmlNode *pci_address(xmlNode *parent, unsigned dom, unsigned bus, unsigned slot, unsigned fn)
+{
+	xmlNode *a = xmlNewChild(parent, NULL, X("address"), NULL);
+
+	if (!xmlStrcmp(parent->name, X("hostdev")) || !xmlStrcmp(parent->name, X("controller")))
+		set(a, "type", "pci");
+	set(a, "domain", "0x%04x", dom);
+	set(a, "bus", "0x%02x", bus);
+	set(a, "slot", "0x%02x", slot);
+	set(a, "function", "0x%x", fn);
+	return a;
+}
+
+static void hostdev(xmlNode *devs, const struct gp_dev *d, const struct gp_vm_dev *v, int port,
+		    bool multi)
+{
+	xmlNode *hd = xmlNewChild(devs, NULL, X("hostdev"), NULL), *src, *a;
+
+	set(hd, "mode", "subsystem");
+	set(hd, "type", "pci");
+	set(hd, "managed", "no");
+	set(xmlNewChild(hd, NULL, X("driver"), NULL), "name", "vfio");
+	src = xmlNewChild(hd, NULL, X("source"), NULL);
+	pci_address(src, d->domain, d->bus, d->dev, d->func);
+	set(xmlNewChild(hd, NULL, X("alias"), NULL), "name", "%s", v->alias);
+	a = pci_address(hd, 0, (unsigned)port, 0, v->fn);
+	if (multi && v->fn == 0)
+		set(a, "multifunction", "on");
+}
+
+/*
+ * One pcie-expander-bus per guest cell, its <node> that cell, and behind it
+ * a pcie-root-port per host card, its functions together as on the host:
+ * the guest driver sees each GPU on the NUMA node it has on the host.
+ * Hostdevs are managed='no': gpuprov binds them.
+ */
+static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l,
+		   const char *tmpl)
+{
+	xmlNode *devs = ensure(dom, "devices");
+	int next, pxb[GP_VM_MAX_CELLS], slot[GP_VM_MAX_CELLS] = { 0 }, i;
+	int port[GP_VM_MAX_DEVS];
+
+	drop_owned(devs);
+	if (max_pci_index(devs, tmpl, &next))
+		return -EINVAL;
+	if (++next + l->ncells + l->nports > 256) {
+		gp_err("template '%s': its PCI controllers go up to index %d, leaving no room "
+		       "for the %d gpuprov adds (indexes end at 255)",
+		       tmpl, next - 1, l->ncells + l->nports);
+		return -EINVAL;
+	}
+	for (i = 0; i < l->ncells; i++) {
+		char alias[32];
+		xmlNode *c, *target;
+
+		snprintf(alias, sizeof(alias), OWN_PREFIX "prov-pxb%d", i);
+		pxb[i] = next++;
+		c = controller(devs, pxb[i], "pcie-expander-bus", alias);
+		set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pxb-pcie");
+		target = xmlNewChild(c, NULL, X("target"), NULL);
+		set(target, "busNr", "%d", PXB_BUS_TOP - 16 * (i + 1));
+		text(xmlNewChild(target, NULL, X("node"), NULL), "%d", i);
+	}
+	for (i = 0; i < l->nports; i++)
+		port[i] = -1;
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_vm_dev *v = &l->devs[i];
+		int cell = l->ports[v->port].cell;
+
+		if (port[v->port] < 0) {
+			char alias[32];
+			xmlNode *c;
+
+			snprintf(alias, sizeof(alias), OWN_PREFIX "prov-rp%d", v->port);
+			port[v->port] = next++;
+			c = controller(devs, port[v->port], "pcie-root-port", alias);
+			set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
+			pci_address(c, 0, (unsigned)pxb[cell], (unsigned)slot[cell]++, 0);
+		}
+		hostdev(devs, &h->devs[v->dev], v, port[v->port], l->ports[v->port].nfuncs > 1);
+	}
+	return 0;
+}
+
+static xmlNs *qemu_ns(xmlNode *dom)
+{
+	xmlNs *ns = xmlSearchNsByHref(dom->doc, dom, X(QEMU_NS));
+
+	return ns ? ns : xmlNewNs(dom, X(QEMU_NS), X("qemu"));
+}
+
+static xmlNode *qemu_child(xmlNode *dom, xmlNs *ns, const char *name)
+{
+	xmlNode *n;
+
+	for (n = dom->children; n; n = n->next)
+		if (is(n, name) && n->ns && !xmlStrcmp(n->ns->href, X(QEMU_NS)))
+			return n;
+	return xmlNewChild(dom, ns, X(name), NULL);
+}
+
+static bool attr_starts(xmlNode *n, const char *attr, const char *prefix)
+{
+	xmlChar *v = xmlGetProp(n, X(attr));
+	bool yes = v && !xmlStrncmp(v, X(prefix), (int)strlen(prefix));
+
+	xmlFree(v);
+	return yes;
+}
+
+/* The GPUDirect clique on each GPU, so the guest driver allows P2P. */
+static void clique(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
+{
+	xmlNode *ov = qemu_child(dom, ns, "override"), *n, *next;
+	int i;
+
+	for (n = ov->children; n; n = next) {
+		next = n->next;
+		if (is(n, "device") && attr_starts(n, "alias", OWN_PREFIX)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+	for (i = 0; l->clique >= 0 && i < l->ndevs; i++) {
+		xmlNode *dev, *prop;
+
+		if (!l->devs[i].gpu)
+			continue;
+		dev = xmlNewChild(ov, ns, X("device"), NULL);
+		set(dev, "alias", "%s", l->devs[i].alias);
+		prop = xmlNewChild(xmlNewChild(dev, ns, X("frontend"), NULL), ns, X("property"),
+				   NULL);
+		set(prop, "name", "x-nv-gpudirect-clique");
+		set(prop, "type", "unsigned");
+		set(prop, "value", "%d", l->clique);
+	}
+	if (!ov->children) {
+		xmlUnlinkNode(ov);
+		xmlFreeNode(ov);
+	}
+}
+
+/* OVMF takes X-PciMmio64Mb as the size of its 64-bit window (vm.c): only
+ * needed where the layout outgrows its default 32 GiB. */
+static void mmio(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
+{
+	xmlNode *cl = qemu_child(dom, ns, "commandline"), *n, *next;
+
+	for (n = cl->children; n; n = next) {
+		next = n->next;
+		if (!is(n, "arg"))
+			continue;
+		if (attr_starts(n, "value", "opt/ovmf/X-PciMmio64Mb") ||
+		    (attr_starts(n, "value", "-fw_cfg") && next && is(next, "arg") &&
+		     attr_starts(next, "value", "opt/ovmf/X-PciMmio64Mb"))) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+	if (l->mmio_window > (32ull << 30)) {
+		set(xmlNewChild(cl, ns, X("arg"), NULL), "value", "-fw_cfg");
+		set(xmlNewChild(cl, ns, X("arg"), NULL), "value",
+		    "opt/ovmf/X-PciMmio64Mb,string=%" PRIu64, l->mmio_window >> 20);
+	}
+	if (!cl->children) {
+		xmlUnlinkNode(cl);
+		xmlFreeNode(cl);
+	}
+}
+
+/* FNV-1a, 64 bits: a digest of the XML that libvirt keeps in <metadata>. */
+static void digest_of(const char *text, char *out, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *text; text++) {
+		h ^= (unsigned char)*text;
+		h *= 0x100000001b3ull;
+	}
+	snprintf(out, len, "%016" PRIx64, h);
+}
+
+#define GP_NS "urn:gpuprov:1"
+
+static void drop_metadata(xmlNode *dom)
+{
+	xmlNode *md = child(dom, "metadata"), *n, *next;
+
+	if (!md)
+		return;
+	for (n = md->children; n; n = next) {
+		next = n->next;
+		if (n->type == XML_ELEMENT_NODE && n->ns && !xmlStrcmp(n->ns->href, X(GP_NS))) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		}
+	}
+	if (!md->children) {
+		xmlUnlinkNode(md);
+		xmlFreeNode(md);
+	}
+}
+
+/* <metadata><gp:gpuprov digest='...'/>: what domain.define compares. */
+static void add_metadata(xmlNode *dom, const struct gp_profile *p, const char *digest)
+{
+	xmlNode *md = child(dom, "metadata"), *g;
+	xmlNs *ns;
+
+	if (!md) {
+		md = xmlNewNode(NULL, X("metadata"));
+		xmlAddNextSibling(child(dom, "name"), md);
+	}
+	g = xmlNewChild(md, NULL, X("gpuprov"), NULL);
+	ns = xmlNewNs(g, X(GP_NS), X("gp"));
+	xmlSetNs(g, ns);
+	set(g, "digest", "%s", digest);
+	set(g, "profile", "%s", p->path);
+}
+
+static char *dump(xmlDoc *doc)
+{
+	xmlChar *buf;
+	char *out;
+	int len;
+
+	xmlDocDumpFormatMemoryEnc(doc, &buf, &len, "UTF-8", 1);
+	out = gp_xstrdup((char *)buf);
+	xmlFree(buf);
+	return out;
+}
+
+/* libxml2 reports each error to a callback: keep the first, with its line. */
+static char first_error[300];
+static int first_line;
+
+static void on_error(void *ctx, xmlErrorPtr e)
+{
+	(void)ctx;
+	if (first_error[0] || !e || !e->message)
+		return;
+	snprintf(first_error, sizeof(first_error), "%.*s", (int)strcspn(e->message, "\n"),
+		 e->message);
+	first_line = e->line;
+}
+
+static int parse_error(const char *path)
+{
+	if (first_error[0])
+		gp_err("%s:%d: %s", path, first_line, first_error);
+	else
+		gp_err("cannot read the template '%s'", path);
+	return -EINVAL;
+}
+
+/*
+ * What goes to libvirt and to -o FILE is well-formed XML or nothing: a
+ * value XML cannot hold (a profile path that is not UTF-8) is bad input.
+ */
+static int well_formed(const char *xml)
+{
+	xmlDoc *doc;
+
+	first_error[0] = '\0';
+	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", "UTF-8", XML_PARSE_NONET);
+	if (!doc) {
+		gp_err("the domain XML would not be well-formed: %s (line %d); the profile's "
+		       "path and values must be UTF-8 text",
+		       first_error, first_line);
+		return -EINVAL;
+	}
+	xmlFreeDoc(doc);
+	return 0;
+}
+
+int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
+		    char **out, char *digest, size_t dlen)
+{
+	char *plain, *text;
+	struct gp_vm_layout l;
+	xmlDoc *doc;
+	xmlNode *dom;
+	xmlNs *ns;
+
+	ssize_t n = gp_root_slurp(AT_FDCWD, tmpl_path, GP_READ_MAX, &text);
+
+	if (n < 0) { /* through the safe reader: a FIFO is refused, not waited on */
+		gp_err("cannot read the template '%s': %s", tmpl_path, gp_root_strerror((int)n));
+		return (int)n;
+	}
+	first_error[0] = '\0';
+	xmlSetStructuredErrorFunc(NULL, on_error);
+	xmlKeepBlanksDefault(0);
+	doc = n > INT_MAX
+		      ? NULL
+		      : xmlReadMemory(text, (int)n, tmpl_path, NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES);
+	free(text);
+	if (!doc)
+		return parse_error(tmpl_path);
+	dom = xmlDocGetRootElement(doc);
+	if (!is(dom, "domain")) {
+		gp_err("template '%s': the root element is not <domain>", tmpl_path);
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	gp_vm_layout(h, p, &l);
+	if (!l.ndevs)
+		gp_warn("no device of the profile's [gpus] on this host: the VM gets no GPU");
+	basics(dom, p);
+	cpu(dom, &l);
+	tuning(dom, p, &l);
+	if (devices(dom, h, &l, tmpl_path)) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	ns = qemu_ns(dom);
+	if (l.clique_left_out)
+		gp_warn("the GPUDirect clique is left out (p2p = preferred): QEMU %s cannot add "
+			"it to %s, so the VM starts but the guest driver refuses P2P "
+			"(see 'gpuprov check', vm.qemu_clique)",
+			h->qemu_version[0] ? h->qemu_version : "",
+			h->devs[l.devs[l.clique_dev].dev].bdf);
+	clique(dom, ns, &l);
+	mmio(dom, ns, &l);
+	drop_metadata(dom);
+	plain = dump(doc);
+	digest_of(plain, digest, dlen);
+	free(plain);
+	add_metadata(dom, p, digest);
+	*out = dump(doc);
+	xmlFreeDoc(doc);
+	if (well_formed(*out)) {
+		free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gpuprov: shared types.  Data flows one way: host.c (the only reader of the
+ * machine) and profile.c fill these structures, topo.c / checks.c compute on
+ * them, render.c prints.  Internal calls return 0 or a negative errno; only
+ * main.c turns results into exit codes.
+ */
+#ifndef GP_MODEL_H
+#define GP_MODEL_H
+
+#include <dirent.h>
+#include <fcntl.h> /* AT_FDCWD */
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "shared/codec.h"
+#include "shared/exit.h"
+#include "shared/log.h"
+#include "shared/rootfs.h"
+#include "shared/trust.h"
+#include "shared/util.h"
+#include "shared/write.h"
+
+#define GP_MAX_BARS  6
+#define GP_MAX_MATCH 16
+#define GP_MAX_SLOTS 32
+#define GP_MAX_LIST  16
+
+/* ---- what a snapshot keeps of a network configuration (redact.c) ---- */
+char *gp_net_redact(const char *path, const char *text);
+
+/* ---- the host (host.c, pcicfg.c) ---- */
+
+/* The files persist.vfio owns; host.c reads them, plan.c compares. */
+#define GP_PERSIST_FILES 5
+#define GP_MAX_OVERRIDES 64
+
+struct gp_override {
+	char bdf[GP_BDF_LEN];
+	char driver[GP_NAME_LEN];
+};
+enum gp_role {
+	GP_ROLE_OTHER,
+	GP_ROLE_GPU,
+	GP_ROLE_NIC,
+	GP_ROLE_BRIDGE
+};
+
+/* PCIe device/port type from the PCI Express capability, -1 for none. */
+enum gp_pcie_type {
+	GP_PCIE_NONE = -1,
+	GP_PCIE_ENDPOINT = 0x0,
+	GP_PCIE_LEGACY = 0x1,
+	GP_PCIE_ROOT_PORT = 0x4,
+	GP_PCIE_UPSTREAM = 0x5,
+	GP_PCIE_DOWNSTREAM = 0x6,
+	GP_PCIE_PCI_BRIDGE = 0x7,
+	GP_PCIE_PCIE_BRIDGE = 0x8,
+	GP_PCIE_RC_ENDPOINT = 0x9,
+	GP_PCIE_RC_EC = 0xa,
+};
+
+/* ACS control bits (PCIe base spec 7.7.8.3). */
+#define GP_ACS_SV 0x0001
+#define GP_ACS_TB 0x0002
+#define GP_ACS_RR 0x0004 /* P2P request redirect */
+#define GP_ACS_CR 0x0008 /* P2P completion redirect */
+#define GP_ACS_UF 0x0010 /* upstream forwarding */
+#define GP_ACS_EC 0x0020 /* P2P egress control */
+#define GP_ACS_DT 0x0040 /* direct translated P2P */
+
+struct gp_link {
+	double speed; /* GT/s, 0 when unknown */
+	int width;    /* lanes, 0 when unknown */
+	double max_speed;
+	int max_width;
+};
+
+struct gp_bar {
+	int index; /* line of the sysfs resource file, 0..5 */
+	uint64_t addr;
+	uint64_t size;
+	bool is64;
+	bool prefetchable;
+	bool io;
+	bool unset; /* the kernel could not assign it */
+};
+
+/* A capability of the standard list: where it starts, and how long it is
+ * where the spec fixes that by its flags (MSI, MSI-X); 0 otherwise. */
+#define GP_MAX_CAPS 48
+struct gp_cap {
+	uint8_t id, pos, len;
+};
+
+/* What config space says, parsed by pcicfg.c from raw bytes. */
+struct gp_cfg {
+	uint16_t vendor, device;
+	uint16_t svendor, sdevice;
+	uint8_t header_type;
+	int pcie_type; /* enum gp_pcie_type */
+	struct gp_link link;
+	bool has_acs;
+	uint16_t acs_cap, acs_ctrl;
+	int acs_pos; /* offset of the ACS capability, 0 when absent */
+	struct gp_cap caps[GP_MAX_CAPS];
+	int ncaps;
+};
+
+struct gp_dev {
+	char bdf[GP_BDF_LEN];
+	unsigned domain, bus, dev, func;
+	uint16_t vendor, device, svendor, sdevice;
+	uint16_t class; /* base class << 8 | subclass */
+	char driver[GP_NAME_LEN];
+	char slot[GP_NAME_LEN]; /* physical slot name, "" when none */
+	char rc[GP_NAME_LEN];	/* host bridge, e.g. "pci0000:40" */
+	int numa_node;		/* -1 when unknown */
+	int iommu_group;	/* -1 when none */
+	/* why a fact could not be read ("" when it was): checks report these */
+	char numa_error[64];
+	char iommu_error[128];
+	int parent; /* index in host->devs, -1 on a root bus */
+	char parent_bdf[GP_BDF_LEN];
+	int pcie_type;
+	bool is_bridge;
+	bool config_short;		 /* only the first 64 bytes were readable */
+	struct gp_cap caps[GP_MAX_CAPS]; /* the standard capability list */
+	int ncaps;
+	struct gp_link link;
+	bool has_acs;
+	uint16_t acs_ctrl;
+	struct gp_bar bars[GP_MAX_BARS];
+	int nbars;
+	bool bars_bad; /* resource file unreadable or malformed */
+	char reset_method[GP_NAME_LEN];
+	bool has_reset_method; /* the kernel exposes reset_method */
+	/* read for GPUs and the other members of their IOMMU groups only */
+	char driver_override[GP_NAME_LEN]; /* "" for "(null)" */
+	char modalias[128];
+	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver, as it registers */
+	char vfio_module[GP_NAME_LEN]; /* its module: vfio_pci, nvgrace_gpu_vfio_pci, ... */
+	bool vfio_module_loaded;
+	enum gp_role role;
+	bool with_gpu; /* a GPU, or in the IOMMU group of one */
+	int boot_vga;  /* 1: the firmware's console device; 0 not; -1 not said */
+};
+
+struct gp_numa {
+	int id;
+	char cpus[256];
+	uint64_t mem_total;
+	uint64_t mem_free;
+	long hugepages_1g_free; /* -1 when the kernel does not say */
+	long hugepages_2m_free;
+};
+
+struct gp_iface {
+	char name[GP_NAME_LEN];
+	char bdf[GP_BDF_LEN]; /* "" for a virtual interface */
+	int dev;	      /* index in host->devs, -1 when none */
+	char master[GP_NAME_LEN];
+	char mac[24];
+	char operstate[16];
+	long speed; /* Mb/s, -1 when unknown */
+	int mtu;
+	bool is_bond;
+	bool default_route;	 /* carries a default route (/proc/net/route) */
+	int routes;		 /* routes through it, link-local and multicast aside */
+	char addr[48];		 /* its first address (not link-local), "" when none */
+	int tcp;		 /* established TCP connections from its addresses */
+	char upper[GP_NAME_LEN]; /* a VLAN, macvlan, ... on top of it; "" when none */
+	int sriov_numvfs;	 /* of its PCI function; -1 when none */
+};
+
+/* A disk or partition of a PCI function, and what holds it. */
+struct gp_block {
+	char name[32];
+	char majmin[16];
+	int dev;	 /* index in host->devs */
+	char mount[64];	 /* where it is mounted, "" when not */
+	bool swap;	 /* in /proc/swaps */
+	char holder[32]; /* dm-0, md0, ...: LVM, MD, device mapper */
+};
+
+/* A framebuffer's memory in /proc/iomem (efifb, simplefb, BOOTFB, ...). */
+struct gp_fb {
+	uint64_t start, end;
+	char name[32];
+};
+
+/* A systemd-networkd .network file: networkd sorts them by name alone. */
+struct gp_netfile {
+	char name[GP_NAME_LEN];
+	char path[160];	 /* where it is, under the root */
+	char names[256]; /* [Match] Name= globs, blank-separated; "" any */
+	char macs[256];	 /* [Match] MACAddress= list; "" any */
+	bool masked;	 /* empty or a link to /dev/null: applies to nothing */
+};
+
+struct gp_holder {
+	int pid;
+	char comm[GP_NAME_LEN];
+	char path[GP_NAME_LEN]; /* /dev/nvidia0, /dev/vfio/12, ... */
+	int dev;		/* index in host->devs, -1: every GPU of the driver */
+};
+
+struct gp_host {
+	char *root; /* "" for "/" */
+	int rootfd; /* gp_root_open(root) */
+	struct gp_dev *devs;
+	size_t ndevs;
+	struct gp_numa *numa;
+	size_t nnuma;
+	struct gp_iface *ifaces;
+	size_t nifaces;
+	struct gp_holder *holders;
+	size_t nholders;
+	struct gp_block *blocks; /* of PCI functions only */
+	size_t nblocks;
+	struct gp_fb *fbs;
+	size_t nfbs;
+	bool fbcon; /* a virtual console is bound to a frame buffer */
+	/* whether each source of the companion checks could be read */
+	bool seen_blocks, seen_mounts, seen_sockets, seen_iomem;
+	char cmdline[4096];
+	char bios_version[GP_NAME_LEN];
+	char bios_vendor[GP_NAME_LEN];
+	char product[GP_NAME_LEN];
+	char kernel_release[GP_NAME_LEN];
+	int phys_bits, virt_bits; /* 0 when unknown */
+	int iommu_groups;	  /* entries of /sys/kernel/iommu_groups */
+	bool vfio_loaded;	  /* /sys/module/vfio_pci exists */
+	int vfio_available;	  /* 1 found by libkmod, 0 not, -1 unknown */
+	bool vfio_blacklisted;
+	char vfio_ids[256];	     /* "vfio-pci ids=" from cmdline or modprobe.d */
+	bool driverctl;		     /* /usr/sbin/driverctl exists */
+	char qemu_version[32];	     /* "7.2.18", "" when unknown */
+	char *vm_xml;		     /* the profile's [vm] output file as it is, or NULL */
+	int vm_defined;		     /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
+	char vm_digest[24];	     /* gpuprov's digest in the defined domain, or "" */
+	char net_owner[16];	     /* networkmanager, netplan, networkd, ifupdown, none */
+	char *bond_persisted;	     /* the bond's persistent file as it is, or NULL */
+	struct gp_netfile *netfiles; /* networkd's .network files, in name order */
+	size_t nnetfiles;
+	/* the persistent files gpuprov writes, as they are now (NULL: absent) */
+	char *persist[GP_PERSIST_FILES];
+	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */
+	int noverrides;
+	char vfio_ids_source[512];
+};
+
+extern const char *const gp_persist_paths[GP_PERSIST_FILES];
+
+struct gp_profile;
+int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
+void gp_host_release(struct gp_host *host);
+int gp_host_find(const struct gp_host *host, const char *bdf);
+bool gp_dev_is_gpu(const struct gp_dev *d);
+int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
+const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
+
+/* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */
+int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out);
+int gp_resource_parse(const char *text, struct gp_bar *bars, int max);
+double gp_link_speed_gts(unsigned code);
+double gp_link_bandwidth(double gts, int width);
+
+/* ---- the profile (profile.c) ---- */
+enum gp_p2p {
+	GP_P2P_REQUIRED,
+	GP_P2P_PREFERRED,
+	GP_P2P_OFF
+};
+enum gp_companions {
+	GP_COMP_REFUSE,
+	GP_COMP_BIND
+};
+
+struct gp_slot {
+	char name[GP_NAME_LEN];
+	char root_port[GP_BDF_LEN];
+	char address[GP_BDF_LEN]; /* instead of root_port: the device, on a root bus */
+	int numa_node;		  /* -1 when not given */
+	int cpu_direct;		  /* -1 when not given */
+	int line;
+};
+
+struct gp_match {
+	bool is_bdf;
+	uint16_t vendor, device;
+	char bdf[GP_BDF_LEN];
+};
+
+struct gp_profile {
+	char path[512];
+	char model[128];
+	char min_bios[GP_NAME_LEN];
+	bool verified;
+	struct gp_slot slots[GP_MAX_SLOTS];
+	int nslots;
+	struct gp_match match[GP_MAX_MATCH];
+	int nmatch;
+	int count;
+	char gpu_slots[GP_MAX_LIST][GP_NAME_LEN];
+	int ngpu_slots;
+	bool same_numa_node;
+	enum gp_p2p p2p;
+	enum gp_companions companions;
+	bool has_vm;
+	struct {
+		char name[GP_NAME_LEN];
+		char template[512];
+		unsigned vcpus;
+		uint64_t memory;
+		uint64_t hugepages; /* page size, 0 for none */
+		char numa[16];
+		int clique; /* -1 for off */
+		char output[512];
+		bool define;
+		char uri[256];
+	} vm;
+	bool has_bond;
+	struct {
+		char name[16];
+		char slaves[GP_MAX_LIST][GP_NAME_LEN];
+		int nslaves;
+		char mode[16];
+		unsigned miimon;
+		char lacp_rate[8];
+		char xmit_hash_policy[16];
+		char ad_select[16];
+		unsigned min_links;
+		unsigned mtu;
+		char address[64];
+		char persist[16];
+		unsigned lacp_timeout; /* seconds; 0: 15 with fast, 90 with slow */
+	} bond;
+};
+
+int gp_profile_load(const char *path, struct gp_profile *p);
+int gp_profile_parse_string(const char *name, const char *text, struct gp_profile *p);
+const char *gp_profile_error(void);
+bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d);
+
+/* ---- topology (topo.c) ---- */
+enum gp_path {
+	GP_PATH_X,
+	GP_PATH_PIX,
+	GP_PATH_PXB,
+	GP_PATH_PHB,
+	GP_PATH_NODE,
+	GP_PATH_SYS,
+};
+
+/* The slowest link of a path: what every hop and both its ends support (the
+ * P2P ceiling), and what the slowest hop trained at now (idle GPUs drop to
+ * 2.5 GT/s). */
+struct gp_hop {
+	double speed; /* GT/s, 0 when unknown */
+	int width;
+	double cur_speed;
+	int cur_width;
+};
+
+const char *gp_path_name(enum gp_path p);
+enum gp_path gp_topo_classify(const struct gp_host *h, int a, int b);
+struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b);
+bool gp_hop_trained_lower(const struct gp_hop *hop);
+int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int max);
+int gp_host_root_port(const struct gp_host *h, int dev);
+
+/* ---- findings (checks.c) ---- */
+enum gp_severity {
+	GP_OK,
+	GP_WARN,
+	GP_FAIL
+};
+
+struct gp_finding {
+	char id[32];
+	enum gp_severity severity;
+	char subject[64];
+	char message[512];
+	char hint[512];
+};
+
+struct gp_report {
+	struct gp_finding *items;
+	size_t n, cap;
+};
+
+void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
+		   const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void gp_report_release(struct gp_report *r);
+int gp_report_count(const struct gp_report *r, enum gp_severity sev);
+const char *gp_severity_name(enum gp_severity s);
+extern const char *const gp_finding_ids[]; /* NULL-terminated */
+void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
+int *gp_gpus(const struct gp_host *h, int *n);
+
+#endif

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The plan: the ordered steps that bring the host to what the profile wants,
+ * each with its current and target state.  A pure function of the host, the
+ * profile, the findings and the templates: nothing here reads or writes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/netconf.h"
+#include "core/plan.h"
+#include "core/vm.h"
+
+/*
+ * Every failed finding blocks the steps it bears on, unless the operator
+ * accepted its id by name (--accept): a check that fails is a reason not to
+ * go ahead, whichever check it is.  A finding bears on the steps of its
+ * area: nic.* and bond.* on the bond's, vm.* on the VM's, the rest (IOMMU,
+ * BARs, GPUs, P2P, vfio, companions, BIOS) on the binding of the GPUs, which
+ * a plain apply always includes.
+ */
+static unsigned finding_groups(const char *id)
+{
+	if (!strncmp(id, "bond.", 5) || !strncmp(id, "nic.", 4))
+		return GP_GROUP_BOND;
+	if (!strncmp(id, "vm.", 3))
+		return GP_GROUP_VM;
+	return GP_GROUP_VFIO;
+}
+
+struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
+{
+	struct gp_step *st;
+
+	if (plan->n == plan->cap) {
+		plan->cap = plan->cap ? plan->cap * 2 : 16;
+		plan->steps = gp_xrealloc(plan->steps, plan->cap, sizeof(*plan->steps));
+	}
+	st = &plan->steps[plan->n++];
+	memset(st, 0, sizeof(*st));
+	gp_strlcpy(st->kind, kind, sizeof(st->kind));
+	gp_strlcpy(st->subject, subject, sizeof(st->subject));
+	st->reversible = true;
+	st->group = GP_GROUP_VFIO;
+	return st;
+}
+
+/*
+ * Failures no --accept lets through: the safety rules (a GPU held open is
+ * never unbound; nothing the host lives on is taken from it; a port of
+ * another bridge or bond is not stolen) and an IOMMU that is off, without
+ * which vfio cannot isolate anything.
+ */
+static const char *const never_accepted[] = { "gpu.in_use", "companion.unsafe", "bond.port_master",
+					      "iommu.off", NULL };
+
+bool gp_finding_acceptable(const char *id)
+{
+	int i;
+
+	for (i = 0; never_accepted[i]; i++)
+		if (!strcmp(never_accepted[i], id))
+			return false;
+	return true;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char text[600];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	return gp_xstrdup(text);
+}
+
+/* Every failed check that blocks is listed: the list grows, nothing is dropped. */
+void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan->blockers =
+		gp_xrealloc(plan->blockers, (size_t)plan->nblockers + 1, sizeof(*plan->blockers));
+	plan->blockers[plan->nblockers++] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+static void plan_accepted(struct gp_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void plan_accepted(struct gp_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan->accepted =
+		gp_xrealloc(plan->accepted, (size_t)plan->naccepted + 1, sizeof(*plan->accepted));
+	plan->accepted[plan->naccepted++] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void gp_plan_release(struct gp_plan *plan)
+{
+	int i;
+
+	for (i = 0; i < plan->nblockers; i++)
+		free(plan->blockers[i]);
+	free(plan->blockers);
+	for (i = 0; i < plan->naccepted; i++)
+		free(plan->accepted[i]);
+	free(plan->accepted);
+	free(plan->steps);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int gp_parse_groups(const char *list, unsigned *groups)
+{
+	char buf[128], *items[8];
+	int n, i;
+
+	gp_strlcpy(buf, list, sizeof(buf));
+	n = gp_split_list(buf, items, 8);
+	if (n <= 0)
+		return -1;
+	*groups = 0;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(items[i], "vfio"))
+			*groups |= GP_GROUP_VFIO;
+		else if (!strcmp(items[i], "bond"))
+			*groups |= GP_GROUP_BOND;
+		else if (!strcmp(items[i], "vm"))
+			*groups |= GP_GROUP_VM;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether id is an item of the comma- or space-separated list. */
+static bool in_list(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	const char *s;
+
+	for (s = list; s && (s = strstr(s, id)); s += n)
+		if ((s == list || strchr(", ", s[-1])) && (!s[n] || strchr(", ", s[n])))
+			return true;
+	return false;
+}
+
+/* The ids a refusal names for --accept, each once. */
+static void acceptable(struct gp_plan *plan, const char *id)
+{
+	size_t len = strlen(plan->acceptable);
+
+	if (in_list(plan->acceptable, id))
+		return;
+	snprintf(plan->acceptable + len, sizeof(plan->acceptable) - len, "%s%s", len ? "," : "",
+		 id);
+}
+
+static void blockers(const struct gp_report *r, unsigned groups, const char *accept,
+		     struct gp_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gp_finding *f = &r->items[i];
+
+		if (f->severity != GP_FAIL || !(finding_groups(f->id) & groups))
+			continue;
+		if ((groups & GP_FORCE_MGMT) && !strcmp(f->id, "bond.mgmt")) {
+			plan_accepted(plan, "%s %s: %s (--force-mgmt)", f->id, f->subject,
+				      f->message);
+		} else if (in_list(accept, f->id) && gp_finding_acceptable(f->id)) {
+			plan_accepted(plan, "%s %s: %s", f->id, f->subject, f->message);
+		} else {
+			gp_plan_block(plan, "%s %s: %s", f->id, f->subject, f->message);
+			if (gp_finding_acceptable(f->id))
+				acceptable(plan, f->id);
+		}
+	}
+}
+
+static const char *driver_for(const struct gp_dev *d)
+{
+	return d->vfio_driver[0] ? d->vfio_driver : "vfio-pci";
+}
+
+static void device_steps(const struct gp_dev *d, struct gp_plan *plan)
+{
+	const char *want = driver_for(d);
+	struct gp_step *st;
+
+	if (strcmp(d->driver_override, want)) {
+		st = gp_plan_add(plan, "device.override", d->bdf);
+		snprintf(st->current, sizeof(st->current), "%s",
+			 d->driver_override[0] ? d->driver_override : "(none)");
+		gp_strlcpy(st->target, want, sizeof(st->target));
+		gp_strlcpy(st->arg, want, sizeof(st->arg));
+	}
+	if (!strcmp(d->driver, want))
+		return;
+	if (d->driver[0]) {
+		st = gp_plan_add(plan, "device.unbind", d->bdf);
+		snprintf(st->current, sizeof(st->current), "bound to %s", d->driver);
+		gp_strlcpy(st->target, "unbound", sizeof(st->target));
+		gp_strlcpy(st->arg, d->driver, sizeof(st->arg));
+	}
+	st = gp_plan_add(plan, "device.bind", d->bdf);
+	snprintf(st->current, sizeof(st->current), "%s", d->driver[0] ? d->driver : "no driver");
+	gp_strlcpy(st->target, want, sizeof(st->target));
+	gp_strlcpy(st->arg, want, sizeof(st->arg));
+}
+
+/* Kernel 6.2 merged vfio_virqfd into vfio: listing it there fails the load. */
+static bool has_virqfd(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return false;
+	return major < 6 || (major == 6 && minor < 2);
+}
+
+/* A passed device whose vfio driver is a variant, not vfio-pci itself. */
+static bool variant_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
+{
+	return gp_vm_passed(h, p, i) && strcmp(h->devs[i].vfio_module, "vfio_pci");
+}
+
+/* Whether a module is a line of a newline-separated list. */
+static bool listed(const char *list, const char *m)
+{
+	size_t n = strlen(m);
+	const char *s;
+
+	for (s = list; (s = strstr(s, m)); s += n)
+		if ((s == list || s[-1] == '\n') && (!s[n] || s[n] == '\n'))
+			return true;
+	return false;
+}
+
+void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out)
+{
+	const char *module = "vfio-pci";
+	char modules[512], softdep[512];
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->driverctl = h->driverctl;
+	for (i = 0; i < h->ndevs && out->noverrides < GP_MAX_OVERRIDES; i++) {
+		struct gp_override *o = &out->overrides[out->noverrides];
+
+		if (!gp_vm_passed(h, p, i))
+			continue;
+		gp_strlcpy(o->bdf, h->devs[i].bdf, sizeof(o->bdf));
+		gp_strlcpy(o->driver, driver_for(&h->devs[i]), sizeof(o->driver));
+		out->noverrides++;
+	}
+	snprintf(modules, sizeof(modules), "vfio\nvfio_iommu_type1\n%svfio_pci",
+		 has_virqfd(h->kernel_release) ? "vfio_virqfd\n" : "");
+	gp_strlcpy(softdep, module, sizeof(softdep));
+	/* variant drivers' modules load at boot too, and before the GPU drivers */
+	for (i = 0; i < h->ndevs; i++) {
+		const char *m = h->devs[i].vfio_module;
+
+		if (!variant_passed(h, p, i) || listed(modules, m))
+			continue;
+		snprintf(modules + strlen(modules), sizeof(modules) - strlen(modules), "\n%s", m);
+		snprintf(softdep + strlen(softdep), sizeof(softdep) - strlen(softdep), " %s", m);
+	}
+	{
+		const char *pairs[] = { "VFIO_MODULE", softdep, "MODULES", modules, NULL };
+
+		for (i = 0; i < GP_PERSIST_FILES; i++) {
+			/* driverctl brings its own udev rule, unit and script */
+			if (out->driverctl && i != 1 && i != 2)
+				continue;
+			out->files[i] = gp_subst(templates[i], pairs);
+		}
+	}
+}
+
+void gp_persist_release(struct gp_persist *ps)
+{
+	int i;
+
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		free(ps->files[i]);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static bool has_override(const struct gp_host *h, const struct gp_override *o)
+{
+	int i;
+
+	for (i = 0; i < h->noverrides; i++)
+		if (!strcmp(h->overrides[i].bdf, o->bdf) &&
+		    !strcmp(h->overrides[i].driver, o->driver))
+			return true;
+	return false;
+}
+
+static void persist_step(const struct gp_host *h, const struct gp_profile *p,
+			 char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
+{
+	struct gp_persist ps;
+	int i, missing = 0, present = 0;
+	struct gp_step *st;
+
+	gp_persist_render(h, p, templates, &ps);
+	for (i = 0; i < GP_PERSIST_FILES; i++) {
+		if (!ps.files[i])
+			continue;
+		if (h->persist[i] && !strcmp(h->persist[i], ps.files[i]))
+			present++;
+		else
+			missing++;
+	}
+	for (i = 0; i < ps.noverrides; i++) {
+		if (has_override(h, &ps.overrides[i]))
+			present++;
+		else
+			missing++;
+	}
+	gp_persist_release(&ps);
+	if (!missing)
+		return;
+	st = gp_plan_add(plan, "persist.vfio", "host");
+	snprintf(st->current, sizeof(st->current), "%s",
+		 present ? "partly written or outdated" : "absent");
+	snprintf(st->target, sizeof(st->target), "%s",
+		 h->driverctl ? "driverctl overrides, modprobe softdep"
+			      : "overrides, udev rule, boot unit, modprobe softdep");
+}
+
+static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
+		     const struct gp_vm_target *vm, struct gp_plan *plan)
+{
+	struct gp_step *st;
+
+	if (!h->vm_xml || strcmp(h->vm_xml, vm->xml)) {
+		st = gp_plan_add(plan, "domain.write", p->vm.output);
+		st->group = GP_GROUP_VM;
+		gp_strlcpy(st->current, h->vm_xml ? "differs" : "absent", sizeof(st->current));
+		snprintf(st->target, sizeof(st->target), "written (digest %s)", vm->digest);
+	}
+	if (!p->vm.define || (h->vm_defined == 1 && !strcmp(h->vm_digest, vm->digest)))
+		return;
+	st = gp_plan_add(plan, "domain.define", p->vm.name);
+	st->group = GP_GROUP_VM;
+	snprintf(st->current, sizeof(st->current), "%s",
+		 h->vm_defined < 0    ? "unknown (libvirt not asked or not reachable)"
+		 : h->vm_defined == 0 ? "not defined"
+				      : "defined, differs");
+	snprintf(st->target, sizeof(st->target), "defined in %s", p->vm.uri);
+}
+
+static void module_step(struct gp_plan *plan, const char *module)
+{
+	struct gp_step *st = gp_plan_add(plan, "module.load", module);
+
+	gp_strlcpy(st->current, "not loaded", sizeof(st->current));
+	gp_strlcpy(st->target, "loaded", sizeof(st->target));
+	gp_strlcpy(st->arg, module, sizeof(st->arg));
+}
+
+static bool planned_module(const struct gp_plan *plan, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (!strcmp(plan->steps[i].kind, "module.load") &&
+		    !strcmp(plan->steps[i].arg, module))
+			return true;
+	return false;
+}
+
+static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
+{
+	size_t i;
+
+	if (h->vfio_ids[0])
+		snprintf(plan->note, sizeof(plan->note),
+			 "vfio-pci also takes every device with IDs %s at boot ('ids=' in %s); "
+			 "gpuprov binds by address and leaves that setting alone",
+			 h->vfio_ids, h->vfio_ids_source);
+	if (!h->vfio_loaded)
+		module_step(plan, "vfio-pci");
+	for (i = 0; i < h->ndevs; i++)
+		if (variant_passed(h, p, i) && !h->devs[i].vfio_module_loaded &&
+		    !planned_module(plan, h->devs[i].vfio_module))
+			module_step(plan, h->devs[i].vfio_module);
+	for (i = 0; i < h->ndevs; i++)
+		if (gp_vm_passed(h, p, i))
+			device_steps(&h->devs[i], plan);
+	persist_step(h, p, templates, plan);
+}
+
+static void bond_steps(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
+{
+	int k = gp_host_iface(h, p->bond.name), i, rc;
+	bool fresh = k < 0;
+	struct gp_netconf nc;
+	struct gp_step *st;
+
+	if (k >= 0 && !h->ifaces[k].is_bond) {
+		gp_plan_block(plan, "%s exists and is not a bond", p->bond.name);
+		return;
+	}
+	if (fresh) {
+		st = gp_plan_add(plan, "bond.create", p->bond.name);
+		st->group = GP_GROUP_BOND;
+		gp_strlcpy(st->current, "absent", sizeof(st->current));
+		snprintf(st->target, sizeof(st->target), "%s, miimon %u%s%s%s%s", p->bond.mode,
+			 p->bond.miimon, strcmp(p->bond.mode, "802.3ad") ? "" : ", lacp_rate ",
+			 strcmp(p->bond.mode, "802.3ad") ? "" : p->bond.lacp_rate,
+			 strcmp(p->bond.mode, "active-backup") ? ", " : "",
+			 strcmp(p->bond.mode, "active-backup") ? p->bond.xmit_hash_policy : "");
+	}
+	for (i = 0; i < p->bond.nslaves; i++) {
+		int f = gp_host_iface(h, p->bond.slaves[i]);
+
+		if (f < 0 || !strcmp(h->ifaces[f].master, p->bond.name))
+			continue;
+		st = gp_plan_add(plan, "bond.enslave", h->ifaces[f].name);
+		st->group = GP_GROUP_BOND;
+		snprintf(st->current, sizeof(st->current), "%s%s",
+			 h->ifaces[f].master[0] ? "in " : "no master", h->ifaces[f].master);
+		snprintf(st->target, sizeof(st->target), "in %s", p->bond.name);
+		gp_strlcpy(st->arg, p->bond.name, sizeof(st->arg));
+	}
+	if (fresh || strcmp(h->ifaces[k].operstate, "up") || h->ifaces[k].mtu != (int)p->bond.mtu) {
+		st = gp_plan_add(plan, "link.up", p->bond.name);
+		st->group = GP_GROUP_BOND;
+		snprintf(st->current, sizeof(st->current), "%s",
+			 fresh ? "absent" : h->ifaces[k].operstate);
+		snprintf(st->target, sizeof(st->target), "up, mtu %u%s%s%s", p->bond.mtu,
+			 p->bond.address[0] ? ", " : "", p->bond.address,
+			 strcmp(p->bond.mode, "802.3ad") ? "" : ", LACP verified");
+	}
+	rc = gp_netconf_render(h, p, &nc);
+	if (rc == -EINVAL) {
+		/* a port's name from the host that no configuration file can hold */
+		gp_plan_block(plan, "persist.bond: %s", gp_last_error);
+		gp_netconf_release(&nc);
+		return;
+	}
+	if (rc || !nc.n) {
+		if (!nc.n)
+			snprintf(plan->note, sizeof(plan->note),
+				 "no network configuration owner found (persist = %s): the bond "
+				 "will not survive a reboot",
+				 p->bond.persist);
+		gp_netconf_release(&nc);
+		return;
+	}
+	if (!h->bond_persisted || strcmp(h->bond_persisted, nc.files[0].text)) {
+		st = gp_plan_add(plan, "persist.bond", p->bond.name);
+		st->group = GP_GROUP_BOND;
+		gp_strlcpy(st->current, h->bond_persisted ? "differs" : "absent",
+			   sizeof(st->current));
+		snprintf(st->target, sizeof(st->target), "%s: %d file%s", nc.owner, nc.n,
+			 nc.n == 1 ? "" : "s");
+	}
+	gp_netconf_release(&nc);
+}
+
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
+		   unsigned groups, const char *accept, struct gp_plan *plan)
+{
+	unsigned relevant = groups & (GP_GROUP_VFIO | GP_FORCE_MGMT);
+
+	memset(plan, 0, sizeof(*plan));
+	if ((groups & GP_GROUP_BOND) && p->has_bond)
+		relevant |= GP_GROUP_BOND;
+	if ((groups & GP_GROUP_VM) && vm)
+		relevant |= GP_GROUP_VM;
+	blockers(r, relevant, accept, plan);
+	if (groups & GP_GROUP_VFIO)
+		vfio_steps(h, p, templates, plan);
+	if (relevant & GP_GROUP_BOND)
+		bond_steps(h, p, plan);
+	if (relevant & GP_GROUP_VM)
+		vm_steps(h, p, vm, plan);
+}
+
+/* A step as the plan and the journal write it (journal.c reads it back). */
+json_object *gp_step_json(const struct gp_step *st)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kind", json_object_new_string(st->kind));
+	json_object_object_add(o, "subject", json_object_new_string(st->subject));
+	json_object_object_add(o, "current", json_object_new_string(st->current));
+	json_object_object_add(o, "target", json_object_new_string(st->target));
+	json_object_object_add(o, "reversible", json_object_new_boolean(st->reversible));
+	return o;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Steps: what apply will do, as data.  plan.c builds them (a pure function of
+ * host, profile, findings and templates), apply.c runs them through the
+ * actuator of their kind, journal.c keeps them on disk.
+ */
+#ifndef GP_PLAN_H
+#define GP_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json.h>
+
+#include "core/model.h"
+
+enum gp_group {
+	GP_GROUP_VFIO = 1,
+	GP_GROUP_BOND = 2,
+	GP_GROUP_VM = 4
+};
+#define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
+
+struct gp_step {
+	char kind[24];	  /* module.load, device.override, ... (DESIGN.md) */
+	char subject[64]; /* a PCI address, a module, "host" */
+	char current[128];
+	char target[128];
+	char arg[64]; /* the driver or module the step deals in */
+	bool reversible;
+	enum gp_group group;
+};
+
+struct gp_plan {
+	struct gp_step *steps;
+	size_t n, cap;
+	char **blockers; /* why apply refuses: grows with gp_plan_block() */
+	int nblockers;
+	char acceptable[256]; /* the blocking finding ids, for the refusal's --accept */
+	char **accepted;      /* failed findings --accept (or --force-mgmt) let through */
+	int naccepted;
+	char note[400]; /* what the operator should know, not a step */
+};
+
+/* The text persist.vfio writes, from templates/ (NULL where not used). */
+struct gp_persist {
+	char *files[GP_PERSIST_FILES];
+	bool driverctl; /* overrides go to /etc/driverctl.d instead */
+	struct gp_override overrides[GP_MAX_OVERRIDES];
+	int noverrides;
+};
+
+/* templates.c */
+int gp_templates_load(char *out[GP_PERSIST_FILES]);
+int gp_template_path(const char *name, char *path, size_t len);
+/* The directory the templates come from (GPUPROV_TEMPLATES, the source tree, DATADIR). */
+int gp_templates_dir(char *dir, size_t len);
+void gp_templates_release(char *t[GP_PERSIST_FILES]);
+char *gp_subst(const char *tmpl, const char *const *pairs);
+
+/* plan.c */
+/* What domain.write and domain.define put in place. */
+struct gp_vm_target {
+	const char *xml;
+	char digest[24];
+	const char *output;
+	const char *uri;
+	const char *name;
+};
+
+void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
+		   unsigned groups, const char *accept, struct gp_plan *plan);
+void gp_plan_release(struct gp_plan *plan);
+/* Whether --accept may let a failure of this finding id through. */
+bool gp_finding_acceptable(const char *id);
+struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
+void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out);
+void gp_persist_release(struct gp_persist *ps);
+int gp_parse_groups(const char *list, unsigned *groups);
+json_object *gp_step_json(const struct gp_step *st);
+
+/* render.c */
+void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef GP_VM_H
+#define GP_VM_H
+
+#include "core/model.h"
+
+#define GP_VM_MAX_CELLS 8
+#define GP_VM_MAX_DEVS	32
+
+struct gp_vm_dev {
+	int dev;     /* index in host->devs */
+	int cell;    /* guest NUMA cell */
+	int port;    /* guest root port: one per host card (domain:bus:device) */
+	unsigned fn; /* guest function on that port: the host's */
+	bool gpu;
+	char alias[32]; /* ua-gpuN, ua-gpuprov-devN: libvirt user aliases */
+};
+
+struct gp_vm_cell {
+	int host_node;	/* -1 when the host does not say */
+	char cpus[256]; /* the host node's CPUs, for pinning */
+	unsigned vcpus;
+	uint64_t memory;
+};
+
+/* A guest root port holds one host card: its functions, as the host has them. */
+struct gp_vm_port {
+	int cell;
+	int nfuncs;
+};
+
+/* Whether QEMU can add the GPUDirect clique capability to every GPU, worst first last. */
+enum gp_clique_fit {
+	GP_CLIQUE_FITS,	    /* at 0xC8, or from QEMU 8.1 at 0xD4 */
+	GP_CLIQUE_UNKNOWN,  /* a capability at 0xC8, and QEMU's version unknown */
+	GP_CLIQUE_OLD_QEMU, /* QEMU before 8.1 puts it at 0xC8, where a capability is */
+	GP_CLIQUE_NO_ROOM,  /* capabilities where any QEMU would put it */
+};
+
+struct gp_vm_layout {
+	struct gp_vm_dev devs[GP_VM_MAX_DEVS];
+	int ndevs;
+	struct gp_vm_port ports[GP_VM_MAX_DEVS];
+	int nports;
+	struct gp_vm_cell cells[GP_VM_MAX_CELLS];
+	int ncells;
+	bool numa_known;
+	uint64_t bar64_total; /* the 64-bit BARs, each rounded up to a power of two */
+	uint64_t mmio_window; /* X-PciMmio64Mb: the window OVMF must open, bytes */
+	int clique;	      /* what the XML sets: the profile's, or -1 (off, left out) */
+	bool clique_left_out; /* p2p = preferred and QEMU cannot add it */
+	enum gp_clique_fit clique_fit;
+	int clique_dev; /* in devs: the GPU that decides clique_fit, -1 when none */
+	int clique_pos; /* where QEMU puts it on that GPU */
+};
+
+bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i);
+void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l);
+uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory);
+
+/* domxml.c: the domain XML for the profile's VM, merged into a template */
+int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
+		    char **out, char *digest, size_t dlen);
+
+#endif

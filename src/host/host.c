@@ -1,0 +1,1706 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host discovery: the only code that reads the machine.  Every path goes
+ * through the root prefix, so the same code reads a live host, a snapshot or
+ * a fixture tree.  libpci enumerates the devices and reads their IDs, class,
+ * NUMA node, physical slot and config space; pcicfg.c interprets the bytes.
+ * One pass over the devices, each file read once.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pci/pci.h>
+
+#include "core/model.h"
+#include "sys/kmod.h"
+#include "sys/virt.h"
+#include "core/netconf.h"
+
+#define PATH_LEN    4096
+#define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */
+
+/*
+ * ---- paths under the root ----
+ * Paths are formatted as on the host ("/sys/..."); the safe reader (rootfs.c)
+ * opens them under h->rootfd, links resolved inside the root.
+ */
+
+static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	(void)h;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_LEN, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_LEN)
+		buf[0] = '\0'; /* too long: a path nothing opens */
+	return buf;
+}
+
+/* Reads a small file whole; returns its length or -errno.  Trailing newline cut. */
+static ssize_t read_text(const struct gp_host *h, const char *path, char *buf, size_t len)
+{
+	ssize_t n = gp_root_read(h->rootfd, path, buf, len);
+
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+static ssize_t read_link(const struct gp_host *h, const char *path, char *buf, size_t len)
+{
+	return gp_root_readlink(h->rootfd, path, buf, len);
+}
+
+static char *read_file(const struct gp_host *h, const char *path)
+{
+	return gp_root_read_file(h->rootfd, path);
+}
+
+static DIR *open_dir(const struct gp_host *h, const char *path)
+{
+	return gp_root_opendir(h->rootfd, path);
+}
+
+static bool exists(const struct gp_host *h, const char *path)
+{
+	struct stat st;
+
+	return !gp_root_stat(h->rootfd, path, &st);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static bool is_bdf(const char *s, size_t len)
+{
+	unsigned d, b, dv, f;
+	int n = 0;
+
+	return len >= 12 && sscanf(s, "%x:%x:%x.%u%n", &d, &b, &dv, &f, &n) == 4 &&
+	       (size_t)n == len;
+}
+
+/* ---- libpci: its error callback must not return, so we jump back ---- */
+
+static jmp_buf pci_jump;
+static char pci_errmsg[512];
+
+static void PCI_NONRET pci_error_cb(char *msg, ...)
+{
+	va_list ap;
+
+	va_start(ap, msg);
+	vsnprintf(pci_errmsg, sizeof(pci_errmsg), msg, ap);
+	va_end(ap);
+	longjmp(pci_jump, 1);
+}
+
+static void pci_warning_cb(char *msg, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, msg);
+	vsnprintf(buf, sizeof(buf), msg, ap);
+	va_end(ap);
+	gp_debug("libpci: %s", buf);
+}
+
+static void pci_debug_cb(char *msg, ...)
+{
+	(void)msg;
+}
+
+/* ---- per device ---- */
+
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct gp_dev *x = a, *y = b;
+
+	if (x->domain != y->domain)
+		return x->domain < y->domain ? -1 : 1;
+	if (x->bus != y->bus)
+		return x->bus < y->bus ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return 0;
+}
+
+int gp_host_find(const struct gp_host *host, const char *bdf)
+{
+	struct gp_dev key;
+	const struct gp_dev *d;
+
+	if (sscanf(bdf, "%x:%x:%x.%u", &key.domain, &key.bus, &key.dev, &key.func) != 4)
+		return -1;
+	d = bsearch(&key, host->devs, host->ndevs, sizeof(key), dev_cmp);
+	return d ? (int)(d - host->devs) : -1;
+}
+
+/*
+ * The bus link ("../../../devices/pci0000:40/0000:40:01.1/0000:41:00.0")
+ * names the host bridge and the parent bridge in one readlink.
+ */
+static void parse_bus_link(const char *link, struct gp_dev *d)
+{
+	char buf[PATH_LEN], *save = NULL, *tok, *prev = NULL, *last = NULL;
+
+	gp_strlcpy(buf, link, sizeof(buf));
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (!strncmp(tok, "pci", 3) && strchr(tok, ':'))
+			gp_strlcpy(d->rc, tok, sizeof(d->rc));
+		if (is_bdf(tok, strlen(tok))) {
+			prev = last;
+			last = tok;
+		}
+	}
+	if (prev)
+		gp_strlcpy(d->parent_bdf, prev, sizeof(d->parent_bdf));
+}
+
+static void read_link_fields(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], link[PATH_LEN];
+
+	if (read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), link, sizeof(link)) > 0)
+		parse_bus_link(link, d);
+	/*
+	 * libpci realpath()s driver and iommu_group; a readlink is all we need,
+	 * and it still works in a snapshot whose link targets were not copied.
+	 */
+	if (read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver", d->bdf), link,
+		      sizeof(link)) > 0)
+		gp_strlcpy(d->driver, base_name(link), sizeof(d->driver));
+}
+
+/*
+ * The group is the number the iommu_group link names, and only when the link
+ * resolves to a group directory: garbage or a loop is reported, not guessed.
+ * No link at all means the device is not behind an IOMMU.
+ */
+static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], link[PATH_LEN], *end;
+	const char *name;
+	struct stat st;
+	ssize_t n;
+	long g;
+
+	d->iommu_group = -1;
+	n = read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
+		      sizeof(link));
+	if (n == -ENOENT)
+		return;
+	if (n < 0) {
+		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group: %s",
+			 strerror((int)-n));
+		return;
+	}
+	name = base_name(link);
+	g = strtol(name, &end, 10);
+	if (!isdigit((unsigned char)*name) || *end || g >= 1 << 30 ||
+	    !strstr(link, "iommu_groups/")) {
+		snprintf(d->iommu_error, sizeof(d->iommu_error),
+			 "iommu_group points to '%.80s', not a group", link);
+		return;
+	}
+	if ((n = gp_root_stat(h->rootfd, path, &st)) || !S_ISDIR(st.st_mode)) {
+		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group '%.60s' %s", link,
+			 n == -ELOOP ? "is a link loop" : "does not resolve to a directory");
+		return;
+	}
+	d->iommu_group = (int)g;
+}
+
+/* numa_node: a node, or -1 (the kernel's "no NUMA"); anything else is reported. */
+static void read_numa_node(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], text[32], *end;
+	ssize_t n;
+	long v;
+
+	d->numa_node = -1;
+	n = read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/numa_node", d->bdf), text,
+		      sizeof(text));
+	if (n == -ENOENT)
+		return; /* a kernel built without NUMA */
+	if (n < 0) {
+		snprintf(d->numa_error, sizeof(d->numa_error), "numa_node: %s", strerror((int)-n));
+		return;
+	}
+	v = strtol(text, &end, 10);
+	if (!n || end == text || *end || v < -1 || v > 4095) {
+		snprintf(d->numa_error, sizeof(d->numa_error), "numa_node reads '%.30s'", text);
+		return;
+	}
+	d->numa_node = (int)v;
+}
+
+static void read_bars(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], text[1024];
+	int n;
+
+	if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/resource", d->bdf), text,
+		      sizeof(text)) < 0) {
+		d->bars_bad = true;
+		return;
+	}
+	n = gp_resource_parse(text, d->bars, GP_MAX_BARS);
+	if (n < 0) {
+		gp_debug("%s: malformed resource file", d->bdf);
+		d->bars_bad = true;
+		return;
+	}
+	d->nbars = n;
+}
+
+static void read_config(struct pci_dev *pd, struct gp_dev *d)
+{
+	uint8_t cfg[4096];
+	size_t len = 256;
+	struct gp_cfg c;
+
+	memset(cfg, 0, sizeof(cfg));
+	/* unprivileged readers get only the first 64 bytes of config space */
+	if (!pci_read_block(pd, 0, cfg, 256)) {
+		len = 64;
+		d->config_short = true;
+		if (!pci_read_block(pd, 0, cfg, 64))
+			return;
+	}
+	/* extended space only where ACS matters: bridges between GPUs */
+	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && pci_read_block(pd, 256, cfg + 256, 3840))
+		len = sizeof(cfg);
+	if (gp_cfg_parse(cfg, len, &c))
+		return;
+	d->svendor = c.svendor;
+	d->sdevice = c.sdevice;
+	d->pcie_type = c.pcie_type;
+	d->link = c.link;
+	d->has_acs = c.has_acs;
+	d->acs_ctrl = c.acs_ctrl;
+	d->is_bridge = c.header_type == 1;
+	memcpy(d->caps, c.caps, sizeof(d->caps));
+	d->ncaps = c.ncaps;
+}
+
+/*
+ * Without a profile, the one rule for what is a GPU (scan, topo, profile
+ * discover): every 3D controller, and the display controllers of the GPU
+ * vendors.  A server's BMC VGA (ASPEED, Matrox, Hisilicon) is a display
+ * controller too, but nothing anyone passes through.
+ */
+bool gp_dev_is_gpu(const struct gp_dev *d)
+{
+	if (d->class == 0x0302)
+		return true;
+	return (d->class >> 8) == 0x03 &&
+	       (d->vendor == 0x10de || d->vendor == 0x1002 || d->vendor == 0x8086);
+}
+
+static enum gp_role role_of(const struct gp_dev *d, const struct gp_profile *p)
+{
+	if (p ? gp_profile_matches(p, d) : gp_dev_is_gpu(d))
+		return GP_ROLE_GPU;
+	if ((d->class >> 8) == 0x02)
+		return GP_ROLE_NIC;
+	if (d->is_bridge || d->class == 0x0604 || d->class == 0x0609)
+		return GP_ROLE_BRIDGE;
+	return GP_ROLE_OTHER;
+}
+
+static void read_reset_method(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN];
+
+	d->has_reset_method =
+		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/reset_method", d->bdf),
+			  d->reset_method, sizeof(d->reset_method)) >= 0;
+}
+
+static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
+		     const struct gp_profile *p)
+{
+	const char *slot;
+
+	pci_fill_info(pd, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_PHYS_SLOT);
+	d->domain = (unsigned)pd->domain;
+	d->bus = pd->bus;
+	d->dev = pd->dev;
+	d->func = pd->func;
+	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
+	d->vendor = pd->vendor_id;
+	d->device = pd->device_id;
+	d->class = pd->device_class;
+	slot = pci_get_string_property(pd, PCI_FILL_PHYS_SLOT);
+	if (slot)
+		gp_strlcpy(d->slot, slot, sizeof(d->slot));
+	d->pcie_type = GP_PCIE_NONE;
+	d->parent = -1;
+	read_link_fields(h, d);
+	read_iommu_group(h, d);
+	read_numa_node(h, d);
+	read_bars(h, d);
+	read_config(pd, d);
+	d->role = role_of(d, p);
+	if (d->role == GP_ROLE_GPU)
+		read_reset_method(h, d);
+}
+
+static int guard(const struct gp_host *h, const char *path)
+{
+	int rc = gp_root_guard(h->rootfd, h->root, path);
+
+	if (rc)
+		gp_err("cannot read host state: '%s%s': %s", h->root, path, gp_root_strerror(rc));
+	return rc;
+}
+
+/* Every path in dir/ENTRY/file for the files named; stops at the first bad one. */
+static int guard_entries(const struct gp_host *h, const char *dir, const char *const *files)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = open_dir(h, dir);
+	int rc = 0, i;
+
+	while (!rc && d && (e = readdir(d)))
+		for (i = 0; !rc && e->d_name[0] != '.' && files[i]; i++)
+			rc = guard(h, rootp(h, path, "%s/%s%s", dir, e->d_name, files[i]));
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+/*
+ * libpci opens ROOT/sys/bus/pci/... by itself and follows links as the kernel
+ * does.  Under --root, each path it reads for the fields we ask of it
+ * (PCI_FILL_IDENT, _CLASS, _NUMA_NODE, _PHYS_SLOT and config space) must lead
+ * where the safe reader's does, to a regular file or a directory.
+ */
+static int guard_pci(const struct gp_host *h)
+{
+	static const char *const dev_files[] = {
+		"", "/vendor", "/device", "/class", "/numa_node", "/config", NULL,
+	};
+	static const char *const slot_files[] = { "/address", NULL };
+
+	if (h->rootfd == AT_FDCWD)
+		return 0; /* the live host: the kernel's own sysfs */
+	if (guard(h, "/sys/bus/pci") || guard(h, "/sys/bus/pci/devices") ||
+	    guard(h, "/sys/bus/pci/slots"))
+		return -EXDEV;
+	if (guard_entries(h, "/sys/bus/pci/devices", dev_files) ||
+	    guard_entries(h, "/sys/bus/pci/slots", slot_files))
+		return -EXDEV;
+	return 0;
+}
+
+static int scan_pci(struct gp_host *h, const struct gp_profile *p)
+{
+	struct pci_access *pacc;
+	struct pci_dev *pd;
+	char path[PATH_LEN];
+	volatile size_t n = 0;
+	size_t i;
+	volatile int rc = 0;
+
+	if (guard_pci(h))
+		return -EXDEV;
+	pacc = pci_alloc();
+	pacc->error = pci_error_cb;
+	pacc->warning = pci_warning_cb;
+	pacc->debug = pci_debug_cb;
+	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+	if (setjmp(pci_jump)) {
+		gp_err("cannot read the PCI devices: %s", pci_errmsg);
+		rc = -EIO;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/sys/bus/pci", h->root);
+	pci_set_param(pacc, "sysfs.path", path);
+	pci_init(pacc);
+	pci_scan_bus(pacc);
+	for (pd = pacc->devices; pd; pd = pd->next)
+		n++;
+	h->devs = gp_xcalloc(n, sizeof(*h->devs));
+	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++)
+		fill_dev(h, pd, &h->devs[i], p);
+	h->ndevs = n;
+	/* sort as lspci does; parents resolve by binary search afterwards */
+	qsort(h->devs, n, sizeof(*h->devs), dev_cmp);
+	for (i = 0; i < n; i++)
+		h->devs[i].parent =
+			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
+out:
+	pci_cleanup(pacc);
+	return rc;
+}
+
+/* ---- NUMA nodes ---- */
+
+static uint64_t meminfo_field(const char *text, const char *field)
+{
+	const char *p = strstr(text, field);
+	unsigned long long kb;
+
+	if (!p || sscanf(p + strlen(field), " %llu", &kb) != 1)
+		return 0;
+	return (uint64_t)kb * 1024;
+}
+
+/* Free huge pages of one size on one node; -1 when the kernel does not say. */
+static long free_hugepages(const struct gp_host *h, const char *node, unsigned kb)
+{
+	char path[PATH_LEN], text[32];
+
+	if (read_text(h,
+		      rootp(h, path,
+			    "/sys/devices/system/node/%s/hugepages/hugepages-%ukB/"
+			    "free_hugepages",
+			    node, kb),
+		      text, sizeof(text)) <= 0)
+		return -1;
+	return strtol(text, NULL, 10);
+}
+
+static int numa_cmp(const void *a, const void *b)
+{
+	const struct gp_numa *x = a, *y = b;
+
+	return x->id - y->id;
+}
+
+static void scan_numa(struct gp_host *h)
+{
+	char path[PATH_LEN], text[4096];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/devices/system/node"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		struct gp_numa *nn;
+		char *end;
+		long id;
+
+		if (strncmp(e->d_name, "node", 4) || !isdigit((unsigned char)e->d_name[4]))
+			continue;
+		id = strtol(e->d_name + 4, &end, 10);
+		if (*end || id < 0 || id > 4095)
+			continue;
+		h->numa = gp_xrealloc(h->numa, h->nnuma + 1, sizeof(*h->numa));
+		nn = &h->numa[h->nnuma++];
+		memset(nn, 0, sizeof(*nn));
+		nn->id = (int)id;
+		read_text(h, rootp(h, path, "/sys/devices/system/node/%s/cpulist", e->d_name),
+			  nn->cpus, sizeof(nn->cpus));
+		if (read_text(h, rootp(h, path, "/sys/devices/system/node/%s/meminfo", e->d_name),
+			      text, sizeof(text)) > 0) {
+			nn->mem_total = meminfo_field(text, "MemTotal:");
+			nn->mem_free = meminfo_field(text, "MemFree:");
+		}
+		nn->hugepages_1g_free = free_hugepages(h, e->d_name, 1048576);
+		nn->hugepages_2m_free = free_hugepages(h, e->d_name, 2048);
+	}
+	closedir(dir);
+	qsort(h->numa, h->nnuma, sizeof(*h->numa), numa_cmp);
+}
+
+/*
+ * The kernel says numa_node -1 when it has a single node (no ACPI SRAT, one
+ * socket, a VM): every device is then local to that node, and a GPU "on an
+ * unknown node" would be reported as a split that cannot exist.
+ */
+static void single_node(struct gp_host *h)
+{
+	size_t i;
+
+	if (h->nnuma != 1)
+		return;
+	for (i = 0; i < h->ndevs; i++)
+		if (h->devs[i].numa_node < 0 && !h->devs[i].numa_error[0])
+			h->devs[i].numa_node = h->numa[0].id;
+}
+
+const struct gp_numa *gp_host_numa(const struct gp_host *host, int id)
+{
+	size_t i;
+
+	for (i = 0; i < host->nnuma; i++)
+		if (host->numa[i].id == id)
+			return &host->numa[i];
+	return NULL;
+}
+
+/* ---- network interfaces ---- */
+
+static void iface_pci(struct gp_host *h, struct gp_iface *f, const char *link)
+{
+	char buf[PATH_LEN], *save = NULL, *tok;
+
+	f->dev = -1;
+	gp_strlcpy(buf, link, sizeof(buf));
+	/* the last PCI address in the path: a virtio NIC has virtioN below it */
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+		if (is_bdf(tok, strlen(tok)))
+			gp_strlcpy(f->bdf, tok, sizeof(f->bdf));
+	if (f->bdf[0])
+		f->dev = gp_host_find(h, f->bdf);
+}
+
+static int iface_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gp_iface *)a)->name, ((const struct gp_iface *)b)->name);
+}
+
+static void scan_ifaces(struct gp_host *h)
+{
+	char path[PATH_LEN], link[PATH_LEN], text[64];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/net"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		struct gp_iface *f;
+
+		/* an interface is a link; bonding_masters is a file */
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN ||
+		    read_link(h, rootp(h, path, "/sys/class/net/%s", e->d_name), link,
+			      sizeof(link)) <= 0)
+			continue;
+		h->ifaces = gp_xrealloc(h->ifaces, h->nifaces + 1, sizeof(*h->ifaces));
+		f = &h->ifaces[h->nifaces++];
+		memset(f, 0, sizeof(*f));
+		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
+		f->speed = -1;
+		iface_pci(h, f, link);
+		if (read_link(h, rootp(h, path, "/sys/class/net/%s/master", f->name), link,
+			      sizeof(link)) > 0)
+			gp_strlcpy(f->master, base_name(link), sizeof(f->master));
+		read_text(h, rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
+			  sizeof(f->mac));
+		read_text(h, rootp(h, path, "/sys/class/net/%s/operstate", f->name), f->operstate,
+			  sizeof(f->operstate));
+		if (read_text(h, rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
+			      sizeof(text)) > 0)
+			f->speed = strtol(text, NULL, 10);
+		if (read_text(h, rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
+			      sizeof(text)) > 0)
+			f->mtu = (int)strtol(text, NULL, 10);
+		f->is_bond = exists(h, rootp(h, path, "/sys/class/net/%s/bonding", f->name));
+		f->sriov_numvfs = -1;
+		if (f->bdf[0] &&
+		    read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
+			      text, sizeof(text)) > 0)
+			f->sriov_numvfs = (int)strtol(text, NULL, 10);
+	}
+	closedir(dir);
+	qsort(h->ifaces, h->nifaces, sizeof(*h->ifaces), iface_cmp);
+}
+
+int gp_host_iface(const struct gp_host *host, const char *spec)
+{
+	size_t i;
+
+	for (i = 0; i < host->nifaces; i++)
+		if (!strcmp(host->ifaces[i].name, spec) || !strcmp(host->ifaces[i].bdf, spec))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * What ties an interface to the host's traffic: routes, addresses and
+ * established TCP connections, all from /proc (so a snapshot has them too).
+ * /proc/net/route and /proc/net/tcp print an IPv4 address as the %08X of a
+ * big-endian word in host order: parsed back it compares with inet_pton's
+ * bytes copied into a uint32_t.  Sockets map to an interface by their local
+ * address, not by $SSH_CONNECTION (which sudo drops).
+ */
+struct route4 {
+	uint32_t dst, mask;
+	int iface;
+};
+
+struct addr6 {
+	uint8_t a[16];
+	int iface;
+};
+
+struct netfacts {
+	struct route4 *r4;
+	size_t n4;
+	struct addr6 *a6;
+	size_t n6;
+};
+
+static int iface_index(const struct gp_host *h, const char *name)
+{
+	int i = gp_host_iface(h, name);
+
+	return i >= 0 && !strcmp(h->ifaces[i].name, name) ? i : -1;
+}
+
+static void read_routes4(struct gp_host *h, struct netfacts *nf)
+{
+	char path[PATH_LEN], ifname[64];
+	unsigned long dst, mask, flags;
+	char *text = read_file(h, rootp(h, path, "/proc/net/route")), *cur = text, *line;
+	int k;
+
+	while ((line = strsep(&cur, "\n"))) {
+		if (sscanf(line, "%63s %lx %*x %lx %*d %*d %*d %lx", ifname, &dst, &flags, &mask) !=
+			    4 ||
+		    (k = iface_index(h, ifname)) < 0)
+			continue;
+		h->ifaces[k].routes++;
+		h->ifaces[k].default_route |= !dst && !mask;
+		if (flags & 0x2) /* RTF_GATEWAY: not where the address lives */
+			continue;
+		nf->r4 = gp_xrealloc(nf->r4, nf->n4 + 1, sizeof(*nf->r4));
+		nf->r4[nf->n4++] = (struct route4){ (uint32_t)dst, (uint32_t)mask, k };
+	}
+	free(text);
+}
+
+/* 32 hex digits in network order (if_inet6, ipv6_route) into 16 bytes. */
+static bool hex16(const char *s, uint8_t *out)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (sscanf(s + 2 * i, "%2hhx", &out[i]) != 1)
+			return false;
+	return strlen(s) == 32;
+}
+
+static void read_routes6(struct gp_host *h)
+{
+	char path[PATH_LEN], ifname[64], dst[64];
+	char *text = read_file(h, rootp(h, path, "/proc/net/ipv6_route")), *cur = text, *line;
+	uint8_t a[16];
+	int plen, k;
+
+	while ((line = strsep(&cur, "\n"))) {
+		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) !=
+			    3 ||
+		    !hex16(dst, a) || !strcmp(ifname, "lo") || (k = iface_index(h, ifname)) < 0)
+			continue;
+		if ((a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff)
+			continue; /* link-local and multicast: every up interface has them */
+		h->ifaces[k].routes++;
+		h->ifaces[k].default_route |= !plen && strspn(dst, "0") == 32;
+	}
+	free(text);
+}
+
+/* IPv4: the local addresses of the FIB, on the interface of their subnet. */
+static int iface_of_v4(const struct netfacts *nf, uint32_t a)
+{
+	int best = -1, len = -1;
+	size_t i;
+
+	for (i = 0; i < nf->n4; i++) {
+		int l = __builtin_popcount(nf->r4[i].mask);
+
+		if (nf->r4[i].mask && (a & nf->r4[i].mask) == nf->r4[i].dst && l > len) {
+			len = l;
+			best = nf->r4[i].iface;
+		}
+	}
+	return best;
+}
+
+static void set_addr(struct gp_iface *f, int family, const void *a)
+{
+	if (!f->addr[0])
+		inet_ntop(family, a, f->addr, sizeof(f->addr));
+}
+
+static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
+{
+	char path[PATH_LEN], last[64] = "";
+	char *text = read_file(h, rootp(h, path, "/proc/net/fib_trie")), *cur = text, *line;
+	struct in_addr in;
+	uint32_t a;
+	int k;
+
+	while ((line = strsep(&cur, "\n"))) {
+		const char *t = line + strspn(line, " |-+");
+
+		if (isdigit((unsigned char)*t)) {
+			sscanf(t, "%63s", last);
+			continue;
+		}
+		if (strncmp(t, "/32 host LOCAL", 14) || inet_pton(AF_INET, last, &in) != 1)
+			continue;
+		memcpy(&a, &in, sizeof(a));
+		if ((k = iface_of_v4(nf, a)) >= 0)
+			set_addr(&h->ifaces[k], AF_INET, &in);
+	}
+	free(text);
+}
+
+/* IPv6: if_inet6 names each address's interface. */
+static void read_addrs6(struct gp_host *h, struct netfacts *nf)
+{
+	char path[PATH_LEN], hex[64], ifname[64];
+	char *text = read_file(h, rootp(h, path, "/proc/net/if_inet6")), *cur = text, *line;
+	unsigned scope;
+	uint8_t a[16];
+	int k;
+
+	while ((line = strsep(&cur, "\n"))) {
+		if (sscanf(line, "%63s %*x %*x %x %*x %63s", hex, &scope, ifname) != 3 ||
+		    !hex16(hex, a) || (k = iface_index(h, ifname)) < 0)
+			continue;
+		nf->a6 = gp_xrealloc(nf->a6, nf->n6 + 1, sizeof(*nf->a6));
+		memcpy(nf->a6[nf->n6].a, a, 16);
+		nf->a6[nf->n6++].iface = k;
+		if (!scope) /* global: link-local (0x20) and host (0x10) are everyone's */
+			set_addr(&h->ifaces[k], AF_INET6, a);
+	}
+	free(text);
+}
+
+static int iface_of_v6(const struct netfacts *nf, const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint32_t v4;
+	size_t i;
+
+	if (!memcmp(a, mapped, 12)) { /* ::ffff:a.b.c.d, a dual-stack socket */
+		memcpy(&v4, a + 12, 4);
+		return iface_of_v4(nf, v4);
+	}
+	for (i = 0; i < nf->n6; i++)
+		if (!memcmp(nf->a6[i].a, a, 16))
+			return nf->a6[i].iface;
+	return -1;
+}
+
+/* Established connections (state 01) by local address, IPv4 or IPv6. */
+static bool read_tcp(struct gp_host *h, const struct netfacts *nf, bool v6)
+{
+	char path[PATH_LEN], local[40];
+	char *text = read_file(h, rootp(h, path, v6 ? "/proc/net/tcp6" : "/proc/net/tcp")),
+	     *cur = text, *line;
+	unsigned state;
+	int k;
+
+	if (!text)
+		return false;
+	while ((line = strsep(&cur, "\n"))) {
+		uint32_t w[4];
+		int i;
+
+		if (sscanf(line, " %*d: %39[0-9A-Fa-f]:%*x %*s %x", local, &state) != 2 ||
+		    state != 1 || strlen(local) != (v6 ? 32u : 8u))
+			continue;
+		for (i = 0; i < (v6 ? 4 : 1); i++) {
+			char word[9];
+
+			memcpy(word, local + 8 * i, 8);
+			word[8] = '\0';
+			w[i] = (uint32_t)strtoul(word, NULL, 16);
+		}
+		k = v6 ? iface_of_v6(nf, (const uint8_t *)w) : iface_of_v4(nf, w[0]);
+		if (k >= 0)
+			h->ifaces[k].tcp++;
+	}
+	free(text);
+	return true;
+}
+
+/* An upper device (VLAN, macvlan, a bridge or bond above) shows as upper_NAME. */
+static void read_uppers(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	size_t i;
+
+	for (i = 0; i < h->nifaces; i++) {
+		struct gp_iface *x = &h->ifaces[i];
+		DIR *d = open_dir(h, rootp(h, path, "/sys/class/net/%s", x->name));
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			if (!strncmp(e->d_name, "upper_", 6) && strcmp(e->d_name + 6, x->master)) {
+				gp_strlcpy(x->upper, e->d_name + 6, sizeof(x->upper));
+				break;
+			}
+		if (d)
+			closedir(d);
+	}
+}
+
+static void read_net_use(struct gp_host *h)
+{
+	struct netfacts nf = { 0 };
+
+	read_routes4(h, &nf);
+	read_routes6(h);
+	read_addrs4(h, &nf);
+	read_addrs6(h, &nf);
+	h->seen_sockets = read_tcp(h, &nf, false);
+	read_tcp(h, &nf, true); /* absent when IPv6 is off */
+	read_uppers(h);
+	free(nf.r4);
+	free(nf.a6);
+}
+
+/* ---- processes holding GPU device nodes ---- */
+
+/* /proc/driver/nvidia/gpus/<bdf>/information maps /dev/nvidiaN to a device. */
+static int nvidia_minor_dev(const struct gp_host *h, int minor)
+{
+	char path[PATH_LEN], text[2048];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/proc/driver/nvidia/gpus"));
+	int found = -1;
+
+	if (!dir)
+		return -1;
+	while (found < 0 && (e = readdir(dir))) {
+		const char *m;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_text(h,
+			      rootp(h, path, "/proc/driver/nvidia/gpus/%s/information", e->d_name),
+			      text, sizeof(text)) <= 0)
+			continue;
+		m = strstr(text, "Device Minor:");
+		if (m && atoi(m + 13) == minor)
+			found = gp_host_find(h, e->d_name);
+	}
+	closedir(dir);
+	return found;
+}
+
+static void add_holder(struct gp_host *h, int pid, const char *comm, const char *node)
+{
+	struct gp_holder *x;
+	int dev = -1;
+
+	if (!strncmp(node, "/dev/nvidia", 11) && isdigit((unsigned char)node[11]))
+		dev = nvidia_minor_dev(h, atoi(node + 11));
+	else if (!strncmp(node, "/dev/vfio/", 10) && isdigit((unsigned char)node[10]))
+		dev = -2 - atoi(node + 10); /* -2 - group: resolved by checks */
+	h->holders = gp_xrealloc(h->holders, h->nholders + 1, sizeof(*h->holders));
+	x = &h->holders[h->nholders++];
+	x->pid = pid;
+	x->dev = dev;
+	gp_strlcpy(x->comm, comm, sizeof(x->comm));
+	gp_strlcpy(x->path, node, sizeof(x->path));
+}
+
+static bool gpu_node(const char *t)
+{
+	return !strncmp(t, "/dev/nvidia", 11) ||
+	       (!strncmp(t, "/dev/vfio/", 10) && isdigit((unsigned char)t[10]));
+}
+
+static void scan_process(struct gp_host *h, const char *pid)
+{
+	char path[PATH_LEN], link[256], comm[GP_NAME_LEN] = "?", seen[8][GP_NAME_LEN];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/proc/%s/fd", pid));
+	int nseen = 0, i;
+
+	if (!dir)
+		return;
+	read_text(h, rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_link(h, rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
+			      sizeof(link)) <= 0 ||
+		    !gpu_node(link))
+			continue;
+		for (i = 0; i < nseen && strcmp(seen[i], link); i++)
+			;
+		if (i < nseen || nseen == 8)
+			continue; /* one entry per process and node */
+		gp_strlcpy(seen[nseen++], link, GP_NAME_LEN);
+		add_holder(h, atoi(pid), comm, link);
+	}
+	closedir(dir);
+}
+
+static void scan_holders(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/proc"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (isdigit((unsigned char)e->d_name[0]))
+			scan_process(h, e->d_name);
+	closedir(dir);
+}
+
+/* ---- kernel, CPU, firmware, vfio ---- */
+
+static void read_cpu_bits(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	char *text = read_file(h, rootp(h, path, "/proc/cpuinfo")), *cur = text, *line;
+
+	while ((line = strsep(&cur, "\n"))) {
+		if (strncmp(line, "address sizes", 13))
+			continue;
+		if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : line,
+			   " %d bits physical, %d bits virtual", &h->phys_bits, &h->virt_bits) < 1)
+			h->phys_bits = 0;
+		break;
+	}
+	free(text);
+}
+
+static int count_entries(const struct gp_host *h, const char *path)
+{
+	DIR *dir = open_dir(h, path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/* "vfio-pci.ids=" / "vfio_pci.ids=" on the command line. */
+static bool cmdline_vfio_ids(const char *cmdline, char *ids, size_t len)
+{
+	const char *p = cmdline;
+
+	while ((p = strstr(p, "pci.ids="))) {
+		if (p - cmdline >= 5 &&
+		    (!strncmp(p - 5, "vfio-", 5) || !strncmp(p - 5, "vfio_", 5)) &&
+		    (p - cmdline == 5 || p[-6] == ' ')) {
+			size_t n = strcspn(p + 8, " \n");
+
+			snprintf(ids, len, "%.*s", (int)n, p + 8);
+			return true;
+		}
+		p += 8;
+	}
+	return false;
+}
+
+static bool is_vfio_name(const char *s)
+{
+	return !strcmp(s, "vfio-pci") || !strcmp(s, "vfio_pci");
+}
+
+/* The first ids= wins, as at boot; every place that sets one is named. */
+static void add_ids_source(struct gp_host *h, const char *ids, const char *source)
+{
+	size_t n = strlen(h->vfio_ids_source);
+
+	if (!h->vfio_ids[0])
+		gp_strlcpy(h->vfio_ids, ids, sizeof(h->vfio_ids));
+	snprintf(h->vfio_ids_source + n, sizeof(h->vfio_ids_source) - n, "%s%s", n ? ", " : "",
+		 source);
+}
+
+/* modprobe.d: "options vfio-pci ids=..." and "blacklist vfio_pci". */
+static void scan_modprobe_file(struct gp_host *h, const char *path, const char *shown)
+{
+	char *text = read_file(h, path), *cur = text, *line;
+
+	while ((line = strsep(&cur, "\n"))) {
+		char *words[16], *p = gp_trim(line), *save = NULL, *w;
+		int n = 0, i;
+
+		if (*p == '#')
+			continue;
+		/* words split on blanks only: "ids=10de:20b5,10de:20f1" is one */
+		for (w = strtok_r(p, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
+			words[n++] = w;
+		if (n >= 2 && !strcmp(words[0], "blacklist") && is_vfio_name(words[1]))
+			h->vfio_blacklisted = true;
+		if (n < 3 || strcmp(words[0], "options") || !is_vfio_name(words[1]))
+			continue;
+		for (i = 2; i < n; i++)
+			if (!strncmp(words[i], "ids=", 4))
+				add_ids_source(h, words[i] + 4, shown);
+	}
+	free(text);
+}
+
+static void scan_modprobe(struct gp_host *h)
+{
+	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
+					    "/usr/local/lib/modprobe.d", "/lib/modprobe.d" };
+	char path[PATH_LEN], shown[PATH_LEN], ids[256];
+	size_t i;
+
+	if (cmdline_vfio_ids(h->cmdline, ids, sizeof(ids)))
+		add_ids_source(h, ids, "/proc/cmdline");
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct dirent *e;
+		DIR *dir = open_dir(h, rootp(h, path, "%s", dirs[i]));
+
+		if (!dir)
+			continue;
+		while ((e = readdir(dir))) {
+			size_t n = strlen(e->d_name);
+
+			if (n < 6 || strcmp(e->d_name + n - 5, ".conf"))
+				continue;
+			snprintf(shown, sizeof(shown), "%s/%s", dirs[i], e->d_name);
+			scan_modprobe_file(h, shown, shown);
+		}
+		closedir(dir);
+	}
+}
+
+static void read_kernel(struct gp_host *h)
+{
+	char path[PATH_LEN];
+
+	read_text(h, rootp(h, path, "/proc/cmdline"), h->cmdline, sizeof(h->cmdline));
+	read_text(h, rootp(h, path, "/proc/sys/kernel/osrelease"), h->kernel_release,
+		  sizeof(h->kernel_release));
+	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_version"), h->bios_version,
+		  sizeof(h->bios_version));
+	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
+		  sizeof(h->bios_vendor));
+	read_text(h, rootp(h, path, "/sys/class/dmi/id/product_name"), h->product,
+		  sizeof(h->product));
+	read_cpu_bits(h);
+	h->iommu_groups = count_entries(h, rootp(h, path, "/sys/kernel/iommu_groups"));
+	h->vfio_loaded = exists(h, rootp(h, path, "/sys/module/vfio_pci"));
+	h->vfio_available =
+		h->kernel_release[0] ? gp_vfio_module_available(h->root, h->kernel_release) : -1;
+	scan_modprobe(h);
+}
+
+/* ---- what binding needs: overrides, modaliases, persistent files ---- */
+
+const char *const gp_persist_paths[GP_PERSIST_FILES] = {
+	"/etc/gpuprov/vfio-rebind",
+	"/etc/modprobe.d/gpuprov-vfio.conf",
+	"/etc/modules-load.d/gpuprov-vfio.conf",
+	"/etc/udev/rules.d/60-gpuprov-vfio.rules",
+	"/etc/systemd/system/gpuprov-vfio.service",
+};
+
+/*
+ * Marks the GPUs and the other members of their IOMMU groups, once: the GPUs
+ * are few, so this is one pass over the devices, not one per device.
+ */
+static void mark_gpu_groups(struct gp_host *h)
+{
+	int *groups = gp_xcalloc(h->ndevs + 1, sizeof(*groups)), n = 0, k;
+	size_t i;
+
+	/* as many as there are GPUs: a group left out would hide a companion */
+	for (i = 0; i < h->ndevs; i++)
+		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group >= 0)
+			groups[n++] = h->devs[i].iommu_group;
+	for (i = 0; i < h->ndevs; i++) {
+		struct gp_dev *d = &h->devs[i];
+
+		d->with_gpu = d->role == GP_ROLE_GPU;
+		for (k = 0; k < n && !d->with_gpu && d->iommu_group >= 0; k++)
+			d->with_gpu = groups[k] == d->iommu_group;
+	}
+	free(groups);
+}
+
+/* Persistent overrides: one file per device, named by address, holding a driver. */
+static void read_overrides(struct gp_host *h, const char *dir, const char *prefix)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+	size_t plen = strlen(prefix);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && h->noverrides < GP_MAX_OVERRIDES) {
+		struct gp_override *o = &h->overrides[h->noverrides];
+
+		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
+			continue;
+		if (read_text(h, rootp(h, path, "%s/%s", dir, e->d_name), o->driver,
+			      sizeof(o->driver)) < 0)
+			continue;
+		h->noverrides++;
+	}
+	closedir(d);
+}
+
+/* "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is. */
+static void qemu_from_dpkg(struct gp_host *h)
+{
+	char *text, *cur, *line;
+	bool ours = false;
+
+	gp_root_slurp(h->rootfd, "/var/lib/dpkg/status", GP_DPKG_MAX, &text);
+	for (cur = text; (line = strsep(&cur, "\n"));) {
+		if (!strncmp(line, "Package: ", 9))
+			ours = !strcmp(line + 9, "qemu-system-x86");
+		if (ours && !strncmp(line, "Version: ", 9)) {
+			const char *v =
+				strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
+
+			snprintf(h->qemu_version, sizeof(h->qemu_version), "%.*s",
+				 (int)strspn(v, "0123456789."), v);
+			break;
+		}
+	}
+	free(text);
+}
+
+/* Whether a file in dir (ending in suffix) names the port as key+port. */
+static bool mentions(const struct gp_host *h, const char *dir, const char *suffix, const char *key,
+		     const char *port)
+{
+	char path[PATH_LEN], needle[96];
+	struct dirent *e;
+	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+	bool found = false;
+
+	if (!d)
+		return false;
+	snprintf(needle, sizeof(needle), "%s%s", key, port);
+	while (!found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name), k = strlen(suffix);
+		char *text;
+
+		if (e->d_name[0] == '.' || n < k || strcmp(e->d_name + n - k, suffix))
+			continue;
+		text = read_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		if (text) {
+			const char *m = strstr(text, needle);
+
+			/* the whole name: "ens1" is no mention of "ens1f0np0" */
+			found = m && !isalnum((unsigned char)m[strlen(needle)]);
+			free(text);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The owner whose configuration already names one of the bond's ports. */
+static const char *port_owner(const struct gp_host *h, const struct gp_profile *p)
+{
+	int i, k;
+
+	for (i = 0; i < p->bond.nslaves; i++) {
+		const char *port;
+
+		k = gp_host_iface(h, p->bond.slaves[i]);
+		port = k >= 0 ? h->ifaces[k].name : p->bond.slaves[i];
+		if (mentions(h, "/etc/NetworkManager/system-connections", ".nmconnection",
+			     "interface-name=", port))
+			return "networkmanager";
+		if (mentions(h, "/etc/netplan", ".yaml", "", port))
+			return "netplan";
+		if (mentions(h, "/etc/systemd/network", ".network", "Name=", port))
+			return "networkd";
+		if (mentions(h, "/etc/network", "interfaces", "iface ", port) ||
+		    mentions(h, "/etc/network/interfaces.d", "", "iface ", port))
+			return "ifupdown";
+	}
+	return NULL;
+}
+
+/*
+ * systemd-networkd's .network files: it sorts them by file name across
+ * /etc, /run and /usr/lib (a name in /etc hides the same name further down)
+ * and applies to an interface only the first whose [Match] takes it.
+ * Name= and MACAddress= are kept; other match keys are taken as matching.
+ */
+static const char *const networkd_dirs[] = {
+	"/etc/systemd/network",	    "/run/systemd/network", "/usr/local/lib/systemd/network",
+	"/usr/lib/systemd/network", "/lib/systemd/network",
+};
+
+static bool netfile_known(const struct gp_host *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->nnetfiles; i++)
+		if (!strcmp(h->netfiles[i].name, name))
+			return true;
+	return false;
+}
+
+/* [Match] Name= and MACAddress= lists; an empty assignment resets a list. */
+static void netfile_match(struct gp_netfile *f, char *text)
+{
+	char *line, *save = NULL;
+	bool match = false;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *v = gp_trim(line), *dst = NULL;
+		size_t len = 0;
+
+		if (*v == '[')
+			match = !strncmp(v, "[Match]", 7);
+		if (!match)
+			continue;
+		if (!strncmp(v, "Name=", 5)) {
+			dst = f->names;
+			len = sizeof(f->names);
+		} else if (!strncmp(v, "MACAddress=", 11)) {
+			dst = f->macs;
+			len = sizeof(f->macs);
+		}
+		if (!dst)
+			continue;
+		v = gp_trim(strchr(v, '=') + 1);
+		if (!*v)
+			*dst = '\0';
+		else
+			snprintf(dst + strlen(dst), len - strlen(dst), "%s%s", *dst ? " " : "", v);
+	}
+}
+
+static void read_networkd_dir(struct gp_host *h, const char *dir)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		struct gp_netfile *f;
+		char *text;
+
+		if (e->d_name[0] == '.' || n < 9 || strcmp(e->d_name + n - 8, ".network") ||
+		    n >= sizeof(f->name) || netfile_known(h, e->d_name))
+			continue;
+		text = read_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		h->netfiles = gp_xrealloc(h->netfiles, h->nnetfiles + 1, sizeof(*h->netfiles));
+		f = &h->netfiles[h->nnetfiles++];
+		memset(f, 0, sizeof(*f));
+		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
+		snprintf(f->path, sizeof(f->path), "%s/%s", dir, e->d_name);
+		/* a link to /dev/null (or an empty file) masks the name further down */
+		f->masked = !text || !*gp_trim(text);
+		if (text)
+			netfile_match(f, text);
+		free(text);
+	}
+	closedir(d);
+}
+
+static int netfile_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gp_netfile *)a)->name, ((const struct gp_netfile *)b)->name);
+}
+
+static void read_networkd(struct gp_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(networkd_dirs) / sizeof(networkd_dirs[0]); i++)
+		read_networkd_dir(h, networkd_dirs[i]);
+	if (h->nnetfiles)
+		qsort(h->netfiles, h->nnetfiles, sizeof(*h->netfiles), netfile_cmp);
+}
+
+/*
+ * Who owns the bond's ports: the owner whose configuration names one, else
+ * the network service that runs.  persist.bond writes in its format.
+ */
+static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
+{
+	char path[PATH_LEN];
+	const char *owner = p && p->has_bond ? port_owner(h, p) : NULL;
+	DIR *d;
+	struct dirent *e;
+	bool netplan = false;
+
+	if ((d = open_dir(h, rootp(h, path, "/etc/netplan")))) {
+		while ((e = readdir(d)))
+			netplan |= strstr(e->d_name, ".yaml") != NULL;
+		closedir(d);
+	}
+	if (owner)
+		;
+	else if (exists(h, rootp(h, path, "/run/NetworkManager")) &&
+		 exists(h, rootp(h, path, "/etc/NetworkManager")) && !netplan)
+		owner = "networkmanager";
+	else if (netplan)
+		owner = "netplan";
+	else if (exists(h, rootp(h, path, "/run/systemd/netif")))
+		owner = "networkd";
+	else if (exists(h, rootp(h, path, "/etc/network/interfaces")))
+		owner = "ifupdown";
+	else
+		owner = "none";
+	gp_strlcpy(h->net_owner, owner, sizeof(h->net_owner));
+	if (p && p->has_bond)
+		h->bond_persisted = read_file(h, rootp(h, path, "%s", gp_bond_persist_path(p, h)));
+}
+
+static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
+{
+	char path[PATH_LEN];
+
+	h->vm_defined = -1;
+	if (!h->root[0])
+		gp_virt_qemu_version(h->qemu_version, sizeof(h->qemu_version));
+	if (!h->qemu_version[0])
+		qemu_from_dpkg(h);
+	if (!p || !p->has_vm)
+		return;
+	h->vm_xml = read_file(h, rootp(h, path, "%s", p->vm.output));
+	/* libvirt answers for the live host only, not for a tree under --root */
+	if (!h->root[0] && p->vm.define)
+		h->vm_defined =
+			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest));
+}
+
+/* The registered driver whose module link names this module, "" when none. */
+static void driver_of_module(const struct gp_host *h, const char *module, char *out, size_t len)
+{
+	char path[PATH_LEN], link[PATH_LEN];
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/bus/pci/drivers"));
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir)))
+		if (e->d_name[0] != '.' &&
+		    read_link(h, rootp(h, path, "/sys/bus/pci/drivers/%s/module", e->d_name), link,
+			      sizeof(link)) > 0 &&
+		    !strcmp(base_name(link), module)) {
+			gp_strlcpy(out, e->d_name, len);
+			break;
+		}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * Which vfio driver takes the device: a variant driver whose module's
+ * "vfio_pci:" alias matches its modalias, else vfio-pci; named as the loaded
+ * driver registered, or as it will (gp_vfio_driver_of) when not loaded yet.
+ */
+static void read_vfio_driver(const struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN];
+
+	gp_strlcpy(d->vfio_module, "vfio_pci", sizeof(d->vfio_module));
+	if (d->modalias[0] && h->kernel_release[0])
+		gp_vfio_variant(h->root, h->kernel_release, d->modalias, d->vfio_module,
+				sizeof(d->vfio_module));
+	d->vfio_module_loaded = exists(h, rootp(h, path, "/sys/module/%s", d->vfio_module));
+	d->vfio_driver[0] = '\0';
+	if (d->vfio_module_loaded)
+		driver_of_module(h, d->vfio_module, d->vfio_driver, sizeof(d->vfio_driver));
+	if (!d->vfio_driver[0])
+		gp_vfio_driver_of(d->vfio_module, d->vfio_driver, sizeof(d->vfio_driver));
+}
+
+static void read_binding_state(struct gp_host *h)
+{
+	char path[PATH_LEN], text[16];
+	size_t i;
+
+	mark_gpu_groups(h);
+	for (i = 0; i < h->ndevs; i++) {
+		struct gp_dev *d = &h->devs[i];
+
+		d->boot_vga = -1;
+		if (!d->with_gpu)
+			continue;
+		if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf), text,
+			      sizeof(text)) > 0)
+			d->boot_vga = !strcmp(text, "1");
+		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
+			  d->driver_override, sizeof(d->driver_override));
+		if (!strcmp(d->driver_override, "(null)"))
+			d->driver_override[0] = '\0';
+		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf),
+			  d->modalias, sizeof(d->modalias));
+		read_vfio_driver(h, d);
+	}
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		h->persist[i] = read_file(h, rootp(h, path, "%s", gp_persist_paths[i]));
+	h->driverctl = exists(h, rootp(h, path, "/usr/sbin/driverctl"));
+	read_overrides(h, "/etc/gpuprov/override.d", "");
+	read_overrides(h, "/etc/driverctl.d", "pci-");
+}
+
+/* ---- disks, swap and framebuffers: what a companion may hold for the host ---- */
+
+/* The last PCI address in a sysfs path: the function a disk or netdev is on. */
+static int pci_of_path(const struct gp_host *h, const char *link)
+{
+	char buf[PATH_LEN], bdf[GP_BDF_LEN] = "", *save = NULL, *tok;
+
+	gp_strlcpy(buf, link, sizeof(buf));
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save))
+		if (is_bdf(tok, strlen(tok)))
+			gp_strlcpy(bdf, tok, sizeof(bdf));
+	return bdf[0] ? gp_host_find(h, bdf) : -1;
+}
+
+static void first_entry(const struct gp_host *h, const char *dir, char *out, size_t len)
+{
+	DIR *d = open_dir(h, dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			gp_strlcpy(out, e->d_name, len);
+			break;
+		}
+	if (d)
+		closedir(d);
+}
+
+/* Disks and partitions of PCI functions (/sys/class/block), with their holders. */
+static void scan_blocks(struct gp_host *h)
+{
+	char path[PATH_LEN], link[PATH_LEN];
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/block"));
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	h->seen_blocks = true;
+	while ((e = readdir(dir))) {
+		struct gp_block *b;
+		int dev;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(b->name) ||
+		    read_link(h, rootp(h, path, "/sys/class/block/%s", e->d_name), link,
+			      sizeof(link)) <= 0 ||
+		    (dev = pci_of_path(h, link)) < 0)
+			continue;
+		h->blocks = gp_xrealloc(h->blocks, h->nblocks + 1, sizeof(*h->blocks));
+		b = &h->blocks[h->nblocks++];
+		memset(b, 0, sizeof(*b));
+		gp_strlcpy(b->name, e->d_name, sizeof(b->name));
+		b->dev = dev;
+		read_text(h, rootp(h, path, "/sys/class/block/%s/dev", b->name), b->majmin,
+			  sizeof(b->majmin));
+		first_entry(h, rootp(h, path, "/sys/class/block/%s/holders", b->name), b->holder,
+			    sizeof(b->holder));
+	}
+	closedir(dir);
+}
+
+static struct gp_block *block_named(struct gp_host *h, const char *majmin, const char *source)
+{
+	const char *name = strncmp(source, "/dev/", 5) ? NULL : base_name(source);
+	size_t i;
+
+	for (i = 0; i < h->nblocks; i++)
+		if ((majmin && !strcmp(h->blocks[i].majmin, majmin)) ||
+		    (name && !strcmp(h->blocks[i].name, name)))
+			return &h->blocks[i];
+	return NULL;
+}
+
+/* mountinfo: "36 35 98:0 /mnt1 /mnt2 rw - ext4 /dev/vda1 rw"; by number and by name. */
+static void read_mounts(struct gp_host *h)
+{
+	char path[PATH_LEN], majmin[32], point[PATH_LEN], source[PATH_LEN];
+	char *text = read_file(h, rootp(h, path, "/proc/self/mountinfo")), *cur = text, *line;
+	struct gp_block *b;
+
+	if (!text)
+		return;
+	h->seen_mounts = true;
+	while ((line = strsep(&cur, "\n"))) {
+		const char *dash = strstr(line, " - ");
+
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", majmin, point) != 2 || !dash ||
+		    sscanf(dash + 3, "%*s %4095s", source) != 1)
+			continue;
+		if ((b = block_named(h, majmin, source)) && !b->mount[0])
+			gp_strlcpy(b->mount, point, sizeof(b->mount));
+	}
+	free(text);
+	text = cur = read_file(h, rootp(h, path, "/proc/swaps"));
+	while ((line = strsep(&cur, "\n")))
+		if (sscanf(line, "%4095s", source) == 1 && (b = block_named(h, NULL, source)))
+			b->swap = true;
+	free(text);
+}
+
+static bool fb_name(const char *name)
+{
+	static const char *const fbs[] = { "efifb",  "simplefb", "simple-framebuffer",
+					   "vesafb", "BOOTFB",	 "simpledrm" };
+	size_t i;
+
+	for (i = 0; i < sizeof(fbs) / sizeof(fbs[0]); i++)
+		if (strstr(name, fbs[i]))
+			return true;
+	return false;
+}
+
+/* Framebuffers in /proc/iomem; a reader without root sees every address as 0. */
+static void read_iomem(struct gp_host *h)
+{
+	char path[PATH_LEN], name[256];
+	char *text = read_file(h, rootp(h, path, "/proc/iomem")), *cur = text, *line;
+	unsigned long long start, end;
+
+	while ((line = strsep(&cur, "\n"))) {
+		struct gp_fb *fb;
+
+		if (sscanf(line, " %llx-%llx : %255[^\n]", &start, &end, name) != 3)
+			continue;
+		h->seen_iomem |= end != 0;
+		if (!fb_name(name))
+			continue;
+		h->fbs = gp_xrealloc(h->fbs, h->nfbs + 1, sizeof(*h->fbs));
+		fb = &h->fbs[h->nfbs++];
+		fb->start = start;
+		fb->end = end;
+		gp_strlcpy(fb->name, name, sizeof(fb->name));
+	}
+	free(text);
+}
+
+/* fbcon: a virtual console bound to a frame buffer device. */
+static void read_vtcons(struct gp_host *h)
+{
+	char path[PATH_LEN], text[128];
+	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/vtconsole"));
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_text(h, rootp(h, path, "/sys/class/vtconsole/%s/name", e->d_name), text,
+			      sizeof(text)) <= 0 ||
+		    !strstr(text, "frame buffer"))
+			continue;
+		if (read_text(h, rootp(h, path, "/sys/class/vtconsole/%s/bind", e->d_name), text,
+			      sizeof(text)) > 0 &&
+		    !strcmp(text, "1"))
+			h->fbcon = true;
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static void read_host_use(struct gp_host *h)
+{
+	scan_blocks(h);
+	read_mounts(h);
+	read_iomem(h);
+	read_vtcons(h);
+}
+
+/* ---- the whole host ---- */
+
+int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h)
+{
+	char path[PATH_LEN];
+	int rc = 0, fd;
+
+	memset(h, 0, sizeof(*h));
+	/* "/" and "" both mean the live host; a trailing slash is dropped */
+	h->root = gp_xstrdup(root && strcmp(root, "/") ? root : "");
+	if (h->root[0] && h->root[strlen(h->root) - 1] == '/')
+		h->root[strlen(h->root) - 1] = '\0';
+	h->rootfd = gp_root_open(h->root);
+	/* libpci and libkmod open by path after gp_root_guard: only root may race that */
+	if (h->rootfd >= 0 && geteuid() == 0 && gp_trust_owned_tree(h->root)) {
+		gp_root_close(h->rootfd);
+		h->rootfd = -1;
+		rc = -EPERM;
+		goto fail;
+	}
+	if (h->rootfd == -ENOENT || h->rootfd == -ENOTDIR)
+		h->rootfd = -1; /* reported below, with the path that is missing */
+	else if (h->rootfd < 0 && h->rootfd != AT_FDCWD)
+		goto bad_root;
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", h->root);
+	fd = h->rootfd == -1
+		     ? -ENOENT
+		     : gp_root_openat(h->rootfd, "/sys/bus/pci/devices", O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		gp_err("cannot read host state: '%s': %s", path, gp_root_strerror(fd));
+		goto fail;
+	}
+	close(fd);
+	rc = scan_pci(h, p);
+	if (rc)
+		goto fail;
+	scan_numa(h);
+	single_node(h);
+	scan_ifaces(h);
+	read_net_use(h);
+	read_kernel(h);
+	scan_holders(h);
+	read_binding_state(h);
+	read_host_use(h);
+	read_vm_state(h, p);
+	read_net_owner(h, p);
+	read_networkd(h);
+	gp_root_close(h->rootfd);
+	h->rootfd = -1; /* everything is read: the struct is all there is */
+	return 0;
+bad_root:
+	gp_err("cannot read host state: '%s': %s", h->root, gp_root_strerror(h->rootfd));
+	rc = -ENOENT;
+fail:
+	gp_root_close(h->rootfd);
+	gp_host_release(h);
+	return rc ? rc : -ENOENT;
+}
+
+void gp_host_release(struct gp_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		free(h->persist[i]);
+	free(h->vm_xml);
+	free(h->bond_persisted);
+	free(h->netfiles);
+	free(h->root);
+	free(h->devs);
+	free(h->numa);
+	free(h->ifaces);
+	free(h->holders);
+	free(h->blocks);
+	free(h->fbs);
+	memset(h, 0, sizeof(*h));
+}

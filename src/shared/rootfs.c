@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The one safe reader.  Every file gpuprov reads goes through here: the
+ * host's sysfs and /proc, a snapshot or fixture tree under --root, the
+ * profile, the templates.  A tree under --root is hostile: its links resolve
+ * inside it (openat2's RESOLVE_IN_ROOT, or a walk in userspace on kernels
+ * without it), nothing but regular files and directories is read (a FIFO
+ * would block, /dev/zero never ends), and every read has a size bound.
+ * Opens are O_NONBLOCK|O_NOCTTY so that the type check after the open is
+ * reached at all.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shared/rootfs.h"
+#include "shared/util.h"
+
+#define MAX_LINKS 40  /* as the kernel's ELOOP limit */
+#define MAX_DEPTH 256 /* directories deep, in the userspace walk */
+#define WALK_LEN  8192
+
+bool gp_root_no_openat2;
+
+int gp_root_open(const char *root)
+{
+	int fd;
+
+	if (!root || !root[0] || !strcmp(root, "/"))
+		return AT_FDCWD; /* the live host: the kernel's own tree */
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void gp_root_close(int rootfd)
+{
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
+const char *gp_root_strerror(int rc)
+{
+	if (rc == -EINVAL)
+		return "not a regular file or directory";
+	if (rc == -EXDEV)
+		return "a link leads outside the root";
+	if (rc == -EFBIG)
+		return "file too large";
+	return strerror(-rc);
+}
+
+/* The flags the final open takes: O_PATH allows only a few others. */
+static int final_flags(int flags)
+{
+	if (flags & O_PATH)
+		return flags & (O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	return flags | O_NONBLOCK | O_NOCTTY;
+}
+
+static int by_openat2(int rootfd, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned)(final_flags(flags) | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd, tries = 0;
+
+	do /* EAGAIN: a rename raced with "..", as openat2(2) says */
+		fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN && ++tries < 16);
+	return fd < 0 ? -errno : fd;
+}
+
+/* ---- the walk for kernels without openat2 ---- */
+
+struct walk {
+	int fds[MAX_DEPTH + 1]; /* fds[0] is the root, not ours */
+	int depth;
+	int links;
+	char todo[WALK_LEN];
+};
+
+static void walk_pop(struct walk *w, int to)
+{
+	while (w->depth > to)
+		close(w->fds[w->depth--]);
+}
+
+/* Replaces what is left to walk with the link's target, then the rest. */
+static int walk_link(struct walk *w, int fd, const char *rest)
+{
+	char target[4096], buf[WALK_LEN];
+	ssize_t n;
+
+	if (++w->links > MAX_LINKS)
+		return -ELOOP;
+	n = readlinkat(fd, "", target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	if (target[0] == '/') /* absolute: from the root, never from "/" */
+		walk_pop(w, 0);
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s", target, rest) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(w->todo, buf, sizeof(buf));
+	return 0;
+}
+
+/* One component: 0 to go on, 1 when *out holds the result, or -errno. */
+static int walk_step(struct walk *w, int flags, int *out)
+{
+	char name[256], *p = w->todo + strspn(w->todo, "/");
+	size_t n = strcspn(p, "/");
+	int cur = w->fds[w->depth], fd, rc;
+	struct stat st;
+	bool last;
+
+	if (!n) { /* the path ended on a directory */
+		*out = openat(cur, ".", final_flags(flags) | O_CLOEXEC);
+		return *out < 0 ? -errno : 1;
+	}
+	if (n >= sizeof(name))
+		return -ENAMETOOLONG;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	p += n;
+	p += strspn(p, "/");
+	last = !*p;
+	memmove(w->todo, p, strlen(p) + 1);
+	if (!strcmp(name, "."))
+		return 0;
+	if (!strcmp(name, "..")) { /* never above the root */
+		walk_pop(w, w->depth ? w->depth - 1 : 0);
+		return 0;
+	}
+	fd = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (S_ISLNK(st.st_mode) && (!last || !(flags & O_NOFOLLOW))) {
+		rc = walk_link(w, fd, w->todo);
+		close(fd);
+		return rc;
+	}
+	if (last) { /* a link swapped in meanwhile fails with ELOOP */
+		close(fd);
+		*out = openat(cur, name, final_flags(flags) | O_NOFOLLOW | O_CLOEXEC);
+		return *out < 0 ? -errno : 1;
+	}
+	if (!S_ISDIR(st.st_mode) || w->depth == MAX_DEPTH) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -ENAMETOOLONG : -ENOTDIR;
+	}
+	w->fds[++w->depth] = fd;
+	return 0;
+}
+
+/* RESOLVE_IN_ROOT by hand: one component at a time, no link followed by the kernel. */
+static int by_walk(int rootfd, const char *path, int flags)
+{
+	struct walk w = { .depth = 0 };
+	int rc, fd = -1;
+
+	if (strlen(path) >= sizeof(w.todo))
+		return -ENAMETOOLONG;
+	w.fds[0] = rootfd;
+	strcpy(w.todo, path);
+	while (!(rc = walk_step(&w, flags, &fd)))
+		;
+	walk_pop(&w, 0);
+	return rc < 0 ? rc : fd;
+}
+
+/* Opens path under the root, links resolved inside it; no type check. */
+static int open_in(int rootfd, const char *path, int flags)
+{
+	static bool no_openat2; /* the kernel said ENOSYS once */
+	int fd;
+
+	if (rootfd == AT_FDCWD) {
+		fd = open(path, final_flags(flags) | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	if (!no_openat2 && !gp_root_no_openat2) {
+		fd = by_openat2(rootfd, path, flags);
+		if (fd != -ENOSYS)
+			return fd;
+		no_openat2 = true;
+	}
+	return by_walk(rootfd, path, flags);
+}
+
+int gp_root_openat(int rootfd, const char *path, int flags)
+{
+	int fd = open_in(rootfd, path, flags);
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || (S_ISLNK(st.st_mode) && (flags & O_PATH)))
+		return fd;
+	close(fd); /* a FIFO, a device, a socket */
+	return -EINVAL;
+}
+
+ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len)
+{
+	int fd = gp_root_openat(rootfd, path, O_RDONLY);
+	size_t n = 0;
+	ssize_t r = 0;
+
+	if (fd < 0)
+		return fd;
+	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
+		n += (size_t)r;
+	if (r < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out)
+{
+	int fd = gp_root_openat(rootfd, path, O_RDONLY);
+	size_t len = 0, cap = 256;
+	ssize_t r;
+	char *buf;
+
+	*out = NULL;
+	if (fd < 0)
+		return fd;
+	buf = gp_xcalloc(cap, 1);
+	while ((r = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)r;
+		if (len > max) { /* sysfs sizes lie: the bound is on what was read */
+			r = -EFBIG;
+			break;
+		}
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = gp_xrealloc(buf, cap, 1);
+		}
+	}
+	if (r < 0 && r != -EFBIG)
+		r = -errno;
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return (ssize_t)len;
+}
+
+char *gp_root_read_file(int rootfd, const char *path)
+{
+	char *text;
+
+	gp_root_slurp(rootfd, path, GP_READ_MAX, &text);
+	return text;
+}
+
+ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len)
+{
+	int fd = gp_root_openat(rootfd, path, O_PATH | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = readlinkat(fd, "", buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+DIR *gp_root_opendir(int rootfd, const char *path)
+{
+	int fd = gp_root_openat(rootfd, path, O_RDONLY | O_DIRECTORY);
+	DIR *d;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
+int gp_root_stat(int rootfd, const char *path, struct stat *st)
+{
+	int fd = open_in(rootfd, path, O_PATH), rc = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st))
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/*
+ * For a library that opens root + path by itself (libpci, libkmod): the
+ * kernel's plain resolution must end where the one inside the root does,
+ * at a regular file or a directory.  Both finding nothing is fine too.
+ */
+int gp_root_guard(int rootfd, const char *root, const char *path)
+{
+	char full[PATH_MAX];
+	struct stat a, b;
+	int fa, fb, rc = 0;
+
+	if (rootfd == AT_FDCWD)
+		return 0;
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
+		return -ENAMETOOLONG;
+	fa = open(full, O_PATH | O_CLOEXEC);
+	fb = open_in(rootfd, path, O_PATH);
+	if (fa < 0 && fb < 0)
+		return 0;
+	if (fa < 0 || fb < 0 || fstat(fa, &a) || fstat(fb, &b) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		rc = -EXDEV;
+	else if (!S_ISREG(a.st_mode) && !S_ISDIR(a.st_mode))
+		rc = -EINVAL;
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return rc;
+}
+
+/*
+ * The parent directory of path under dirfd, created as needed, following no
+ * link at all: for writing into a directory of our own (the snapshot's
+ * staging tree) that holds links copied from a hostile tree.
+ */
+int gp_root_mkparent(int dirfd, const char *path, const char **name)
+{
+	char comp[256];
+	const char *p = path + strspn(path, "/");
+	int cur = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC), next;
+
+	if (cur < 0)
+		return -errno;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		const char *rest = p + n + strspn(p + n, "/");
+
+		if (!n || n >= sizeof(comp) || !strncmp(p, ".", n) || !strncmp(p, "..", n))
+			break;
+		if (!*rest) {
+			*name = p;
+			return cur;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (mkdirat(cur, comp, 0755) && errno != EEXIST)
+			break;
+		next = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		if (next < 0)
+			return -errno;
+		cur = next;
+		p = rest;
+	}
+	close(cur);
+	return -EINVAL;
+}

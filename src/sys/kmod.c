@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The libkmod adapter: is a module there for a kernel under a root, which
+ * vfio variant driver matches a device, and a context on the running kernel
+ * for the actuators.  libkmod logs through its own function; we route that
+ * into gp_debug() so it never prints on its own, and turn its negative-errno
+ * results into ours at this edge.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libkmod.h>
+
+#include "sys/kmod.h"
+#include "core/model.h"
+
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+		     const char *fmt, va_list args)
+{
+	char buf[512];
+
+	(void)data;
+	(void)priority;
+	(void)file;
+	(void)line;
+	(void)fn;
+	vsnprintf(buf, sizeof(buf), fmt, args);
+	buf[strcspn(buf, "\n")] = '\0';
+	gp_debug("libkmod: %s", buf);
+}
+
+static const char *const kmod_configs[] = { "/etc/modprobe.d", "/run/modprobe.d",
+					    "/lib/modprobe.d" };
+
+/* Every entry of dir whose name starts with prefix passes gp_root_guard(). */
+static int guard_dir(int rootfd, const char *root, const char *dir, const char *prefix)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d;
+	int rc = gp_root_guard(rootfd, root, dir);
+
+	if (rc || !(d = gp_root_opendir(rootfd, dir)))
+		return rc;
+	while (!rc && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		rc = gp_root_guard(rootfd, root, path);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * libkmod opens ROOT/lib/modules/RELEASE/modules.* and the modprobe.d files
+ * by itself, following links as the kernel does: under --root, each must
+ * lead where the safe reader's does, to a regular file or a directory.
+ */
+static bool kmod_tree_safe(const char *root, const char *release)
+{
+	static bool warned;
+	char dir[4096];
+	int rootfd = gp_root_open(root), rc = 0;
+	size_t i;
+
+	if (rootfd == AT_FDCWD)
+		return true;
+	if (rootfd < 0)
+		return false;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", release);
+	rc = guard_dir(rootfd, root, dir, "modules.");
+	for (i = 0; !rc && i < sizeof(kmod_configs) / sizeof(kmod_configs[0]); i++)
+		rc = guard_dir(rootfd, root, kmod_configs[i], "");
+	gp_root_close(rootfd);
+	if (rc && !warned)
+		gp_warn("'%s': %s: vfio-pci's availability is unknown", root, gp_root_strerror(rc));
+	warned |= rc != 0;
+	return !rc;
+}
+
+static struct kmod_ctx *kmod_open(const char *root, const char *release)
+{
+	char dir[4096], c1[4096], c2[4096], c3[4096];
+	const char *configs[4];
+	struct kmod_ctx *ctx;
+	struct stat st;
+
+	/* the release comes from the tree: a name, never a path */
+	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") ||
+	    !kmod_tree_safe(root, release))
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, release);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return NULL;
+	snprintf(c1, sizeof(c1), "%s/etc/modprobe.d", root);
+	snprintf(c2, sizeof(c2), "%s/run/modprobe.d", root);
+	snprintf(c3, sizeof(c3), "%s/lib/modprobe.d", root);
+	configs[0] = c1;
+	configs[1] = c2;
+	configs[2] = c3;
+	configs[3] = NULL;
+	ctx = kmod_new(dir, configs);
+	if (ctx)
+		kmod_set_log_fn(ctx, kmod_log, NULL);
+	return ctx;
+}
+
+/* 1: vfio-pci is a module of this kernel or built in; 0: it is not; -1: unknown. */
+int gp_vfio_module_available(const char *root, const char *release)
+{
+	struct kmod_ctx *ctx = kmod_open(root, release);
+	struct kmod_list *list = NULL;
+	int rc;
+
+	if (!ctx)
+		return -1;
+	rc = kmod_module_new_from_lookup(ctx, "vfio-pci", &list);
+	if (rc < 0) {
+		gp_debug("libkmod: lookup of vfio-pci: %s", strerror(-rc));
+		kmod_unref(ctx);
+		return -1;
+	}
+	rc = list != NULL;
+	kmod_module_unref_list(list);
+	kmod_unref(ctx);
+	return rc;
+}
+
+/*
+ * A variant driver (nvgrace_gpu_vfio_pci, ...) declares "vfio_pci:" aliases
+ * that match the device's modalias; its module is the one to load instead of
+ * vfio_pci.  module keeps "vfio_pci" when none matches.
+ */
+void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *module,
+		     size_t len)
+{
+	struct kmod_ctx *ctx = kmod_open(root, release);
+	struct kmod_list *list = NULL, *l;
+	char alias[256];
+
+	if (!ctx)
+		return;
+	snprintf(alias, sizeof(alias), "vfio_%s", modalias);
+	if (kmod_module_new_from_lookup(ctx, alias, &list) >= 0) {
+		kmod_list_foreach (l, list) {
+			struct kmod_module *m = kmod_module_get_module(l);
+
+			gp_strlcpy(module, kmod_module_get_name(m), len);
+			kmod_module_unref(m);
+			break;
+		}
+		kmod_module_unref_list(list);
+	}
+	kmod_unref(ctx);
+}
+
+/*
+ * The name a module's PCI driver registers under, before it is loaded:
+ * vfio-pci names itself so; variant drivers use KBUILD_MODNAME, the module
+ * name with its underscores (nvgrace_gpu_vfio_pci, mlx5_vfio_pci).  host.c
+ * prefers /sys/bus/pci/drivers/<name>/module once the module is loaded.
+ */
+void gp_vfio_driver_of(const char *module, char *driver, size_t len)
+{
+	gp_strlcpy(driver, strcmp(module, "vfio_pci") ? module : "vfio-pci", len);
+}
+
+/* A context on the running kernel, its logging routed like the others'. */
+struct kmod_ctx *gp_kmod_live(void)
+{
+	struct kmod_ctx *ctx = kmod_new(NULL, NULL);
+
+	if (ctx)
+		kmod_set_log_fn(ctx, kmod_log, NULL);
+	return ctx;
+}
