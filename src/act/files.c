@@ -32,37 +32,9 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
 	return rc ? rc : gp_write_file(path, text, strlen(text), mode);
 }
 
-/* Every (path, content, mode) persist.vfio owns, in writing order. */
-struct target {
-	char path[256];
-	const char *text;
-	mode_t mode;
-};
-
-static int targets(struct target *t, int max)
+static int targets(struct gp_persist_file *t, int max)
 {
-	int i, n = 0;
-
-	if (!persist)
-		return 0;
-	for (i = 0; i < GP_PERSIST_FILES && n < max; i++) {
-		if (!persist->files[i])
-			continue;
-		gp_strlcpy(t[n].path, gp_persist_paths[i], sizeof(t[n].path));
-		t[n].text = persist->files[i];
-		t[n++].mode = i == 0 ? 0755 : 0644;
-	}
-	for (i = 0; i < persist->noverrides && n < max; i++) {
-		const struct gp_override *o = &persist->overrides[i];
-
-		snprintf(t[n].path, sizeof(t[n].path),
-			 persist->driverctl ? "/etc/driverctl.d/pci-%s"
-					    : "/etc/gpuprov/override.d/%s",
-			 o->bdf);
-		t[n].text = o->driver;
-		t[n++].mode = 0644;
-	}
-	return n;
+	return persist ? gp_persist_files(persist, t, max) : 0;
 }
 
 /* Each file as it is now, into undo's "files" (or under key): absent, a link or every byte. */
@@ -119,7 +91,7 @@ static int persist_precheck(const struct gp_step *st)
 
 static int persist_done(const struct gp_step *st)
 {
-	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	struct gp_persist_file t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
 	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
 	(void)st;
@@ -132,7 +104,7 @@ static int persist_done(const struct gp_step *st)
 /* Every file it writes, and the boot unit's enabling link, as they are now. */
 static int persist_record(const struct gp_step *st, json_object *undo)
 {
-	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	struct gp_persist_file t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
 	const char *paths[GP_PERSIST_FILES + GP_MAX_OVERRIDES + 1];
 	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
@@ -146,7 +118,7 @@ static int persist_record(const struct gp_step *st, json_object *undo)
 
 static int persist_run(const struct gp_step *st)
 {
-	struct target t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
+	struct gp_persist_file t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
 	int i, rc, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
 	(void)st;

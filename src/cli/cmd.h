@@ -21,6 +21,7 @@ struct gp_ctx {
 	bool yes;	     /* --yes: do not ask */
 	bool force_mgmt;     /* --force-mgmt: may bond the management port */
 	bool list;	     /* rollback --list */
+	bool diff;	     /* plan --diff */
 	int argc;	     /* the command's own arguments */
 	char **argv;
 };

@@ -11,6 +11,7 @@
 
 #include "act/apply.h"
 #include "cli/cmd.h"
+#include "core/pfiles.h"
 #include "core/plan.h"
 #include "core/vm.h"
 
@@ -112,12 +113,20 @@ void gp_planned_release(struct gp_planned *pl)
 
 int gp_cmd_plan(struct gp_ctx *ctx)
 {
+	struct gp_pfiles files = { 0 };
 	struct gp_planned pl;
 	int rc = gp_ctx_plan(ctx, &pl);
 
 	if (rc)
 		return rc;
-	gp_render_plan(ctx->profile, &pl.plan, ctx->json);
+	/* the files the steps write, for --diff and for JSON (Ansible's diff mode) */
+	if (ctx->diff || ctx->json)
+		gp_pfiles_build(&pl.h, ctx->profile, pl.templates, pl.vm.xml ? &pl.vm : NULL,
+				&pl.plan, &files);
+	gp_render_plan(ctx->profile, &pl.plan, ctx->json ? &files : NULL, ctx->json);
+	if (ctx->diff && !ctx->json)
+		gp_render_plan_diff(&files);
+	gp_pfiles_release(&files);
 	rc = pl.plan.nblockers ? GP_EXIT_FAIL : pl.plan.n ? GP_EXIT_WARN : GP_EXIT_OK;
 	gp_planned_release(&pl);
 	return rc;

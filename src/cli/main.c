@@ -59,7 +59,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
-		   "               [--force-mgmt] [--list] [-o FILE] COMMAND [ARGS]\n\n");
+		   "               [--force-mgmt] [--list] [--diff] [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n"
@@ -72,6 +72,7 @@ static void usage(FILE *f)
 		   "      --force-mgmt    apply: bond a port that carries the management path\n"
 		   "      --accept IDS    plan, apply: go ahead despite these failed findings\n"
 		   "      --list          rollback: every journaled run and its status\n"
+		   "      --diff          plan: unified diffs of the files the steps write\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -251,6 +252,7 @@ int main(int argc, char **argv)
 		{ "force-mgmt", no_argument, NULL, 'F' },
 		{ "accept", required_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'L' },
+		{ "diff", no_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -294,6 +296,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			ctx.list = true;
+			break;
+		case 'D':
+			ctx.diff = true;
 			break;
 		case 'v':
 			gp_verbosity = 2;

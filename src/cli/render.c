@@ -14,6 +14,7 @@
 #include <json.h>
 
 #include "core/model.h"
+#include "core/pfiles.h"
 #include "core/plan.h"
 #include "shared/progress.h"
 #include "cli/render.h"
@@ -733,7 +734,49 @@ static json_object *acceptable_json(const char *ids)
 	return arr;
 }
 
-static void plan_json(const struct gp_plan *plan)
+/* "0644": a file mode as chmod and Ansible write it */
+static json_object *jmode(unsigned mode)
+{
+	char buf[8];
+
+	snprintf(buf, sizeof(buf), "%04o", mode & 07777);
+	return json_object_new_string(buf);
+}
+
+static json_object *jsha(const char *text)
+{
+	char sha[65];
+
+	if (!text)
+		return NULL;
+	gp_sha256_hex(text, strlen(text), sha);
+	return json_object_new_string(sha);
+}
+
+/* One file a persist step writes: its new content, or only digests for a secret. */
+static json_object *pfile_json(const struct gp_pfile *f)
+{
+	json_object *o = json_object_new_object();
+	char *diff = f->secret ? NULL : gp_pfile_diff(f);
+
+	json_object_object_add(o, "path", json_object_new_string(f->path));
+	json_object_object_add(o, "step", json_object_new_string(f->step));
+	json_object_object_add(o, "mode", jmode(f->mode));
+	json_object_object_add(o, "secret", json_object_new_boolean(f->secret));
+	json_object_object_add(o, "content", f->secret ? NULL : json_object_new_string(f->text));
+	json_object_object_add(o, "sha256", jsha(f->text));
+	json_object_object_add(o, "exists", json_object_new_boolean(f->now != NULL));
+	json_object_object_add(o, "current_sha256", jsha(f->now));
+	json_object_object_add(o, "current_error",
+			       f->now_err ? json_object_new_string(strerror(-f->now_err)) : NULL);
+	json_object_object_add(o, "changed",
+			       json_object_new_boolean(!f->now || strcmp(f->now, f->text)));
+	json_object_object_add(o, "diff", diff ? json_object_new_string(diff) : NULL);
+	free(diff);
+	return o;
+}
+
+static void plan_json(const struct gp_plan *plan, const struct gp_pfiles *pf)
 {
 	json_object *doc = gp_json_doc("plan"), *steps = json_object_new_array();
 	json_object *blocked = json_object_new_array(), *accepted = json_object_new_array();
@@ -752,16 +795,64 @@ static void plan_json(const struct gp_plan *plan)
 	json_object_object_add(doc, "accepted", accepted);
 	json_object_object_add(doc, "acceptable", acceptable_json(plan->acceptable));
 	json_object_object_add(doc, "note", jstr_or_null(plan->note));
+	if (pf) {
+		json_object *files = json_object_new_array();
+
+		for (i = 0; i < pf->n; i++)
+			json_object_array_add(files, pfile_json(&pf->f[i]));
+		json_object_object_add(doc, "files", files);
+	}
 	gp_json_print(doc);
 }
 
-void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json)
+/* plan --diff: each file as diff -u would show it against the host's copy. */
+static void pfile_text(const struct gp_pfile *f)
+{
+	char now[65], after[65], *diff;
+
+	printf("\n%s %s (mode %04o)", f->step, gp_tv(f->path), f->mode & 07777);
+	if (f->now_err) {
+		printf(": cannot read the current file: %s; written whole\n",
+		       strerror(-f->now_err));
+	} else if (f->now && !strcmp(f->now, f->text)) {
+		printf(": unchanged\n");
+		return;
+	} else {
+		printf(": %s\n", f->now ? "changed" : "new");
+	}
+	if (f->secret) {
+		gp_sha256_hex(f->text, strlen(f->text), after);
+		if (f->now)
+			gp_sha256_hex(f->now, strlen(f->now), now);
+		printf("  holds a secret (or is readable by root alone): not shown\n"
+		       "  sha256 now %s\n  sha256 after %s\n",
+		       f->now ? now : "(absent)", after);
+		return;
+	}
+	diff = gp_pfile_diff(f);
+	if (diff)
+		fputs(diff, stdout);
+	free(diff);
+}
+
+void gp_render_plan_diff(const struct gp_pfiles *pf)
+{
+	size_t i;
+
+	if (!pf->n)
+		printf("\nno file to write\n");
+	for (i = 0; i < pf->n; i++)
+		pfile_text(&pf->f[i]);
+}
+
+void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan,
+		    const struct gp_pfiles *pf, bool json)
 {
 	size_t i;
 	int k;
 
 	if (json) {
-		plan_json(plan);
+		plan_json(plan, pf);
 		return;
 	}
 	printf("plan for %s: %zu change%s\n", gp_tv(p->path), plan->n, plan->n == 1 ? "" : "s");

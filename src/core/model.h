@@ -209,6 +209,13 @@ struct gp_holder {
 	int dev;		/* index in host->devs, -1: every GPU of the driver */
 };
 
+/* A file gpuprov writes, as the host has it now: plan --diff and the report compare. */
+struct gp_owned {
+	char path[300];
+	char *text; /* NULL: absent, or unreadable (err) */
+	int err;    /* the -errno that kept it unread, -ENOENT aside; 0 */
+};
+
 struct gp_host {
 	char *root; /* "" for "/" */
 	int rootfd; /* gp_root_open(root) */
@@ -252,6 +259,9 @@ struct gp_host {
 	struct gp_override overrides[GP_MAX_OVERRIDES]; /* override.d or driverctl.d */
 	int noverrides;
 	char vfio_ids_source[512];
+	/* every file persist.vfio, persist.bond and domain.write would write, as it is */
+	struct gp_owned *owned;
+	size_t nowned;
 };
 
 extern const char *const gp_persist_paths[GP_PERSIST_FILES];
@@ -263,6 +273,8 @@ int gp_host_find(const struct gp_host *host, const char *bdf);
 bool gp_dev_is_gpu(const struct gp_dev *d);
 int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
 const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
+/* The file as the host had it when read; NULL when not read (absent).  pfiles.c */
+const struct gp_owned *gp_host_owned(const struct gp_host *host, const char *path);
 
 /* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */
 int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out);

@@ -118,15 +118,16 @@ static char *render(const char *name, const char *const *pairs)
  * must be one that all of them read as a plain name.  The profile's are
  * checked when it is read; a port named by PCI address gets the host's name.
  */
-static int check_names(const struct gp_profile *p, char names[][GP_NAME_LEN], int n)
+static int check_names(const struct gp_profile *p, char names[][GP_NAME_LEN], int n, bool say)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (!gp_ifname_valid(names[i])) {
-			gp_err("bond '%s': port '%s' has an interface name that network "
-			       "configuration files cannot hold safely",
-			       p->bond.name, names[i]);
+			if (say)
+				gp_err("bond '%s': port '%s' has an interface name that network "
+				       "configuration files cannot hold safely",
+				       p->bond.name, names[i]);
 			return -EINVAL;
 		}
 	return gp_ifname_valid(p->bond.name) ? 0 : -EINVAL;
@@ -149,7 +150,8 @@ static void addr_vals(const char *address, struct addr_vals *a)
 	a->inet_method = address[0] ? "static" : "manual";
 }
 
-int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc)
+static int build(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc,
+		 bool say)
 {
 	char ports[GP_MAX_LIST][GP_NAME_LEN], slaves[512] = "", comma[512] = "";
 	char plan_ports[1024] = "", mtu[16], miimon[16], minl[16], path[300];
@@ -159,7 +161,7 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 
 	memset(nc, 0, sizeof(*nc));
 	gp_strlcpy(nc->owner, o, sizeof(nc->owner));
-	if (check_names(p, ports, n))
+	if (check_names(p, ports, n, say))
 		return -EINVAL;
 	/* netplan's YAML gets every name quoted, in case a name reads as a number */
 	for (i = 0; i < n; i++) {
@@ -253,6 +255,16 @@ int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struc
 		if (!nc->files[i].text)
 			return -ENOENT; /* a template is missing */
 	return 0;
+}
+
+int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc)
+{
+	return build(h, p, nc, true);
+}
+
+int gp_netconf_quiet(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc)
+{
+	return build(h, p, nc, false);
 }
 
 /* Whether a [Match] list (blank-separated, "!" in front negates it) takes s. */

@@ -23,6 +23,8 @@ const struct gp_netfile *gp_networkd_first(const struct gp_host *h, const char *
 					   const char *mac);
 const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h);
 int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc);
+/* The same, saying nothing of a bad name: the host reads the files it would write. */
+int gp_netconf_quiet(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc);
 void gp_netconf_release(struct gp_netconf *nc);
 
 #endif

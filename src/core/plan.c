@@ -293,6 +293,29 @@ void gp_persist_release(struct gp_persist *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
+int gp_persist_files(const struct gp_persist *ps, struct gp_persist_file *t, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < GP_PERSIST_FILES && n < max; i++) {
+		if (!ps->files[i])
+			continue;
+		gp_strlcpy(t[n].path, gp_persist_paths[i], sizeof(t[n].path));
+		t[n].text = ps->files[i];
+		t[n++].mode = i == 0 ? 0755 : 0644;
+	}
+	for (i = 0; i < ps->noverrides && n < max; i++) {
+		const struct gp_override *o = &ps->overrides[i];
+
+		snprintf(t[n].path, sizeof(t[n].path),
+			 ps->driverctl ? "/etc/driverctl.d/pci-%s" : "/etc/gpuprov/override.d/%s",
+			 o->bdf);
+		t[n].text = o->driver;
+		t[n++].mode = 0644;
+	}
+	return n;
+}
+
 static bool has_override(const struct gp_host *h, const struct gp_override *o)
 {
 	int i;

@@ -80,10 +80,23 @@ void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out);
 void gp_persist_release(struct gp_persist *ps);
+
+/* Every file persist.vfio writes (path, content, mode), in writing order. */
+struct gp_persist_file {
+	char path[256];
+	const char *text; /* points into the gp_persist */
+	unsigned mode;
+};
+#define GP_PERSIST_MAX (GP_PERSIST_FILES + GP_MAX_OVERRIDES)
+int gp_persist_files(const struct gp_persist *ps, struct gp_persist_file *t, int max);
 int gp_parse_groups(const char *list, unsigned *groups);
 json_object *gp_step_json(const struct gp_step *st);
 
 /* render.c */
-void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan, bool json);
+struct gp_pfiles;
+/* pf: the files the steps write, into the JSON document's "files" (NULL: none) */
+void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan,
+		    const struct gp_pfiles *pf, bool json);
+void gp_render_plan_diff(const struct gp_pfiles *pf);
 
 #endif

@@ -1140,6 +1140,30 @@ static void mark_gpu_groups(struct gp_host *h)
 	free(groups);
 }
 
+/*
+ * A file gpuprov may write, read whole and kept as it is (h->owned), so that
+ * plan --diff and the report show what would change without reading the host
+ * again; returns a copy for the fields the checks and the plan compare.
+ */
+static char *owned_file(struct gp_host *h, const char *path)
+{
+	struct gp_owned *o;
+	ssize_t n;
+	size_t i;
+
+	for (i = 0; i < h->nowned; i++)
+		if (!strcmp(h->owned[i].path, path))
+			return h->owned[i].text ? gp_xstrdup(h->owned[i].text) : NULL;
+	h->owned = gp_xrealloc(h->owned, h->nowned + 1, sizeof(*h->owned));
+	o = &h->owned[h->nowned++];
+	memset(o, 0, sizeof(*o));
+	gp_strlcpy(o->path, path, sizeof(o->path));
+	n = gp_root_slurp(h->rootfd, path, GP_READ_MAX, &o->text);
+	if (n < 0 && n != -ENOENT)
+		o->err = (int)n;
+	return o->text ? gp_xstrdup(o->text) : NULL;
+}
+
 /* Persistent overrides: one file per device, named by address, holding a driver. */
 static void read_overrides(struct gp_host *h, const char *dir, const char *prefix)
 {
@@ -1153,11 +1177,15 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 	while ((e = readdir(d)) && h->noverrides < GP_MAX_OVERRIDES) {
 		struct gp_override *o = &h->overrides[h->noverrides];
 
+		char *text;
+
 		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
 			continue;
-		if (read_text(h, rootp(h, path, "%s/%s", dir, e->d_name), o->driver,
-			      sizeof(o->driver)) < 0)
+		text = owned_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		if (!text)
 			continue;
+		gp_strlcpy(o->driver, gp_trim(text), sizeof(o->driver));
+		free(text);
 		h->noverrides++;
 	}
 	closedir(d);
@@ -1370,13 +1398,25 @@ static void read_net_owner(struct gp_host *h, const struct gp_profile *p)
 		owner = "none";
 	gp_strlcpy(h->net_owner, owner, sizeof(h->net_owner));
 	if (p && p->has_bond)
-		h->bond_persisted = read_file(h, rootp(h, path, "%s", gp_bond_persist_path(p, h)));
+		h->bond_persisted = owned_file(h, gp_bond_persist_path(p, h));
+}
+
+/* The other files persist.bond writes (the ports' files), as they are. */
+static void read_bond_files(struct gp_host *h, const struct gp_profile *p)
+{
+	struct gp_netconf nc;
+	int i;
+
+	if (!p || !p->has_bond)
+		return;
+	if (!gp_netconf_quiet(h, p, &nc))
+		for (i = 0; i < nc.n; i++)
+			free(owned_file(h, nc.files[i].path));
+	gp_netconf_release(&nc);
 }
 
 static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 {
-	char path[PATH_LEN];
-
 	h->vm_defined = -1;
 	if (!h->root[0])
 		gp_virt_qemu_version(h->qemu_version, sizeof(h->qemu_version));
@@ -1384,7 +1424,7 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 		qemu_from_dpkg(h);
 	if (!p || !p->has_vm)
 		return;
-	h->vm_xml = read_file(h, rootp(h, path, "%s", p->vm.output));
+	h->vm_xml = owned_file(h, p->vm.output);
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define)
 		h->vm_defined =
@@ -1455,7 +1495,7 @@ static void read_binding_state(struct gp_host *h)
 		read_vfio_driver(h, d);
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
-		h->persist[i] = read_file(h, rootp(h, path, "%s", gp_persist_paths[i]));
+		h->persist[i] = owned_file(h, gp_persist_paths[i]);
 	h->driverctl = exists(h, rootp(h, path, "/usr/sbin/driverctl"));
 	read_overrides(h, "/etc/gpuprov/override.d", "");
 	read_overrides(h, "/etc/driverctl.d", "pci-");
@@ -1674,6 +1714,7 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	read_vm_state(h, p);
 	read_net_owner(h, p);
 	read_networkd(h);
+	read_bond_files(h, p);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */
 	return 0;
@@ -1694,6 +1735,9 @@ void gp_host_release(struct gp_host *h)
 		free(h->persist[i]);
 	free(h->vm_xml);
 	free(h->bond_persisted);
+	for (i = 0; i < h->nowned; i++)
+		free(h->owned[i].text);
+	free(h->owned);
 	free(h->netfiles);
 	free(h->root);
 	free(h->devs);

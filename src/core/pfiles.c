@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What each persist step would write, beside what is on the host now: the
+ * same rendering the actuators write (gp_persist_files, gp_netconf_render,
+ * the VM's XML), and the current content as the host read it (h->owned), so
+ * that a snapshot shows what the live host would.  Pure: nothing is read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/netconf.h"
+#include "core/pfiles.h"
+#include "core/udiff.h"
+
+const struct gp_owned *gp_host_owned(const struct gp_host *h, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < h->nowned; i++)
+		if (!strcmp(h->owned[i].path, path))
+			return &h->owned[i];
+	return NULL;
+}
+
+static bool planned(const struct gp_plan *plan, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (!strcmp(plan->steps[i].kind, kind))
+			return true;
+	return false;
+}
+
+/* A secret the redactor would take out of a snapshot is no more shown here. */
+static bool has_secret(const char *path, const char *text)
+{
+	char *r;
+	bool secret;
+
+	if (!text)
+		return false;
+	r = gp_net_redact(path, text);
+	secret = strcmp(r, text) != 0;
+	free(r);
+	return secret;
+}
+
+static void add(const struct gp_host *h, struct gp_pfiles *pf, const char *step, const char *path,
+		const char *text, unsigned mode, bool net)
+{
+	const struct gp_owned *o = gp_host_owned(h, path);
+	struct gp_pfile *f;
+
+	pf->f = gp_xrealloc(pf->f, pf->n + 1, sizeof(*pf->f));
+	f = &pf->f[pf->n++];
+	memset(f, 0, sizeof(*f));
+	gp_strlcpy(f->path, path, sizeof(f->path));
+	f->step = step;
+	f->text = gp_xstrdup(text);
+	f->mode = mode;
+	/* not among what the host read: an override file that is not there */
+	f->now = o && o->text ? gp_xstrdup(o->text) : NULL;
+	f->now_err = o ? o->err : 0;
+	f->secret =
+		!(mode & 0077) || (net && (has_secret(path, f->text) || has_secret(path, f->now)));
+}
+
+static void vfio_files(const struct gp_host *h, const struct gp_profile *p,
+		       char *const templates[GP_PERSIST_FILES], struct gp_pfiles *pf)
+{
+	struct gp_persist_file *t = gp_xcalloc(GP_PERSIST_MAX, sizeof(*t));
+	struct gp_persist ps;
+	int i, n;
+
+	gp_persist_render(h, p, templates, &ps);
+	n = gp_persist_files(&ps, t, GP_PERSIST_MAX);
+	for (i = 0; i < n; i++)
+		add(h, pf, "persist.vfio", t[i].path, t[i].text, t[i].mode, false);
+	gp_persist_release(&ps);
+	free(t);
+}
+
+static void bond_files(const struct gp_host *h, const struct gp_profile *p, struct gp_pfiles *pf)
+{
+	struct gp_netconf nc;
+	int i;
+
+	if (!gp_netconf_render(h, p, &nc))
+		for (i = 0; i < nc.n; i++)
+			add(h, pf, "persist.bond", nc.files[i].path, nc.files[i].text,
+			    (unsigned)nc.files[i].mode, true);
+	gp_netconf_release(&nc);
+}
+
+void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
+		     char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
+		     const struct gp_plan *plan, struct gp_pfiles *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (planned(plan, "persist.vfio"))
+		vfio_files(h, p, templates, out);
+	if (planned(plan, "persist.bond") && p->has_bond)
+		bond_files(h, p, out);
+	if (planned(plan, "domain.write") && vm && vm->xml)
+		add(h, out, "domain.write", vm->output, vm->xml, 0644, false);
+}
+
+void gp_pfiles_release(struct gp_pfiles *pf)
+{
+	size_t i;
+
+	for (i = 0; i < pf->n; i++) {
+		free(pf->f[i].text);
+		free(pf->f[i].now);
+	}
+	free(pf->f);
+	memset(pf, 0, sizeof(*pf));
+}
+
+char *gp_pfile_diff(const struct gp_pfile *f)
+{
+	char a[320], b[320];
+
+	snprintf(a, sizeof(a), "a%s", f->path);
+	snprintf(b, sizeof(b), "b%s", f->path);
+	return gp_udiff(f->now, f->text, a, b);
+}
