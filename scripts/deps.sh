@@ -10,6 +10,8 @@ libinih-dev libvirt-dev libxml2-dev libjson-c-dev libcmocka-dev"
 pkgs="$pkgs python3 pciutils kmod clang libclang-rt-14-dev clang-format mandoc strace"
 # the Debian package (tests/cli/t_deb.sh) and its bash completion
 pkgs="$pkgs dpkg-dev debhelper lintian bash-completion"
+# the report, rendered in a real browser (tests/report/check.py); patch(1) for plan --diff
+pkgs="$pkgs chromium libxml2-utils patch"
 # libvirt's own QEMU driver, in-process, to prove the domain XML
 pkgs="$pkgs libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 ovmf"
 [ "${1:-}" = "--lab" ] && pkgs="$pkgs busybox-static iproute2 cpio"

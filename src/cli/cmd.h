@@ -38,6 +38,7 @@ int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len);
 int gp_cmd_apply(struct gp_ctx *ctx);
 int gp_cmd_rollback(struct gp_ctx *ctx);
 int gp_cmd_bond(struct gp_ctx *ctx);
+int gp_cmd_report(struct gp_ctx *ctx);
 
 /* What plan and apply work from: the host, its findings, the VM's XML, the plan. */
 struct gp_planned {

@@ -52,6 +52,8 @@ static const struct gp_cmd commands[] = {
 	{ "snapshot", gp_cmd_snapshot, 0,
 	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
 	{ "profile", gp_cmd_profile, 0, "validate FILE | discover" },
+	{ "report", gp_cmd_report, NEED_PROFILE | NO_ARGS,
+	  "the maintenance-window dossier: Markdown, or HTML with an SVG (-o FILE.html)" },
 };
 
 static void usage(FILE *f)

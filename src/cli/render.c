@@ -378,7 +378,7 @@ static json_object *host_json(const struct gp_host *h)
 	return o;
 }
 
-static void scan_json(const struct gp_host *h)
+json_object *gp_scan_json(const struct gp_host *h)
 {
 	json_object *doc = gp_json_doc("scan"), *devs = json_object_new_array();
 	size_t i;
@@ -390,7 +390,7 @@ static void scan_json(const struct gp_host *h)
 	json_object_object_add(doc, "iommu_groups", groups_json(h));
 	json_object_object_add(doc, "numa_nodes", numa_json(h));
 	json_object_object_add(doc, "interfaces", ifaces_json(h));
-	gp_json_print(doc);
+	return doc;
 }
 
 static void link_text(const struct gp_link *l, char *buf, size_t len)
@@ -493,7 +493,7 @@ static void scan_text(const struct gp_host *h)
 void gp_render_scan(const struct gp_host *h, bool json)
 {
 	if (json)
-		scan_json(h);
+		gp_json_print(gp_scan_json(h));
 	else
 		scan_text(h);
 }

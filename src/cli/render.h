@@ -14,6 +14,8 @@ void gp_json_print(json_object *doc);
 size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held);
 const char *gp_tv(const char *s);
 void gp_term_streams(void);
+/* scan's document: everything read of the host's devices, groups, nodes and interfaces */
+json_object *gp_scan_json(const struct gp_host *h);
 void gp_render_scan(const struct gp_host *h, bool json);
 void gp_render_topo(const struct gp_host *h, bool json);
 void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json);

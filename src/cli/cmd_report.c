@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gpuprov report: the maintenance-window dossier.  The same model check,
+ * topo and plan compute (gp_ctx_plan), written once more: Markdown to
+ * standard output or FILE.md, self-contained HTML to FILE.html.  Reads
+ * nothing they do not, the profile's bytes aside (for its digest).
+ * Exit status as plan's: 0 nothing to do, 1 changes pending, 2 no-go.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <json.h>
+
+#include "cli/cmd.h"
+#include "cli/render.h"
+#include "cli/report.h"
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcasecmp(s + n - k, suffix);
+}
+
+/* 1 HTML, 0 Markdown, -1 a name that says neither. */
+static int format_of(const char *output)
+{
+	if (!output || !strcmp(output, "-"))
+		return 0;
+	if (ends_with(output, ".html") || ends_with(output, ".htm"))
+		return 1;
+	if (ends_with(output, ".md") || ends_with(output, ".markdown"))
+		return 0;
+	return -1;
+}
+
+/* UTC; SOURCE_DATE_EPOCH (reproducible documents) when it holds a number. */
+static void report_date(char *buf, size_t len)
+{
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	unsigned long v;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (env && !gp_parse_uint(env, 253402300799ul, &v))
+		t = (time_t)v;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+static void digests(const struct gp_ctx *ctx, const struct gp_host *h, struct gp_dossier *d)
+{
+	json_object *doc = gp_scan_json(h);
+	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	char *profile = gp_read_file(ctx->profile_path);
+
+	gp_sha256_hex(text, strlen(text), d->model_sha);
+	json_object_put(doc);
+	if (profile)
+		gp_sha256_hex(profile, strlen(profile), d->profile_sha);
+	else
+		snprintf(d->profile_sha, sizeof(d->profile_sha), "unreadable");
+	free(profile);
+}
+
+static char *render(const struct gp_dossier *d, bool html, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		abort(); /* no memory, as gp_xcalloc */
+	if (html)
+		gp_report_html(f, d);
+	else
+		gp_report_md(f, d);
+	fclose(f);
+	return text;
+}
+
+int gp_cmd_report(struct gp_ctx *ctx)
+{
+	int html = format_of(ctx->output), rc;
+	struct gp_pfiles files;
+	struct gp_dossier d;
+	struct gp_planned pl;
+	char *text;
+	size_t len;
+
+	if (html < 0) {
+		gp_err("report: cannot tell the format of '%s': name it FILE.html or FILE.md",
+		       ctx->output);
+		return GP_EXIT_INPUT;
+	}
+	rc = gp_ctx_plan(ctx, &pl);
+	if (rc)
+		return rc;
+	memset(&d, 0, sizeof(d));
+	gp_pfiles_build(&pl.h, ctx->profile, pl.templates, pl.vm.xml ? &pl.vm : NULL, &pl.plan,
+			&files);
+	d.h = &pl.h;
+	d.p = ctx->profile;
+	d.r = &pl.r;
+	d.plan = &pl.plan;
+	d.vm = pl.vm.xml ? &pl.vm : NULL;
+	d.files = &files;
+	d.root = strcmp(ctx->root, "/") ? ctx->root : NULL;
+	d.version = gp_version;
+	if (ctx->profile->has_vm)
+		gp_vm_layout(&pl.h, ctx->profile, &d.layout);
+	gp_map_build(&pl.h, ctx->profile, &d.map);
+	digests(ctx, &pl.h, &d);
+	report_date(d.date, sizeof(d.date));
+	text = render(&d, html, &len);
+	rc = gp_ctx_output(ctx, text, len);
+	if (!rc)
+		rc = pl.plan.nblockers || gp_report_count(&pl.r, GP_FAIL) ? GP_EXIT_FAIL
+		     : pl.plan.n					  ? GP_EXIT_WARN
+									  : GP_EXIT_OK;
+	free(text);
+	gp_map_release(&d.map);
+	gp_pfiles_release(&files);
+	gp_planned_release(&pl);
+	return rc;
+}

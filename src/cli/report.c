@@ -1,0 +1,889 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The report as a document: the same sections in HTML and in Markdown,
+ * written through a few primitives (section, table, row, block) so that the
+ * two cannot drift apart.  Values from the host, a snapshot or a profile are
+ * hostile: each goes through gp_xml() or gp_md() exactly once, after
+ * gp_tv() has made its control characters and stray bytes visible text.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/render.h"
+#include "cli/report.h"
+
+/* ---- escaping ---- */
+
+static char *ring_slot(size_t len)
+{
+	static char *ring[32];
+	static unsigned next;
+	char **slot = &ring[next++ % 32];
+
+	free(*slot);
+	*slot = gp_xcalloc(len, 1);
+	return *slot;
+}
+
+/* s (already free of control characters and bad UTF-8) with &<>"' as entities */
+static size_t xml_into(const char *s, char *out)
+{
+	size_t o = 0;
+
+	for (; *s; s++) {
+		const char *e = *s == '&'    ? "&amp;"
+				: *s == '<'  ? "&lt;"
+				: *s == '>'  ? "&gt;"
+				: *s == '"'  ? "&quot;"
+				: *s == '\'' ? "&#39;"
+					     : NULL;
+
+		/* U+FFFE and U+FFFF are no XML characters */
+		if (!strncmp(s, "\xef\xbf\xbe", 3) || !strncmp(s, "\xef\xbf\xbf", 3)) {
+			o += (size_t)sprintf(out + o, "\\xef\\xbf\\x%02x", (unsigned char)s[2]);
+			s += 2;
+			continue;
+		}
+		if (e) {
+			strcpy(out + o, e);
+			o += strlen(e);
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+const char *gp_xml(const char *s)
+{
+	const char *t = gp_tv(s ? s : "");
+	char *out = ring_slot(12 * strlen(t) + 1);
+
+	xml_into(t, out);
+	return out;
+}
+
+const char *gp_md(const char *s)
+{
+	/* what can start markup inside a line; values never start one */
+	static const char special[] = "\\`*_{}[]<>#+!|~&$";
+	const char *t = gp_tv(s ? s : "");
+	char *out = ring_slot(2 * strlen(t) + 1);
+	size_t o = 0;
+
+	for (; *t; t++) {
+		if (strchr(special, *t))
+			out[o++] = '\\';
+		out[o++] = *t;
+	}
+	return out;
+}
+
+/* Control characters but newline and tab made visible (\xNN), bad UTF-8 too. */
+static char *block_text(const char *s)
+{
+	size_t n = strlen(s), held, o;
+	char *out = gp_xcalloc(4 * n + 1, 1);
+
+	o = gp_term_escape(s, n, out, &held);
+	for (; held; held--)
+		o += (size_t)sprintf(out + o, "\\x%02x", (unsigned char)s[n - held]);
+	out[o] = '\0';
+	return out;
+}
+
+char *gp_xml_block(const char *s)
+{
+	char *t = block_text(s), *out = gp_xcalloc(12 * strlen(t) + 1, 1);
+
+	xml_into(t, out);
+	free(t);
+	return out;
+}
+
+char *gp_md_block(const char *s)
+{
+	return block_text(s);
+}
+
+/* ---- the document primitives ---- */
+
+struct doc {
+	FILE *f;
+	bool html;
+	int cols; /* of the open table */
+};
+
+static const char *E(const struct doc *o, const char *s)
+{
+	return o->html ? gp_xml(s) : gp_md(s);
+}
+
+static void out(const struct doc *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out(const struct doc *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
+
+static void section(const struct doc *o, const char *id, const char *title)
+{
+	if (o->html)
+		out(o, "</section>\n<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
+	else
+		out(o, "\n## %s\n\n", title);
+}
+
+static void heading(const struct doc *o, const char *title)
+{
+	if (o->html)
+		out(o, "<h3>%s</h3>\n", title);
+	else
+		out(o, "\n### %s\n\n", title);
+}
+
+/* A paragraph of already escaped text. */
+static void para(const struct doc *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void para(const struct doc *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(o->html ? "<p>" : "", o->f);
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+	fputs(o->html ? "</p>\n" : "\n\n", o->f);
+}
+
+/* Headers are ours (never escaped), separated by '|'. */
+static void table(struct doc *o, const char *cls, const char *headers)
+{
+	const char *p;
+
+	o->cols = 1;
+	for (p = headers; *p; p++)
+		o->cols += *p == '|';
+	if (o->html) {
+		char *copy = gp_xstrdup(headers), *save = NULL, *h;
+
+		out(o, "<table class=\"%s\"><thead><tr>", cls);
+		for (h = strtok_r(copy, "|", &save); h; h = strtok_r(NULL, "|", &save))
+			out(o, "<th scope=\"col\">%s</th>", h);
+		out(o, "</tr></thead><tbody>\n");
+		free(copy);
+		return;
+	}
+	out(o, "| %s |\n|", headers);
+	for (int i = 0; i < o->cols; i++)
+		out(o, "---|");
+	out(o, "\n");
+}
+
+/* A row of already escaped cells; attrs: the <tr>'s attributes (HTML only). */
+static void row(const struct doc *o, const char *attrs, const char *const *cells)
+{
+	int i;
+
+	if (o->html) {
+		out(o, "<tr%s%s>", attrs ? " " : "", attrs ? attrs : "");
+		for (i = 0; i < o->cols; i++)
+			out(o, i ? "<td>%s</td>" : "<th scope=\"row\">%s</th>", cells[i]);
+		out(o, "</tr>\n");
+		return;
+	}
+	out(o, "|");
+	for (i = 0; i < o->cols; i++)
+		out(o, " %s |", cells[i][0] ? cells[i] : " ");
+	out(o, "\n");
+}
+
+static void table_end(const struct doc *o)
+{
+	fputs(o->html ? "</tbody></table>\n" : "\n", o->f);
+}
+
+/* A fenced block: longer than any run of backticks in it. */
+static void fence(const struct doc *o, const char *lang, const char *text)
+{
+	size_t run = 0, best = 2;
+	const char *p;
+	char *t = gp_md_block(text);
+
+	for (p = t; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		best = run > best ? run : best;
+	}
+	for (run = 0; run <= best; run++)
+		fputc('`', o->f);
+	out(o, "%s\n%s%s", lang, t, t[0] && t[strlen(t) - 1] != '\n' ? "\n" : "");
+	for (run = 0; run <= best; run++)
+		fputc('`', o->f);
+	out(o, "\n\n");
+	free(t);
+}
+
+/* A unified diff, each line classed by its first character. */
+static void diff_block(const struct doc *o, const char *diff)
+{
+	char *t, *line, *save = NULL;
+
+	if (!o->html) {
+		fence(o, "diff", diff);
+		return;
+	}
+	t = gp_xml_block(diff);
+	out(o, "<pre class=\"diff\">");
+	for (line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *cls = !strncmp(line, "@@", 2)				 ? "hunk"
+				  : !strncmp(line, "+++", 3) || !strncmp(line, "---", 3) ? "file"
+				  : line[0] == '+'					 ? "add"
+				  : line[0] == '-'					 ? "del"
+											 : "ctx";
+
+		out(o, "<span class=\"%s\">%s</span>\n", cls, line);
+	}
+	out(o, "</pre>\n");
+	free(t);
+}
+
+/* ---- sections ---- */
+
+static const char *sev_label(enum gp_severity s)
+{
+	static const char *const names[] = { "ok", "WARN", "FAIL" };
+
+	return names[s];
+}
+
+static bool no_go(const struct gp_dossier *d)
+{
+	return d->plan->nblockers || gp_report_count(d->r, GP_FAIL);
+}
+
+static void header(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+	char host[256], bios[160], snap[700];
+	const char *cells[2];
+
+	snprintf(host, sizeof(host), "%s", h->product[0] ? h->product : "unknown model");
+	snprintf(bios, sizeof(bios), "%s %s", h->bios_vendor[0] ? h->bios_vendor : "",
+		 h->bios_version[0] ? h->bios_version : "unknown");
+	table(o, "meta", "Made from|");
+	cells[0] = "Host";
+	cells[1] = E(o, host);
+	row(o, NULL, cells);
+	cells[0] = "BIOS";
+	cells[1] = E(o, gp_trim(bios));
+	row(o, NULL, cells);
+	cells[0] = "Kernel";
+	cells[1] = E(o, h->kernel_release[0] ? h->kernel_release : "unknown");
+	row(o, NULL, cells);
+	cells[0] = "Profile";
+	snprintf(snap, sizeof(snap), "%s (%s), sha256 %s", d->p->path,
+		 d->p->model[0] ? d->p->model : "no model", d->profile_sha);
+	cells[1] = E(o, snap);
+	row(o, NULL, cells);
+	cells[0] = d->root ? "Snapshot" : "Read from";
+	if (d->root)
+		snprintf(snap, sizeof(snap), "%s, content sha256 %s", d->root, d->model_sha);
+	else
+		snprintf(snap, sizeof(snap), "the live host, content sha256 %s", d->model_sha);
+	cells[1] = E(o, snap);
+	row(o, NULL, cells);
+	cells[0] = "gpuprov";
+	cells[1] = E(o, d->version);
+	row(o, NULL, cells);
+	cells[0] = "Date";
+	cells[1] = E(o, d->date);
+	row(o, NULL, cells);
+	table_end(o);
+}
+
+/* A blocker that is not one of the failed findings listed above it. */
+static bool other_blocker(const struct gp_report *r, const char *b)
+{
+	char head[160];
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->items[i].severity != GP_FAIL)
+			continue;
+		snprintf(head, sizeof(head), "%s %s: ", r->items[i].id, r->items[i].subject);
+		if (!strncmp(b, head, strlen(head)))
+			return false;
+	}
+	return true;
+}
+
+static void verdict(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_plan *plan = d->plan;
+	int fail = gp_report_count(d->r, GP_FAIL), warn = gp_report_count(d->r, GP_WARN), k;
+	size_t i;
+
+	section(o, "verdict", "Verdict");
+	if (no_go(d))
+		para(o,
+		     o->html ? "<strong class=\"verdict nogo\">NO-GO</strong>: %d failed check%s, "
+			       "%d reason%s apply refuses."
+			     : "**NO-GO**: %d failed check%s, %d reason%s apply refuses.",
+		     fail, fail == 1 ? "" : "s", plan->nblockers, plan->nblockers == 1 ? "" : "s");
+	else
+		para(o,
+		     o->html ? "<strong class=\"verdict go\">GO</strong>: %zu change%s to make, "
+			       "%d warning%s."
+			     : "**GO**: %zu change%s to make, %d warning%s.",
+		     plan->n, plan->n == 1 ? "" : "s", warn, warn == 1 ? "" : "s");
+	fputs(o->html ? "<ul class=\"blocking\">\n" : "", o->f);
+	for (i = 0; i < d->r->n; i++) {
+		const struct gp_finding *f = &d->r->items[i];
+
+		if (f->severity != GP_FAIL)
+			continue;
+		out(o, o->html ? "<li><code>%s</code> %s: %s</li>\n" : "- **%s** %s: %s\n",
+		    E(o, f->id), E(o, f->subject), E(o, f->message));
+	}
+	for (k = 0; k < plan->nblockers; k++)
+		if (other_blocker(d->r, plan->blockers[k]))
+			out(o, o->html ? "<li>%s</li>\n" : "- %s\n", E(o, plan->blockers[k]));
+	fputs(o->html ? "</ul>\n" : "\n", o->f);
+	for (k = 0; k < plan->naccepted; k++)
+		para(o, "Accepted with --accept: %s", E(o, plan->accepted[k]));
+}
+
+/* The tree as a nested list, for Markdown (HTML has the SVG). */
+static void tree_md(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_map *m = &d->map;
+	size_t i;
+
+	for (i = 0; i < m->nn; i++) {
+		const struct gp_map_node *n = &m->n[i];
+		char l[600] = "", link[48] = "";
+
+		out(o, "%*s- ", n->depth * 2, "");
+		if (n->kind == GP_MAP_NUMA) {
+			const struct gp_numa *nn = gp_host_numa(d->h, n->numa);
+
+			if (n->numa < 0)
+				out(o, "**NUMA node unknown**\n");
+			else
+				out(o, "**NUMA node %d**: CPUs %s\n", n->numa,
+				    E(o, nn ? nn->cpus : "?"));
+			continue;
+		}
+		if (n->kind == GP_MAP_RC) {
+			out(o, "**%s** root complex\n", E(o, n->rc));
+			continue;
+		}
+		if (n->kind == GP_MAP_MORE) {
+			out(o, "%d more function%s (not on a GPU or NIC path)\n", n->count,
+			    n->count == 1 ? "" : "s");
+			continue;
+		}
+		{
+			const struct gp_dev *v = &d->h->devs[n->dev];
+
+			gp_report_link(&v->link, link, sizeof(link));
+			snprintf(l, sizeof(l), "%04x:%04x %s%s%s%s", v->vendor, v->device,
+				 v->driver[0] ? v->driver : "no driver", link[0] ? ", link " : "",
+				 link, n->degraded ? " DEGRADED" : "");
+			if (n->kind == GP_MAP_GPU)
+				out(o, "**GPU%d** ", n->label);
+			else if (n->kind == GP_MAP_NIC)
+				out(o, "**NIC%d** %s ", n->label, n->ifname ? E(o, n->ifname) : "");
+			out(o, "%s %s", E(o, v->bdf), E(o, l));
+			if (v->iommu_group >= 0)
+				out(o, ", IOMMU group %d", v->iommu_group);
+			out(o, "%s%s%s\n", n->acs_redirect ? ", **ACS redirect**" : "",
+			    n->bond_port ? ", **bond port**" : "", n->p2p ? ", *P2P path*" : "");
+		}
+	}
+	out(o, "\n");
+}
+
+static void pci(struct doc *o, const struct gp_dossier *d)
+{
+	section(o, "pci", "PCI tree");
+	para(o,
+	     "The GPUs, the NICs, what shares a GPU's IOMMU group and the bridges above them; "
+	     "every other function is counted in a box of its parent. P2P class between the GPUs: "
+	     "%s%s%s.",
+	     o->html ? "<strong>" : "**", gp_path_name(d->map.worst), o->html ? "</strong>" : "**");
+	if (!o->html) {
+		tree_md(o, d);
+		return;
+	}
+	out(o, "<div class=\"scroll\">\n");
+	gp_report_svg(o->f, d);
+	out(o, "</div>\n");
+}
+
+static void topo(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_map *m = &d->map;
+	int *items = gp_xcalloc(m->nn + 1, sizeof(*items)), n = 0, i, j;
+	char hdr[4096] = "", lab[32];
+	const char **cells;
+	size_t k;
+
+	section(o, "topo", "GPU and NIC paths");
+	for (k = 0; k < m->nn; k++)
+		if (m->n[k].kind == GP_MAP_GPU || m->n[k].kind == GP_MAP_NIC)
+			items[n++] = (int)k;
+	if (!n) {
+		para(o, "No GPU or NIC found.");
+		free(items);
+		return;
+	}
+	snprintf(hdr, sizeof(hdr), " ");
+	for (i = 0; i < n && strlen(hdr) < sizeof(hdr) - 16; i++)
+		snprintf(hdr + strlen(hdr), sizeof(hdr) - strlen(hdr), "|%s%d",
+			 m->n[items[i]].kind == GP_MAP_GPU ? "GPU" : "NIC", m->n[items[i]].label);
+	strcat(hdr, "|NUMA");
+	table(o, "topo", hdr);
+	cells = gp_xcalloc((size_t)n + 2, sizeof(*cells));
+	for (i = 0; i < n; i++) {
+		const struct gp_map_node *a = &m->n[items[i]];
+
+		snprintf(lab, sizeof(lab), "%s%d %s", a->kind == GP_MAP_GPU ? "GPU" : "NIC",
+			 a->label, d->h->devs[a->dev].bdf);
+		cells[0] = E(o, lab);
+		for (j = 0; j < n; j++)
+			cells[j + 1] =
+				gp_path_name(gp_topo_classify(d->h, a->dev, m->n[items[j]].dev));
+		snprintf(lab, sizeof(lab), "%d", d->h->devs[a->dev].numa_node);
+		cells[n + 1] = d->h->devs[a->dev].numa_node >= 0 ? E(o, lab) : "?";
+		row(o, NULL, cells);
+	}
+	table_end(o);
+	para(o, "X self, PIX at most one bridge, PXB several bridges, PHB through a host bridge, "
+		"NODE between host bridges of one NUMA node, SYS across the SMP interconnect "
+		"(the classes of nvidia-smi topo -m).");
+	free(cells);
+	free(items);
+}
+
+static void finding_rows(struct doc *o, const struct gp_report *r, enum gp_severity sev)
+{
+	char attrs[128];
+	const char *cells[4];
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gp_finding *f = &r->items[i];
+		const char *msg, *hint;
+		char *both;
+
+		if (f->severity != sev)
+			continue;
+		snprintf(attrs, sizeof(attrs), "class=\"%s\" data-finding=\"%s\"", sev_label(sev),
+			 gp_xml(f->id));
+		msg = E(o, f->message);
+		hint = E(o, f->hint);
+		both = gp_xcalloc(strlen(msg) + strlen(hint) + 32, 1);
+		sprintf(both, "%s%s%s%s", msg,
+			!f->hint[0] ? ""
+			: o->html   ? "<br><em>hint: "
+				    : " — *hint:* ",
+			f->hint[0] ? hint : "", f->hint[0] && o->html ? "</em>" : "");
+		cells[0] = E(o, f->id);
+		cells[1] = sev_label(sev);
+		cells[2] = E(o, f->subject);
+		cells[3] = both;
+		row(o, attrs, cells);
+		free(both);
+	}
+}
+
+static void findings(struct doc *o, const struct gp_dossier *d)
+{
+	int ok = gp_report_count(d->r, GP_OK);
+
+	section(o, "findings", "Findings");
+	para(o, "%d fail, %d warn, %d ok.", gp_report_count(d->r, GP_FAIL),
+	     gp_report_count(d->r, GP_WARN), ok);
+	if (gp_report_count(d->r, GP_FAIL) + gp_report_count(d->r, GP_WARN)) {
+		table(o, "findings", "Finding|Severity|Subject|What and what to do");
+		finding_rows(o, d->r, GP_FAIL);
+		finding_rows(o, d->r, GP_WARN);
+		table_end(o);
+	}
+	if (!ok)
+		return;
+	out(o, "<details class=\"ok\"><summary>%d check%s ok</summary>\n%s", ok, ok == 1 ? "" : "s",
+	    o->html ? "" : "\n");
+	table(o, "findings", "Finding|Severity|Subject|What and what to do");
+	finding_rows(o, d->r, GP_OK);
+	table_end(o);
+	out(o, "</details>\n%s", o->html ? "" : "\n");
+}
+
+static void mmio(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_vm_layout *l = &d->layout;
+	char a[32], b[32], c[32], e[64], bits[64];
+	const char *cells[4];
+	int i, k;
+
+	section(o, "mmio", "MMIO budget");
+	if (!d->p->has_vm) {
+		para(o, "The profile has no [vm] section.");
+		return;
+	}
+	table(o, "bars", "Device|BAR|Size|Kind");
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_dev *v = &d->h->devs[l->devs[i].dev];
+
+		for (k = 0; k < v->nbars; k++) {
+			const struct gp_bar *bar = &v->bars[k];
+
+			if (bar->io || !bar->size)
+				continue;
+			snprintf(a, sizeof(a), "%d", bar->index);
+			gp_format_size(bar->size, b, sizeof(b));
+			cells[0] = E(o, v->bdf);
+			cells[1] = a;
+			cells[2] = b;
+			cells[3] = bar->is64
+					   ? (bar->prefetchable ? "64-bit, prefetchable" : "64-bit")
+					   : "32-bit";
+			row(o, NULL, cells);
+		}
+	}
+	table_end(o);
+	gp_format_size(l->bar64_total, a, sizeof(a));
+	gp_format_size(l->mmio_window, b, sizeof(b));
+	gp_format_size(d->p->vm.memory, c, sizeof(c));
+	snprintf(e, sizeof(e), "0x%llx", (unsigned long long)gp_vm_mmio_end(l, d->p->vm.memory));
+	if (d->h->phys_bits)
+		snprintf(bits, sizeof(bits), "%d bits (addresses below 0x%llx)", d->h->phys_bits,
+			 d->h->phys_bits < 64 ? 1ull << d->h->phys_bits : 0ull);
+	else
+		snprintf(bits, sizeof(bits), "unknown");
+	para(o,
+	     "64-bit BARs %s (each rounded up to a power of two); the 64-bit window OVMF opens "
+	     "(X-PciMmio64Mb) %s; guest memory %s; the window ends at %s; the host's CPU has %s "
+	     "of physical address.",
+	     a, b, c, e, bits);
+}
+
+static void vm_layout(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_vm_layout *l = &d->layout;
+	char a[16], b[16], c[32], e[16], f[16];
+	const char *cells[6];
+	int i;
+
+	section(o, "vm", "VM layout");
+	if (!d->p->has_vm) {
+		para(o, "The profile has no [vm] section.");
+		return;
+	}
+	para(o, "%s: %u vCPUs, guest NUMA %s, GPUDirect clique %s.", E(o, d->p->vm.name),
+	     d->p->vm.vcpus, E(o, d->p->vm.numa), l->clique >= 0 ? "on" : "off");
+	table(o, "cells", "Guest cell|Host node|vCPUs|Memory|Pinned to host CPUs");
+	for (i = 0; i < l->ncells; i++) {
+		const struct gp_vm_cell *cl = &l->cells[i];
+
+		snprintf(a, sizeof(a), "%d", i);
+		snprintf(b, sizeof(b), "%d", cl->host_node);
+		snprintf(e, sizeof(e), "%u", cl->vcpus);
+		gp_format_size(cl->memory, c, sizeof(c));
+		cells[0] = a;
+		cells[1] = cl->host_node >= 0 ? b : "?";
+		cells[2] = e;
+		cells[3] = c;
+		cells[4] = E(o, cl->cpus);
+		row(o, NULL, cells);
+	}
+	table_end(o);
+	table(o, "vmdevs", "Host device|Alias|Guest root port|Function|Guest cell");
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_vm_dev *v = &l->devs[i];
+
+		snprintf(a, sizeof(a), "%d", v->port);
+		snprintf(b, sizeof(b), "%u", v->fn);
+		snprintf(f, sizeof(f), "%d", v->cell);
+		cells[0] = E(o, d->h->devs[v->dev].bdf);
+		cells[1] = E(o, v->alias);
+		cells[2] = a;
+		cells[3] = b;
+		cells[4] = f;
+		row(o, NULL, cells);
+	}
+	table_end(o);
+}
+
+static void steps(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_plan *plan = d->plan;
+	char num[16], change[300];
+	const char *cells[5];
+	size_t i;
+
+	section(o, "plan", "Plan");
+	para(o, "%zu step%s, in the order apply takes them.", plan->n, plan->n == 1 ? "" : "s");
+	if (plan->n) {
+		table(o, "steps", "#|Step|Subject|Before → after|Undoable");
+		for (i = 0; i < plan->n; i++) {
+			const struct gp_step *st = &plan->steps[i];
+
+			snprintf(num, sizeof(num), "%zu", i + 1);
+			snprintf(change, sizeof(change), "%s → %s", st->current, st->target);
+			cells[0] = num;
+			cells[1] = E(o, st->kind);
+			cells[2] = E(o, st->subject);
+			cells[3] = E(o, change);
+			cells[4] = st->reversible ? "yes" : "no";
+			row(o, NULL, cells);
+		}
+		table_end(o);
+	}
+	if (plan->note[0])
+		para(o, "Note: %s", E(o, plan->note));
+}
+
+static void file_status(struct doc *o, const struct gp_pfile *f)
+{
+	char now[65], after[65];
+
+	if (f->now_err)
+		para(o, "The current file cannot be read (%s): it is written whole.",
+		     E(o, strerror(-f->now_err)));
+	if (!f->secret)
+		return;
+	gp_sha256_hex(f->text, strlen(f->text), after);
+	if (f->now)
+		gp_sha256_hex(f->now, strlen(f->now), now);
+	para(o,
+	     "Holds a secret, or is written readable by root alone: not shown. sha256 now %s, "
+	     "after %s.",
+	     f->now ? now : "(absent)", after);
+}
+
+static void files(struct doc *o, const struct gp_dossier *d)
+{
+	size_t i;
+
+	section(o, "files", "Files");
+	if (!d->files->n)
+		para(o, "No step writes a file.");
+	for (i = 0; i < d->files->n; i++) {
+		const struct gp_pfile *f = &d->files->f[i];
+		bool same = f->now && !strcmp(f->now, f->text);
+		char *diff;
+
+		if (o->html)
+			out(o, "<h3><code>%s</code></h3>\n", E(o, f->path));
+		else
+			out(o, "\n### %s\n\n", E(o, f->path)); /* a code span shows escapes */
+		para(o, "%s, mode %04o: %s.", E(o, f->step), f->mode & 07777,
+		     same     ? "unchanged"
+		     : f->now ? "changed"
+			      : "new");
+		file_status(o, f);
+		if (same || f->secret)
+			continue;
+		diff = gp_pfile_diff(f);
+		if (diff)
+			diff_block(o, diff);
+		free(diff);
+	}
+}
+
+static void domain(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+
+	if (!d->vm)
+		return;
+	heading(o, "The domain");
+	if (h->vm_defined < 0)
+		para(o,
+		     "libvirt was not asked%s: the diff above of %s is against the XML gpuprov "
+		     "wrote before, the copy it defined.",
+		     d->root ? " (a snapshot)" : "", E(o, d->vm->output));
+	else if (!h->vm_defined)
+		para(o, "%s is not defined in %s: apply defines it from the XML above.",
+		     E(o, d->vm->name), E(o, d->vm->uri));
+	else
+		para(o, "%s is defined in %s with gpuprov's digest %s; the new XML's is %s (%s).",
+		     E(o, d->vm->name), E(o, d->vm->uri),
+		     E(o, h->vm_digest[0] ? h->vm_digest : "none"), E(o, d->vm->digest),
+		     strcmp(h->vm_digest, d->vm->digest) ? "differs" : "the same");
+}
+
+static void rollback(struct doc *o, const struct gp_dossier *d)
+{
+	size_t i;
+	int n = 0;
+
+	section(o, "rollback", "Rollback");
+	para(o, "After apply, as root on this host:");
+	if (o->html)
+		out(o, "<pre class=\"cmd\">gpuprov rollback</pre>\n");
+	else
+		fence(o, "sh", "gpuprov rollback\n");
+	para(o, "It undoes the last run left to undo, in reverse order, from its journal in "
+		"/var/lib/gpuprov/journal; gpuprov rollback --list names every run, and "
+		"gpuprov rollback RUN-ID undoes the one apply named.");
+	for (i = 0; i < d->plan->n; i++)
+		if (!d->plan->steps[i].reversible) {
+			if (!n++)
+				para(o, "Not undone by it:");
+			para(o, "%s %s", E(o, d->plan->steps[i].kind),
+			     E(o, d->plan->steps[i].subject));
+		}
+}
+
+/* The findings after f with the same hint: one checklist item for them all. */
+static int same_hint(const struct gp_report *r, size_t i, char *subjects, size_t len)
+{
+	const struct gp_finding *f = &r->items[i];
+	size_t k;
+	int n = 1;
+
+	snprintf(subjects, len, "%s", f->subject);
+	for (k = i + 1; k < r->n; k++) {
+		if (r->items[k].severity == GP_OK || strcmp(r->items[k].hint, f->hint))
+			continue;
+		if (n++ < 4)
+			snprintf(subjects + strlen(subjects), len - strlen(subjects), ", %s",
+				 r->items[k].subject);
+	}
+	if (n > 4)
+		snprintf(subjects + strlen(subjects), len - strlen(subjects), " and %d more",
+			 n - 4);
+	return n;
+}
+
+static bool hint_seen(const struct gp_report *r, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (r->items[k].severity != GP_OK && !strcmp(r->items[k].hint, r->items[i].hint))
+			return true;
+	return false;
+}
+
+static void bios(struct doc *o, const struct gp_dossier *d)
+{
+	char subjects[400];
+	size_t i;
+	int n = 0;
+
+	section(o, "bios", "BIOS checklist");
+	for (i = 0; i < d->r->n; i++) {
+		const struct gp_finding *f = &d->r->items[i];
+
+		if (f->severity == GP_OK || !strstr(f->hint, "BIOS") || hint_seen(d->r, i))
+			continue;
+		same_hint(d->r, i, subjects, sizeof(subjects));
+		if (!n++)
+			fputs(o->html ? "<ul class=\"checklist\">\n" : "", o->f);
+		if (o->html)
+			out(o, "<li data-finding=\"%s\">\xe2\x98\x90 %s <small>(", gp_xml(f->id),
+			    gp_xml(f->hint));
+		else
+			out(o, "- [ ] %s (", gp_md(f->hint));
+		out(o, "%s: ", E(o, f->id));
+		out(o, "%s)%s\n", E(o, subjects), o->html ? "</small></li>" : "");
+	}
+	if (n)
+		fputs(o->html ? "</ul>\n" : "\n", o->f);
+	else
+		para(o, "No finding asks for a BIOS change.");
+}
+
+static void body(struct doc *o, const struct gp_dossier *d)
+{
+	verdict(o, d);
+	pci(o, d);
+	topo(o, d);
+	findings(o, d);
+	mmio(o, d);
+	vm_layout(o, d);
+	steps(o, d);
+	files(o, d);
+	domain(o, d);
+	rollback(o, d);
+	bios(o, d);
+}
+
+static const char css[] =
+	":root{--fg:#1b1f24;--mute:#57606a;--line:#d0d7de;--bad:#b42318;--warn:#9a6700;"
+	"--ok:#1a7f37;--p2p:#0b63ce}\n"
+	"body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);margin:0 auto;max-width:1200px;"
+	"padding:1em}\n"
+	"h1{font-size:1.5em}h2{border-bottom:1px solid var(--line);padding-bottom:.2em}\n"
+	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid var(--line);"
+	"padding:.25em .5em;text-align:left;vertical-align:top}thead th{background:#f6f8fa}\n"
+	"tr.FAIL th{color:var(--bad)}tr.WARN th{color:var(--warn)}tr.ok th{color:var(--ok)}\n"
+	".verdict{font-size:1.3em;padding:.1em .5em;border-radius:4px;color:#fff}"
+	".nogo{background:var(--bad)}.go{background:var(--ok)}\n"
+	"pre{background:#f6f8fa;padding:.5em;overflow:auto;font-size:12px}"
+	"pre.diff "
+	"span{display:block;white-space:pre}.add{background:#dafbe1}.del{background:#ffebe9}"
+	".hunk{color:var(--p2p)}.file{font-weight:bold}\n"
+	".scroll{overflow:auto;border:1px solid var(--line)}\n"
+	".pcimap text{font:11px ui-monospace,monospace;fill:var(--fg)}"
+	".pcimap .l2{fill:var(--mute)}.pcimap .legend{font:12px system-ui,sans-serif}\n"
+	".pcimap rect{fill:#fff;stroke:#8c959f;stroke-width:1}"
+	".pcimap .gpu rect{fill:#eef6ee;stroke:#1a7f37}.pcimap .nic rect{fill:#eef3fb;"
+	"stroke:#0b63ce}.pcimap .numa rect{fill:#f6f8fa;stroke:#57606a;stroke-width:2}"
+	".pcimap .more rect{stroke-dasharray:3 3}.pcimap .acs rect{stroke:var(--warn);"
+	"stroke-width:2}.pcimap .bond rect{stroke-width:3}\n"
+	".pcimap .p2p rect{stroke:var(--p2p);stroke-width:3}"
+	".pcimap .edge{fill:none;stroke:#8c959f;stroke-width:1.5}"
+	".pcimap .edge.p2p{stroke:var(--p2p);stroke-width:4}"
+	".pcimap .edge.degraded{stroke:var(--bad);stroke-dasharray:6 3}"
+	".pcimap .link{font-size:9px;text-anchor:end;fill:var(--mute)}"
+	".pcimap .link.degraded{fill:var(--bad)}.pcimap .p2pclass{font-weight:bold;"
+	"fill:var(--p2p)}\n"
+	".pcimap .iommu rect{fill:none;stroke:#bf8700;stroke-dasharray:5 3;stroke-width:1.5}"
+	".pcimap .iommu text{fill:#7d4e00;font-size:10px}\n"
+	"ul.checklist{list-style:none;padding-left:.5em}\n"
+	"@page wide{size:A3 landscape}\n"
+	"@media print{body{max-width:none;font-size:11px}section{break-before:page}"
+	"section#pci{page:wide}"
+	"section#verdict{break-before:avoid}.scroll{overflow:visible;border:0}"
+	".pcimap{width:100%;height:auto}pre{white-space:pre-wrap}"
+	"table,pre.diff span{break-inside:avoid}}\n";
+
+void gp_report_html(FILE *f, const struct gp_dossier *d)
+{
+	struct doc o = { .f = f, .html = true };
+	const char *host = d->h->product[0] ? d->h->product : "host";
+
+	out(&o,
+	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	    "style-src 'unsafe-inline'\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	    "<title>gpuprov report: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+	    "<header>\n<h1>gpuprov report: %s</h1>\n",
+	    gp_xml(host), css, gp_xml(host));
+	header(&o, d);
+	out(&o, "</header>\n<section id=\"start\">\n");
+	body(&o, d);
+	out(&o, "</section>\n</body>\n</html>\n");
+}
+
+void gp_report_md(FILE *f, const struct gp_dossier *d)
+{
+	struct doc o = { .f = f, .html = false };
+
+	out(&o, "# gpuprov report: %s\n\n", gp_md(d->h->product[0] ? d->h->product : "host"));
+	header(&o, d);
+	body(&o, d);
+}

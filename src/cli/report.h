@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The maintenance-window dossier (gpuprov report): one model, the one check,
+ * topo and plan compute, written as Markdown or as self-contained HTML with
+ * an SVG of the PCI tree.  Every value from a host, a snapshot or a profile
+ * goes through one escaper per output kind (HTML/XML, Markdown).
+ */
+#ifndef GP_REPORT_H
+#define GP_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/model.h"
+#include "core/pcimap.h"
+#include "core/pfiles.h"
+#include "core/plan.h"
+#include "core/vm.h"
+
+struct gp_dossier {
+	const struct gp_host *h;
+	const struct gp_profile *p;
+	const struct gp_report *r;
+	const struct gp_plan *plan;
+	const struct gp_vm_target *vm; /* NULL without a [vm] */
+	const struct gp_pfiles *files;
+	struct gp_vm_layout layout;
+	struct gp_map map;
+	char profile_sha[65];
+	const char *root;   /* NULL for the live host */
+	char model_sha[65]; /* of what was read of the host (the scan document) */
+	const char *version;
+	char date[40]; /* UTC, SOURCE_DATE_EPOCH when set */
+};
+
+/* Escaped for the output kind; valid until 32 more calls.  NULL is "". */
+const char *gp_xml(const char *s);
+const char *gp_md(const char *s);
+/* A multi-line text (a diff, a file) kept with its newlines and tabs; for <pre> or a fence. */
+char *gp_xml_block(const char *s);
+char *gp_md_block(const char *s);
+
+/* "16GT/s x16", or "2.5/16GT/s x16/16" where it trained lower; "" unknown */
+void gp_report_link(const struct gp_link *l, char *buf, size_t len);
+void gp_report_svg(FILE *f, const struct gp_dossier *d);
+void gp_report_html(FILE *f, const struct gp_dossier *d);
+void gp_report_md(FILE *f, const struct gp_dossier *d);
+
+#endif
