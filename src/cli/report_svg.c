@@ -163,8 +163,8 @@ static void node(FILE *f, const struct gp_dossier *d, const struct gp_map_node *
 	double x = gp_map_x(n), y = gp_map_y(n);
 
 	lines_of(d, n, l1, l2, sizeof(l1));
-	fprintf(f, "<g class=\"node %s%s%s%s%s\"", kind_class[n->kind], n->p2p ? " p2p" : "",
-		n->degraded ? " degraded" : "", n->acs_redirect ? " acs" : "",
+	fprintf(f, "<g role=\"img\" class=\"node %s%s%s%s%s\"", kind_class[n->kind],
+		n->p2p ? " p2p" : "", n->degraded ? " degraded" : "", n->acs_redirect ? " acs" : "",
 		n->bond_port ? " bond" : "");
 	if (n->dev >= 0)
 		fprintf(f, " data-bdf=\"%s\"", gp_xml(d->h->devs[n->dev].bdf));
@@ -206,7 +206,7 @@ static void group(FILE *f, const struct gp_map_group *g)
 	double hgt = (g->last - g->first + 1) * GP_MAP_ROW - 2;
 
 	fprintf(f,
-		"<g class=\"iommu\"><title>IOMMU group %d</title>"
+		"<g role=\"img\" class=\"iommu\"><title>IOMMU group %d</title>"
 		"<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" rx=\"6\"/>"
 		"<text x=\"%g\" y=\"%g\">group %d</text></g>\n",
 		g->id, x, y, w, hgt, x + w + 4, y + hgt / 2 + 4, g->id);
@@ -260,7 +260,7 @@ void gp_report_svg(FILE *f, const struct gp_dossier *d)
 
 	fprintf(f,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pcimap\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"group\" "
 		"aria-labelledby=\"pcimap-title\">\n"
 		"<title id=\"pcimap-title\">PCI tree: %d GPU%s, NUMA nodes, root complexes, the "
 		"bridges above the GPUs and NICs; P2P class %s</title>\n",

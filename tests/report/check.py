@@ -140,8 +140,8 @@ def check_dom(name, d, tree, profile):
         if not e["text"].strip():
             fail(f"{name}: a node without text")
     titles = [e for e in d.elems if e["tag"] == "title" and "svg" in e["parents"]]
-    if len(titles) < len(nodes):
-        fail(f"{name}: {len(nodes)} nodes, {len(titles)} <title>s")
+    if len(titles) < len(nodes) or any(e["attrs"].get("role") != "img" for e in nodes):
+        fail(f"{name}: {len(nodes)} nodes, {len(titles)} <title>s, each node an image with a name")
     if len(gpus) >= 2:
         p2p = [e for e in d.elems if e["tag"] == "path" and "p2p" in classes(e)]
         if not p2p or not all("p2p" in classes(e) for e in nodes if "gpu" in classes(e)):
