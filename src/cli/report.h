@@ -40,7 +40,7 @@ const char *gp_md(const char *s);
 char *gp_xml_block(const char *s);
 char *gp_md_block(const char *s);
 
-/* "16GT/s x16", or "2.5/16GT/s x16/16" where it trained lower; "" unknown */
+/* "16GT/s x16"; what trained lower as trained/max ("16GT/s x8/16"); "" unknown */
 void gp_report_link(const struct gp_link *l, char *buf, size_t len);
 void gp_report_svg(FILE *f, const struct gp_dossier *d);
 void gp_report_html(FILE *f, const struct gp_dossier *d);

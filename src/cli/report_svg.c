@@ -52,14 +52,21 @@ static const char *bridge_kind(const struct gp_dev *d)
 /* "16GT/s x16", or trained/max where the link trained below what it supports. */
 void gp_report_link(const struct gp_link *l, char *buf, size_t len)
 {
+	char speed[32], width[16];
+
 	buf[0] = '\0';
 	if (!l->width && !l->max_width)
 		return;
-	if (l->speed >= l->max_speed && l->width >= l->max_width) {
-		snprintf(buf, len, "%gGT/s x%d", l->speed, l->width);
-		return;
-	}
-	snprintf(buf, len, "%g/%gGT/s x%d/%d", l->speed, l->max_speed, l->width, l->max_width);
+	/* only what trained lower shows both numbers: the label fits its gap */
+	if (l->speed < l->max_speed)
+		snprintf(speed, sizeof(speed), "%g/%gGT/s", l->speed, l->max_speed);
+	else
+		snprintf(speed, sizeof(speed), "%gGT/s", l->speed);
+	if (l->width < l->max_width)
+		snprintf(width, sizeof(width), "x%d/%d", l->width, l->max_width);
+	else
+		snprintf(width, sizeof(width), "x%d", l->width);
+	snprintf(buf, len, "%s %s", speed, width);
 }
 
 static void lines_numa(const struct gp_dossier *d, const struct gp_map_node *n, char *l1, char *l2,
@@ -246,9 +253,10 @@ static void legend(FILE *f, const struct gp_dossier *d)
 	else
 		fprintf(f, "%d GPU: no P2P path", m->ngpus);
 	fprintf(f,
-		"</text><text class=\"legend\" x=\"%d\" y=\"32\">link: trained speed and width"
-		" (trained/max where lower, \xe2\x9a\xa0); dashed outline: IOMMU group;"
-		" ACS redirect and bond ports named in the box</text>\n",
+		"</text><text class=\"legend\" x=\"%d\" y=\"32\">links: trained speed and width"
+		" (trained/max, \xe2\x9a\xa0 and dashed red where lower); blue: the P2P path;"
+		" amber box: ACS redirect; purple box: bond port; dashed outline: IOMMU group"
+		"</text>\n",
 		GP_MAP_LEFT);
 }
 
