@@ -9,7 +9,13 @@
  *     "target": "...",                                  (link)
  *     "size": N, "sha256": "...", "content": "base64",  (file)
  *     "mode": 420, "uid": 0, "gid": 0,                  (file, link: uid/gid)
- *     "xattrs": { "user.x": "base64", ... } }
+ *     "xattrs": { "user.x": "base64", ... },
+ *     "absent_dirs": [ "/etc/gpuprov", ... ] }          (absent)
+ *
+ * absent_dirs are the directories above an absent path that did not exist
+ * either, outermost first: writing the file makes them, undo removes them
+ * again where they are still empty (a real reboot's check found an empty
+ * /etc/gpuprov/override.d and basic.target.wants left after rollback).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -208,6 +214,33 @@ static int record_file(const char *path, json_object *o)
 	return 0;
 }
 
+/* The directories above path that do not exist, outermost first. */
+static json_object *absent_dirs(const char *path)
+{
+	json_object *dirs = json_object_new_array();
+	char dir[PATH_MAX], *slash, *top = NULL;
+	struct stat st;
+
+	gp_strlcpy(dir, path, sizeof(dir));
+	/* walk up to the first that exists; top marks the outermost missing one */
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (!lstat(dir, &st) || errno != ENOENT)
+			break;
+		top = slash;
+	}
+	if (!top)
+		return dirs;
+	/* dir now ends where the existing ancestor ends: add back one name at a time */
+	gp_strlcpy(dir, path, sizeof(dir));
+	for (slash = top; slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		json_object_array_add(dirs, json_object_new_string(dir));
+		*slash = '/';
+	}
+	return dirs;
+}
+
 static int record_any(const char *path, json_object *o)
 {
 	struct stat st;
@@ -216,6 +249,7 @@ static int record_any(const char *path, json_object *o)
 		if (errno != ENOENT && errno != ENOTDIR)
 			return -errno;
 		json_object_object_add(o, "type", json_object_new_string("absent"));
+		json_object_object_add(o, "absent_dirs", absent_dirs(path));
 		return 0;
 	}
 	if (S_ISLNK(st.st_mode))
@@ -322,6 +356,23 @@ static int restore_legacy(const char *path, json_object *rec)
 	return gp_write_file(path, text, strlen(text), (mode_t)num(rec, "mode", 0644));
 }
 
+/*
+ * The directories writing an absent path made, deepest first, where they are
+ * empty now and nobody but root can swap them; one still in use stays.
+ */
+static void remove_absent_dirs(json_object *rec)
+{
+	json_object *dirs = json_object_object_get(rec, "absent_dirs");
+	size_t i = json_object_is_type(dirs, json_type_array) ? json_object_array_length(dirs) : 0;
+
+	while (i--) {
+		const char *dir = json_object_get_string(json_object_array_get_idx(dirs, i));
+
+		if (dir && !gp_trust_parent(dir))
+			rmdir(dir);
+	}
+}
+
 int gp_fstate_restore(json_object *rec)
 {
 	const char *path = str(rec, "path"), *type = str(rec, "type");
@@ -332,8 +383,10 @@ int gp_fstate_restore(json_object *rec)
 		return 0;
 	/* absent then and now (its directory may be gone, or not a directory): done */
 	if (type && !strcmp(type, "absent") && lstat(path, &st) &&
-	    (errno == ENOENT || errno == ENOTDIR))
+	    (errno == ENOENT || errno == ENOTDIR)) {
+		remove_absent_dirs(rec);
 		return 0;
+	}
 	/* the journal names the path; its directory may have changed since */
 	rc = gp_trust_parent(path);
 	if (rc)
@@ -344,6 +397,8 @@ int gp_fstate_restore(json_object *rec)
 		rc = unlink(path) && errno != ENOENT && errno != ENOTDIR ? -errno : 0;
 	else
 		rc = restore_present(path, rec, !strcmp(type, "link"));
+	if (!rc && type && !strcmp(type, "absent"))
+		remove_absent_dirs(rec);
 	if (rc)
 		gp_err("cannot restore '%s': %s", path, strerror(-rc));
 	return rc;
@@ -364,6 +419,31 @@ static int check_content(json_object *rec, char *why, size_t len)
 	if (strcmp(got, sha) || num(rec, "size", -1) != (long long)n)
 		return gp_bad(why, len, "%s: content does not match its sha256 and size",
 			      str(rec, "path"));
+	return 0;
+}
+
+/* absent_dirs: only on an absent record, each a directory above its path. */
+static int check_absent_dirs(json_object *rec, const char *path, const char *type, char *why,
+			     size_t len)
+{
+	json_object *dirs = json_object_object_get(rec, "absent_dirs");
+	size_t i, n;
+
+	if (!dirs)
+		return 0;
+	if (strcmp(type, "absent") || !json_object_is_type(dirs, json_type_array))
+		return gp_bad(why, len, "%s: absent_dirs on a record that is not absent", path);
+	n = json_object_array_length(dirs);
+	for (i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(dirs, i);
+		const char *dir = json_object_get_string(d);
+		size_t dl = dir ? strlen(dir) : 0;
+
+		if (!json_object_is_type(d, json_type_string) || !path_clean(dir) ||
+		    strncmp(path, dir, dl) || path[dl] != '/')
+			return gp_bad(why, len, "%s: '%s' is not a directory above it", path,
+				      dir ? dir : "(none)");
+	}
 	return 0;
 }
 
@@ -395,5 +475,5 @@ int gp_fstate_check(json_object *rec, const char *kind, char *why, size_t len)
 		return gp_bad(why, len, "%s: unknown type", path);
 	if (!strcmp(type, "legacy") && !str(rec, "previous"))
 		return gp_bad(why, len, "%s: previous content is not text", path);
-	return 0;
+	return check_absent_dirs(rec, path, type, why, len);
 }

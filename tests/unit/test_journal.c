@@ -98,6 +98,20 @@ static void test_check_paths(void **state)
 			       "{\"file\": {\"path\": \"/var/lib/gpuprov/vm.xml\", \"type\": "
 			       "\"absent\"}}"),
 			 0);
+	/* the directories it made: only those above it */
+#define DIRS(d)                                                                        \
+	"{\"files\": [{\"path\": \"/etc/gpuprov/override.d/0000:41:00.0\", \"type\": " \
+	"\"absent\", \"absent_dirs\": " d "}]}"
+	assert_int_equal(check("persist.vfio", "host",
+			       DIRS("[\"/etc/gpuprov\", \"/etc/gpuprov/override.d\"]")),
+			 0);
+	assert_int_equal(check("persist.vfio", "host", DIRS("[\"/var\"]")), -EINVAL);
+	assert_int_equal(check("persist.vfio", "host", DIRS("[\"/etc/gp\"]")), -EINVAL);
+	assert_int_equal(check("persist.vfio", "host", DIRS("[\"/etc/gpuprov/../gpuprov\"]")),
+			 -EINVAL);
+	assert_int_equal(check("persist.vfio", "host", DIRS("[\"/\"]")), -EINVAL);
+	assert_int_equal(check("persist.vfio", "host", DIRS("[1]")), -EINVAL);
+	assert_int_equal(check("persist.vfio", "host", DIRS("\"/etc/gpuprov\"")), -EINVAL);
 	/* anything else: refused */
 	assert_int_equal(check("persist.vfio", "host", ABSENT("/etc/passwd")), -EINVAL);
 	assert_int_equal(

@@ -265,12 +265,58 @@ static void test_restore(void **state)
 	json_object_put(rec);
 }
 
+/* undo of a file written where its directories did not exist removes them, empty ones only */
+static void test_restore_dirs(void **state)
+{
+	json_object *rec, *rec2, *dirs;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_int_equal(gp_fstate_record(at("ok/gp/override.d/0000:41:00.0"), &rec), 0);
+	dirs = json_object_object_get(rec, "absent_dirs");
+	assert_int_equal(json_object_array_length(dirs), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(dirs, 0)),
+			    at("ok/gp"));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(dirs, 1)),
+			    at("ok/gp/override.d"));
+	assert_int_equal(gp_fstate_record(at("ok/gp/rebind"), &rec2), 0);
+	assert_int_equal(gp_mkdir_p(at("ok/gp/override.d/0000:41:00.0"), true), 0);
+	assert_int_equal(gp_write_file(at("ok/gp/override.d/0000:41:00.0"), "vfio-pci", 8, 0644),
+			 0);
+	assert_int_equal(gp_write_file(at("ok/gp/rebind"), "#!/bin/sh\n", 10, 0755), 0);
+	/* in writing order: the directory still holds the other file, then it goes */
+	assert_int_equal(gp_fstate_restore(rec2), 0);
+	assert_int_equal(gp_fstate_restore(rec), 0);
+	assert_int_equal(lstat(at("ok/gp"), &st), -1);
+	assert_int_equal(lstat(at("ok"), &st), 0);
+
+	/* a file someone else put there meanwhile keeps its directory */
+	assert_int_equal(gp_mkdir_p(at("ok/gp/override.d/0000:41:00.0"), true), 0);
+	fd = open(at("ok/gp/theirs"), O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(gp_fstate_restore(rec), 0);
+	assert_int_equal(lstat(at("ok/gp/override.d"), &st), -1);
+	assert_int_equal(lstat(at("ok/gp/theirs"), &st), 0);
+	assert_int_equal(unlink(at("ok/gp/theirs")), 0);
+	assert_int_equal(rmdir(at("ok/gp")), 0);
+	json_object_put(rec);
+	json_object_put(rec2);
+
+	/* a file whose directory exists: nothing recorded above it */
+	assert_int_equal(gp_fstate_record(at("ok/none.ini"), &rec), 0);
+	assert_int_equal(json_object_array_length(json_object_object_get(rec, "absent_dirs")), 0);
+	json_object_put(rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_files), cmocka_unit_test(test_directories),
-		cmocka_unit_test(test_links), cmocka_unit_test(test_relative),
-		cmocka_unit_test(test_tree),  cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_files),	     cmocka_unit_test(test_directories),
+		cmocka_unit_test(test_links),	     cmocka_unit_test(test_relative),
+		cmocka_unit_test(test_tree),	     cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_restore_dirs),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
