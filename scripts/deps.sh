@@ -14,7 +14,8 @@ pkgs="$pkgs dpkg-dev debhelper lintian bash-completion"
 pkgs="$pkgs chromium libxml2-utils patch"
 # libvirt's own QEMU driver, in-process, to prove the domain XML
 pkgs="$pkgs libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 ovmf"
-[ "${1:-}" = "--lab" ] && pkgs="$pkgs busybox-static iproute2 cpio"
+# the lab; its Debian host for the reboot scenario: debootstrap, mkfs.ext4 -d
+[ "${1:-}" = "--lab" ] && pkgs="$pkgs busybox-static iproute2 cpio debootstrap e2fsprogs"
 
 missing=""
 for p in $pkgs; do

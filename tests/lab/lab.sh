@@ -2,10 +2,14 @@
 # The lab: a real Debian kernel under QEMU (TCG) with an emulated IOMMU, NUMA
 # nodes, PCIe switches and NICs, running gpuprov inside.
 #
-#   tests/lab/lab.sh [TOPOLOGY ...]      default: every tests/lab/topo/*.qemu, then ovmf
+#   tests/lab/lab.sh [TOPOLOGY ...]      default: every tests/lab/topo/*.qemu, then ovmf, reboot
 #
 # "ovmf" is not a topology: tests/lab/ovmf.sh boots gpuprov's domain XML on
 # OVMF under libvirt's embedded QEMU driver and checks the 64-bit window.
+# "reboot" is not one either: tests/lab/reboot.sh boots a Debian 12 system
+# (systemd, udev, networkd; its root file system built once by debootstrap
+# into the cache, tests/lab/debian-image.sh), applies, reboots it for real,
+# checks what came back, rolls back and reboots again.
 #
 # For each topology: build an initramfs (busybox, iproute2, build/gpuprov and
 # its libraries, the kernel modules with depmod, the lab profiles, the
@@ -159,9 +163,19 @@ sh "$TOP/scripts/deps.sh" --lab
 kernel
 [ -x "$TOP/build/gpuprov" ] || make -C "$TOP" -s all
 if [ $# -eq 0 ]; then
-	set -- $(cd "$LAB/topo" && ls *.qemu | sed 's/\.qemu$//') ovmf
+	set -- $(cd "$LAB/topo" && ls *.qemu | sed 's/\.qemu$//') ovmf reboot
 fi
 for t in "$@"; do
+	if [ "$t" = reboot ]; then
+		# persistence through real reboots of a Debian system (tests/lab/reboot.sh)
+		log "booting reboot (Debian 12, systemd; three boots)"
+		mkdir -p "$WORK"
+		sh "$LAB/reboot.sh" >"$WORK/reboot.tap" 2>"$WORK/reboot.log" ||
+			echo "not ok - reboot: reboot.sh failed (see $WORK/reboot.log)" >>"$WORK/reboot.tap"
+		sed 's/^/lab: /' "$WORK/reboot.log" >&2
+		count_tap "$WORK/reboot.tap" reboot
+		continue
+	fi
 	if [ "$t" = ovmf ]; then
 		# the 64-bit MMIO window booted on OVMF (tests/lab/ovmf.sh)
 		log "booting ovmf"

@@ -1,0 +1,181 @@
+#!/bin/sh
+# The reboot scenario, inside the lab's Debian 12 host: run by
+# gpuprov-lab.service at the end of every boot, one phase per boot, the phase
+# and the TAP counter kept on the disk.
+#   boot 1: apply (devices to vfio-pci, the 802.3ad bond, persistence), reboot
+#   boot 2: systemd, udev and networkd alone brought it all back; plan has
+#           nothing to do; rollback, reboot
+#   boot 3: the devices are on their drivers, no bond, no gpuprov file; power off
+L=/usr/local/share/gpuprov-lab
+. $L/tap.sh
+P=$L/lab-reboot.ini
+S=/var/lib/gpuprov-lab
+E1=0000:41:00.0
+E2=0000:42:00.0
+TD=0000:43:00.0
+mkdir -p $S /out
+mountpoint -q /out || mount -t 9p -o trans=virtio,version=9p2000.L out /out
+phase=$(cat $S/phase 2>/dev/null || echo 0)
+T_N=$(cat $S/tn 2>/dev/null || echo 0)
+boot=$((phase + 1))
+
+drv() { basename "$(readlink /sys/bus/pci/devices/$1/driver 2>/dev/null)" 2>/dev/null; }
+grp() { basename "$(readlink /sys/bus/pci/devices/$1/iommu_group)"; }
+# a virtio NIC's netdev by its PCI function (its "device" is virtioN)
+netdev() { ls /sys/bus/pci/devices/$1/virtio*/net; }
+master() { basename "$(readlink /sys/class/net/$1/master 2>/dev/null)" 2>/dev/null; }
+# every file gpuprov could have left in the system's configuration
+gpfiles() {
+	find /etc /usr/local/lib/systemd /run/systemd/system /run/udev/rules.d \
+		-name '*gpuprov*' 2>/dev/null | grep -v -e '^/etc/gpuprov$' -e gpuprov-lab
+	find /etc/gpuprov -mindepth 1 2>/dev/null
+}
+secs() { cut -d' ' -f1 /proc/uptime; }
+
+# the partner card bonded in a network namespace: the switch's side of the LAG
+switch_up() {
+	q0=$(netdev 0000:81:00.0)
+	q1=$(netdev 0000:81:00.1)
+	ip netns add sw
+	ip link set "$q0" netns sw
+	ip link set "$q1" netns sw
+	ip -n sw link add swbond type bond mode 802.3ad lacp_rate fast miimon 100
+	for q in $q0 $q1; do
+		ip -n sw link set "$q" down
+		ip -n sw link set "$q" master swbond
+	done
+	ip -n sw link set swbond up
+	swmac=$(ip -n sw link show swbond | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+}
+
+# how long this boot took: the initramfs (busybox, as in the other lab
+# topologies) until switch_root, systemd until multi-user.target
+boot_times() {
+	mu=$(systemctl show -P ActiveEnterTimestampMonotonic multi-user.target)
+	echo "# boot $boot: initramfs done at $(cat $S/initramfs-uptime) s," \
+		"multi-user.target at $((mu / 1000)) ms, scenario at $(secs) s (uptime, TCG)"
+	systemctl show -P GeneratorsStartTimestampMonotonic -P GeneratorsFinishTimestampMonotonic \
+		-P UnitsLoadStartTimestampMonotonic -P UnitsLoadFinishTimestampMonotonic |
+		tr '\n' ' ' | sed 's/^/# boot '$boot': generators start, end, units load start, end (us): /'
+	echo
+	echo "boot$boot $(cat $S/initramfs-uptime) $((mu / 1000)) $(secs)" >>/out/boot-times
+}
+
+next() {
+	echo "$1" >$S/phase
+	echo "$T_N" >$S/tn
+	dmesg >/out/boot$boot.dmesg
+	journalctl -b --no-pager >/out/boot$boot.journal 2>&1
+	sync
+}
+
+phase0() {
+	echo "GPUPROV-LAB-START"
+	boot_times
+	t_ok "boot 1: systemd is PID 1" test "$(cat /proc/1/comm)" = systemd
+	t_ok "boot 1: udev gave both e1000e to e1000e" \
+		test "$(drv $E1)" = e1000e -a "$(drv $E2)" = e1000e
+	t_ok "boot 1: networkd runs" systemctl is-active --quiet systemd-networkd
+	find /etc | sort >$S/etc.before
+	switch_up
+	gpuprov -p $P plan >/out/plan1.txt 2>&1
+	t_exit "boot 1: plan has changes" 1 sh -c "exit $?"
+	gpuprov -p $P apply --yes >/out/apply.txt 2>&1
+	t_exit "boot 1: apply" 0 sh -c "exit $?"
+	sed 's/^/# apply: /' /out/apply.txt
+	t_ok "boot 1: the three devices are on vfio-pci" test \
+		"$(drv $E1) $(drv $E2) $(drv $TD)" = "vfio-pci vfio-pci vfio-pci"
+	t_grep "boot 1: LACP formed with the partner" /sys/class/net/bond0/bonding/ad_partner_mac "^$swmac\$"
+	gpfiles | sort >/out/files-applied
+	sed 's/^/# persisted: /' /out/files-applied
+	t_grep "boot 1: the networkd netdev is written" /out/files-applied '60-gpuprov-bond0\.netdev$'
+	t_grep "boot 1: the udev rule is written" /out/files-applied '60-gpuprov-vfio\.rules$'
+	next 1
+	systemctl reboot
+}
+
+phase1() {
+	boot_times
+	# e1000e logs "e1000e 0000:41:00.0 ..." from its probe; nothing else names the device
+	dmesg >/tmp/dmesg
+	t_ok "boot 2: udev loaded the e1000e module (its devices were there to take)" \
+		test -d /sys/module/e1000e
+	for d in $E1 $E2; do
+		t_ok "boot 2: e1000e never bound $d (kernel log)" sh -c "! grep 'e1000e $d' /tmp/dmesg"
+	done
+	t_ok "boot 2: the three devices are on vfio-pci" test \
+		"$(drv $E1) $(drv $E2) $(drv $TD)" = "vfio-pci vfio-pci vfio-pci"
+	for d in $E1 $E2 $TD; do
+		t_ok "boot 2: /dev/vfio/$(grp $d) exists for $d" test -c /dev/vfio/"$(grp $d)"
+	done
+	t_ok "boot 2: gpuprov-vfio.service ran" systemctl is-active --quiet gpuprov-vfio.service
+	journalctl -b -u gpuprov-vfio.service --no-pager | sed 's/^/# gpuprov-vfio: /'
+
+	# the bond: built by networkd from gpuprov's files; LACP needs the partner up
+	switch_up
+	B=/sys/class/net/bond0/bonding
+	t=$(secs)
+	while [ "$(cat $B/ad_partner_mac $B/ad_num_ports 2>/dev/null)" != "$swmac
+2" ] && [ "$(cut -d. -f1 /proc/uptime)" -lt $((${t%.*} + 60)) ]; do
+		sleep 0.2
+	done
+	echo "# boot 2: the partner came up at $t s, both ports saw it at $(secs) s (uptime)"
+	t_ok "boot 2: networkd made bond0" test -d $B
+	t_grep "boot 2: bond0 is 802.3ad" $B/mode '^802\.3ad 4$'
+	t_grep "boot 2: lacp_rate fast" $B/lacp_rate '^fast 1$'
+	t_grep "boot 2: xmit_hash_policy layer3+4" $B/xmit_hash_policy '^layer3\+4 1$'
+	t_grep "boot 2: the partner MAC is the partner bond's" $B/ad_partner_mac "^$swmac\$"
+	# by PCI address: in an 802.3ad bond the ports carry the bond's MAC
+	p0=$(netdev 0000:44:00.0)
+	p1=$(netdev 0000:44:00.1)
+	a0=$(cat /sys/class/net/$p0/bonding_slave/ad_aggregator_id 2>/dev/null)
+	a1=$(cat /sys/class/net/$p1/bonding_slave/ad_aggregator_id 2>/dev/null)
+	echo "# boot 2: $p0 in '$(master $p0)' aggregator $a0, $p1 in '$(master $p1)' aggregator $a1"
+	t_ok "boot 2: both ports in bond0, one aggregator" \
+		test "$(master $p0) $(master $p1) $a0" = "bond0 bond0 $a1" -a -n "$a0"
+	t_grep "boot 2: bond0 mtu 9000" /sys/class/net/bond0/mtu '^9000$'
+	t_ok "boot 2: bond0 is up with 192.0.2.10/24" sh -c \
+		'ip -4 addr show bond0 | grep -q "inet 192.0.2.10/24" && grep -qx up /sys/class/net/bond0/operstate'
+	gpuprov -p $P plan >/out/plan2.txt 2>&1
+	t_exit "boot 2: plan has nothing to do" 0 sh -c "exit $?"
+	sed 's/^/# plan: /' /out/plan2.txt
+	gpuprov rollback --yes >/out/rollback.txt 2>&1
+	t_exit "boot 2: rollback" 0 sh -c "exit $?"
+	sed 's/^/# rollback: /' /out/rollback.txt
+	next 2
+	systemctl reboot
+}
+
+phase2() {
+	boot_times
+	t_ok "boot 3: both e1000e are back on e1000e" \
+		test "$(drv $E1) $(drv $E2)" = "e1000e e1000e"
+	dmesg >/tmp/dmesg
+	for d in $E1 $E2; do # the pattern boot 2 must not find, found where e1000e did bind
+		t_ok "boot 3: the kernel log shows e1000e binding $d" grep -q "e1000e $d" /tmp/dmesg
+	done
+	t_ok "boot 3: the testdev has no driver, as before" test -z "$(drv $TD)"
+	t_ok "boot 3: no driver_override left" sh -c "for d in $E1 $E2 $TD; do
+		[ \"\$(cat /sys/bus/pci/devices/\$d/driver_override)\" = '(null)' ] || exit 1; done"
+	t_ok "boot 3: no bond" test ! -e /sys/class/net/bond0
+	t_ok "boot 3: vfio-pci not loaded" test ! -e /sys/module/vfio_pci
+	gpfiles >/out/files-left
+	t_ok "boot 3: no gpuprov file left" test ! -s /out/files-left
+	sed 's/^/# left: /' /out/files-left
+	find /etc | sort | diff $S/etc.before - >/out/etc.diff
+	t_ok "boot 3: /etc holds the same paths as before apply (no directory left)" \
+		test ! -s /out/etc.diff
+	sed 's/^/# etc: /' /out/etc.diff
+	t_exit "boot 3: plan has changes again" 1 gpuprov -p $P plan
+	t_done
+	next 3
+	echo "GPUPROV-LAB-END rc=0"
+	systemctl poweroff
+}
+
+case $phase in
+0) phase0 ;;
+1) phase1 ;;
+2) phase2 ;;
+*) systemctl poweroff ;;
+esac
