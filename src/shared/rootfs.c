@@ -171,11 +171,13 @@ static int walk_step(struct walk *w, int flags, int *out)
 /* RESOLVE_IN_ROOT by hand: one component at a time, no link followed by the kernel. */
 static int by_walk(int rootfd, const char *path, int flags)
 {
-	struct walk w = { .depth = 0 };
+	struct walk w; /* not zeroed: todo is PATH_MAX-sized and set below */
 	int rc, fd = -1;
 
 	if (strlen(path) >= sizeof(w.todo))
 		return -ENAMETOOLONG;
+	w.depth = 0;
+	w.links = 0;
 	w.fds[0] = rootfd;
 	strcpy(w.todo, path);
 	while (!(rc = walk_step(&w, flags, &fd)))

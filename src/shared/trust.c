@@ -257,10 +257,18 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
  * directory others could still add an entry after the check).  Links are
  * not followed here: the root guard sees that they stay inside the tree.
  */
+static int owned_acl(const char *path)
+{
+	struct walk w = { .why = "" }; /* 16 KiB: only for the rare entry that needs it */
+
+	if (!acl_ok(&w, path))
+		return 0;
+	gp_strlcpy(tree_why, w.why, sizeof(tree_why));
+	return -EPERM;
+}
+
 static int owned_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	struct walk w = { .why = "" };
-
 	(void)ftw;
 	if (flag == FTW_NS || flag == FTW_DNR) {
 		snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
@@ -275,8 +283,8 @@ static int owned_entry(const char *path, const struct stat *st, int flag, struct
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP) && st->st_gid != 0)
 		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by group %lu", path,
 			 (unsigned long)st->st_gid);
-	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP) && acl_ok(&w, path))
-		gp_strlcpy(tree_why, w.why, sizeof(tree_why));
+	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP))
+		return owned_acl(path);
 	else
 		return 0;
 	return -EPERM;
