@@ -67,41 +67,96 @@ json_object *gp_json_doc(const char *command)
 
 bool gp_json_printed;
 
+#define JSON_FLAGS \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 /*
- * json-c escapes control characters but copies bytes that are not UTF-8
- * (an interface name, a slot name, a profile path): each becomes U+FFFD,
- * so that the document is JSON whatever the host holds.
+ * Writes json-c's text to stdout with every line after the first indented
+ * by indent more spaces (json-c's pretty printer indents by two a level, so
+ * a value printed alone and indented reads as if printed in place).  json-c
+ * escapes control characters but copies bytes that are not UTF-8 (an
+ * interface name, a slot name, a profile path): each becomes U+FFFD, so that
+ * the document is JSON whatever the host holds.
  */
-static char *json_utf8(const char *s)
+static void json_put(const char *s, size_t n, int indent)
 {
-	size_t n = strlen(s), o = 0;
-	char *out = gp_xcalloc(6 * n + 1, 1);
+	const char *run = s;
 	int k;
 
-	for (; n; s += k, n -= k) {
+	while (n) {
 		k = gp_utf8_len((const unsigned char *)s, n);
-		if (k <= 0) {
-			memcpy(out + o, "\\ufffd", 6);
-			o += 6;
-			k = 1;
+		if (k > 0 && *s != '\n') {
+			s += k;
+			n -= (size_t)k;
 			continue;
 		}
-		memcpy(out + o, s, k);
-		o += k;
+		fwrite(run, 1, (size_t)(s - run), stdout);
+		if (k <= 0)
+			fputs("\\ufffd", stdout);
+		else
+			printf("\n%*s", indent, "");
+		run = ++s;
+		n--;
 	}
-	return out;
+	fwrite(run, 1, (size_t)(s - run), stdout);
+}
+
+static void json_put_value(json_object *o, int indent)
+{
+	const char *text = json_object_to_json_string_ext(o, JSON_FLAGS);
+
+	json_put(text, strlen(text), indent);
+	json_object_put(o);
 }
 
 void gp_json_print(json_object *o)
 {
-	char *text = json_utf8(json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			   JSON_C_TO_STRING_NOSLASHESCAPE));
+	gp_json_printed = true;
+	json_put_value(o, 0);
+	putchar('\n');
+}
+
+/*
+ * A document written a member at a time, byte for byte what gp_json_print
+ * writes for the whole: the large arrays (scan's devices) are never held in
+ * memory at once.  The head's members come first.
+ */
+static void jstream_begin(json_object *head)
+{
+	const char *text = json_object_to_json_string_ext(head, JSON_FLAGS);
+	size_t n = strlen(text);
 
 	gp_json_printed = true;
-	puts(text);
-	free(text);
-	json_object_put(o);
+	/* json-c ends an object with "\n}"; the members that follow go before it */
+	json_put(text, n >= 2 ? n - 2 : n, 0);
+	json_object_put(head);
+}
+
+static void jstream_member(const char *key, json_object *value)
+{
+	printf(",\n  \"%s\": ", key);
+	json_put_value(value, 2);
+}
+
+static void jstream_array_begin(const char *key)
+{
+	printf(",\n  \"%s\": [", key);
+}
+
+static void jstream_item(json_object *value, size_t i)
+{
+	fputs(i ? ",\n    " : "\n    ", stdout);
+	json_put_value(value, 4);
+}
+
+static void jstream_array_end(void)
+{
+	fputs("\n  ]", stdout); /* json-c writes an empty array so too */
+}
+
+static void jstream_end(void)
+{
+	fputs("\n}\n", stdout);
 }
 
 /* ---- the terminal ---- */
@@ -393,6 +448,28 @@ json_object *gp_scan_json(const struct gp_host *h)
 	return doc;
 }
 
+/*
+ * What gp_json_print(gp_scan_json(h)) writes, byte for byte (the goldens
+ * compare), but one device's object at a time: a host of thousands of
+ * functions is never held as one json-c document.
+ */
+static void scan_json_stream(const struct gp_host *h)
+{
+	json_object *doc = gp_json_doc("scan");
+	size_t i;
+
+	json_object_object_add(doc, "host", host_json(h));
+	jstream_begin(doc);
+	jstream_array_begin("devices");
+	for (i = 0; i < h->ndevs; i++)
+		jstream_item(dev_json(h, &h->devs[i]), i);
+	jstream_array_end();
+	jstream_member("iommu_groups", groups_json(h));
+	jstream_member("numa_nodes", numa_json(h));
+	jstream_member("interfaces", ifaces_json(h));
+	jstream_end();
+}
+
 static void link_text(const struct gp_link *l, char *buf, size_t len)
 {
 	if (!l->width && !l->max_width) {
@@ -493,7 +570,7 @@ static void scan_text(const struct gp_host *h)
 void gp_render_scan(const struct gp_host *h, bool json)
 {
 	if (json)
-		gp_json_print(gp_scan_json(h));
+		scan_json_stream(h);
 	else
 		scan_text(h);
 }

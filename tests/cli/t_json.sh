@@ -50,5 +50,21 @@ one 2 --json bond gpuprov-no-such-bond
 one 2 --json -r build/hosts/group-shared -p "$P" plan
 one 2 --json -r build/hosts/numa-split -p "$P" check
 one 0 --json --version
-rm -f "/tmp/gp-json.$$.out"
+
+# scan streams its devices one object at a time: a slot name that is not
+# UTF-8, inside that stream, still becomes U+FFFD and the document parses.
+T=/tmp/gp-json-slot.$$
+rm -rf "$T" && cp -a "$H" "$T"
+mv "$T/sys/bus/pci/slots/1" "$T/sys/bus/pci/slots/$(printf 'bad\377slot')"
+"$G" -r "$T" --json scan >"/tmp/gp-json.$$.out" 2>/dev/null
+if ! python3 - "/tmp/gp-json.$$.out" <<'PY'; then
+import json, sys
+doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+slots = [d["slot"] for d in doc["devices"] if d.get("slot")]
+assert "bad\ufffdslot" in slots, slots
+PY
+	echo "scan --json: a non-UTF-8 slot name in the device stream"
+	bad=1
+fi
+rm -rf "$T" "/tmp/gp-json.$$.out"
 exit $bad
