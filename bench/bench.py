@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """make bench: gpuprov's read path on a large host against lspci on the same tree.
 
-Builds a host of more than 4,096 PCI functions (16 GPUs behind four PCIe
-switches, 16 NIC ports with SR-IOV virtual functions, bridges, two NUMA
-nodes) with the fixture builder, then times, alternating, N runs each of
+Builds a host of more than 4,096 PCI functions (16 GPUs behind PCIe switches,
+NIC ports with SR-IOV virtual functions, NVMe drives, two NUMA nodes) with the
+fixture builder, plus device directories copied from the real-kernel captures
+in tests/fixtures/captured/ (the H200 guest, the lab's trees) under PCI domains
+of their own.  Then it times, alternating, N runs each of
 
-    gpuprov -r ROOT --json scan
+    gpuprov -r ROOT [--json] scan | topo | -p bench/bench.ini check | plan
     lspci -O sysfs.path=ROOT/sys/bus/pci -D -vmm
 
-(what an operator would otherwise run), and prints the median wall time,
-the peak resident memory of each, and the ratio gpuprov / lspci.  It also
-counts, with strace, the files gpuprov opens more than once (should be 0).
+(what an operator would otherwise run), and prints the median wall time, the
+user+system CPU time, the peak resident memory of each, and the ratios to
+lspci side by side.  Then the curve: time per PCI function at about 1k, 4k and
+16k functions.  Last, with strace: files opened per function, and files opened
+more than once (should be 0).  Nothing here asserts a time; the figures are
+for the reader.
 """
 import os
-import resource
+import re
 import shutil
 import statistics
 import subprocess
@@ -29,8 +34,8 @@ RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 OUT = os.path.join(TOP, "build/bench-host")
 
 
-def describe():
-    """The description lines of the large host."""
+def describe(rcs=8):
+    """The description lines of a large host: about 518 functions a root complex."""
     lines = [
         "host release=6.1.0-18-amd64 bios=5.32 product=bench phys_bits=52",
         "cmdline ro amd_iommu=on iommu=pt",
@@ -38,110 +43,271 @@ def describe():
         "numa 1 cpus=64-127 mem=512GiB",
     ]
     gpu = 0
-    for rc in range(8):
-        bus = rc * 0x20
-        numa = rc // 4
-        lines.append(f"rc pci0000:{bus:02x} numa={numa}")
-        lines.append(f"hostbridge 0000:{bus:02x}:00.0")
+    for rc in range(rcs):
+        bus = (rc % 8) * 0x20
+        dom = f"{rc // 8 * 0x10:04x}"
+        numa = rc * 2 // rcs
+        lines.append(f"rc pci{dom}:{bus:02x} numa={numa}")
+        lines.append(f"hostbridge {dom}:{bus:02x}:00.0")
         # a switch with two GPUs
-        rp = f"0000:{bus:02x}:01.1"
+        rp = f"{dom}:{bus:02x}:01.1"
         lines.append(f"rootport {rp} link=16x16 acs=SV,RR,CR,UF")
-        up = f"0000:{bus + 1:02x}:00.0"
+        up = f"{dom}:{bus + 1:02x}:00.0"
         lines.append(f"switch-up {up} parent={rp} link=16x16")
         for i in range(2):
-            dn = f"0000:{bus + 2:02x}:{i:02x}.0"
+            dn = f"{dom}:{bus + 2:02x}:{i:02x}.0"
             lines.append(f"switch-down {dn} parent={up} link=16x16 acs=SV,RR,CR,UF")
-            lines.append(f"gpu 0000:{bus + 3 + i:02x}:00.0 parent={dn} id=10de:2335 "
+            lines.append(f"gpu {dom}:{bus + 3 + i:02x}:00.0 parent={dn} id=10de:2335 "
                          f"link=32x16 driver=nvidia bars=0:16M:64:pf,2:256G:64:pf,4:32M:64:pf")
             gpu += 1
         # a dual-port NIC, each port with 254 functions (PF + VFs, ARI)
-        rp2 = f"0000:{bus:02x}:03.1"
+        rp2 = f"{dom}:{bus:02x}:03.1"
         lines.append(f"rootport {rp2} link=16x16 acs=SV,RR,CR,UF")
         for port in range(2):
             nbus = bus + 5 + port
             for fn in range(254):
                 dev, func = fn >> 3, fn & 7
                 drv = "mlx5_core"
-                lines.append(f"nic 0000:{nbus:02x}:{dev:02x}.{func} parent={rp2} "
+                lines.append(f"nic {dom}:{nbus:02x}:{dev:02x}.{func} parent={rp2} "
                              f"id=15b3:{'101d' if fn == 0 else '101e'} link=16x16 "
                              f"driver={drv} bars=0:2M:64:pf")
-            lines.append(f"net ens{rc}f{port}np{port} pci=0000:{nbus:02x}:00.0 speed=200000")
+            lines.append(f"net ens{rc}f{port}np{port} pci={dom}:{nbus:02x}:00.0 speed=200000")
         # an NVMe drive
-        rp3 = f"0000:{bus:02x}:05.1"
+        rp3 = f"{dom}:{bus:02x}:05.1"
         lines.append(f"rootport {rp3} link=16x4")
-        lines.append(f"dev 0000:{bus + 7:02x}:00.0 parent={rp3} id=144d:a80a class=0108 "
+        lines.append(f"dev {dom}:{bus + 7:02x}:00.0 parent={rp3} id=144d:a80a class=0108 "
                      f"link=16x4 driver=nvme bars=0:16K:64")
     return lines
 
 
-def build():
+CAPTURED = os.path.join(TOP, "tests/fixtures/captured")
+
+
+def graft_captures(out, copies):
+    """Copies the PCI device directories of the real-kernel captures into
+    out, each copy under a PCI domain of its own (0100, 0101, ...), links
+    rewritten to match: real device directories carry every attribute the
+    kernel writes, not only those the fixture builder knows."""
+    tmp = out + ".captured"
+    n = 0
+    domain = 0x100
+    for _ in range(copies):
+        for tgz in sorted(os.listdir(CAPTURED)):
+            if not tgz.endswith("-sysfs.tgz"):
+                continue
+            if not os.path.isdir(os.path.join(tmp, tgz)):
+                os.makedirs(os.path.join(tmp, tgz))
+                subprocess.run(["tar", "xzf", os.path.join(CAPTURED, tgz), "-C",
+                                os.path.join(tmp, tgz)], check=True)
+            n += graft_one(os.path.join(tmp, tgz), out, domain)
+            domain += 1
+    shutil.rmtree(tmp)
+    return n
+
+
+def graft_one(src, out, domain):
+    dom = f"{domain:04x}"
+    devices = os.path.join(src, "sys/devices")
+    n = 0
+    for top in os.listdir(devices):
+        if not top.startswith("pci0000:"):
+            continue
+        new_top = top.replace("pci0000:", f"pci{dom}:")
+        dst_top = os.path.join(out, "sys/devices", new_top)
+        if os.path.exists(dst_top):
+            continue
+        for dirpath, dirnames, filenames in os.walk(os.path.join(devices, top)):
+            rel = os.path.relpath(dirpath, devices)
+            new_rel = re.sub(r"\b0000:", f"{dom}:", rel.replace("pci0000:", f"pci{dom}:"))
+            os.makedirs(os.path.join(out, "sys/devices", new_rel), exist_ok=True)
+            for name in filenames + dirnames:
+                s = os.path.join(dirpath, name)
+                d = os.path.join(out, "sys/devices", new_rel, re.sub(r"^0000:", f"{dom}:", name))
+                if os.path.islink(s):
+                    target = os.readlink(s).replace("pci0000:", f"pci{dom}:")
+                    os.symlink(re.sub(r"\b0000:", f"{dom}:", target), d)
+                elif os.path.isfile(s):
+                    shutil.copyfile(s, d)
+                    os.chmod(d, os.stat(s).st_mode & 0o777)
+            if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]",
+                            os.path.basename(new_rel)):
+                bdf = os.path.basename(new_rel)
+                os.symlink(os.path.join("../../../devices", new_rel),
+                           os.path.join(out, "sys/bus/pci/devices", bdf))
+                n += 1
+    return n
+
+
+def build(rcs=8, copies=16, out=OUT):
     h = mkhost.Host()
-    h.path = OUT + ".host"
-    for line in describe():
+    h.path = out + ".host"
+    for line in describe(rcs):
         h.line(line)
-    if os.path.exists(OUT):
-        shutil.rmtree(OUT)
-    mkhost.build(h, OUT)
-    return len(h.order)
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    mkhost.build(h, out)
+    grafted = graft_captures(out, copies) if copies else 0
+    return len(h.order) + grafted, grafted
 
 
-def timed(cmd):
+def timed(cmd, ok=(0,)):
+    """Wall seconds, user+system CPU seconds, peak RSS in MB of one run.
+    posix_spawn, not fork: a forked child starts with this Python's resident
+    pages counted in its ru_maxrss (exec keeps the high-water mark), which
+    made every command look at least as large as the interpreter."""
+    err = os.open(os.path.join(TOP, "build/bench-stderr.txt"),
+                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_DUP2, err, 2)]
     start = time.perf_counter()
-    with open(os.devnull, "w") as devnull:
-        p = subprocess.Popen(cmd, stdout=devnull, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(p.pid, 0)
+    pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
+    _, status, usage = os.wait4(pid, 0)
     elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"bench: {cmd[0]} failed: {p.stderr.read().decode()[-400:]}")
-    p.stderr.close()
-    return elapsed, usage.ru_maxrss / 1024.0
+    os.close(err)
+    if os.waitstatus_to_exitcode(status) not in ok:
+        tail = open(os.path.join(TOP, "build/bench-stderr.txt")).read()[-400:]
+        sys.exit(f"bench: {' '.join(cmd)} failed: {tail}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
-def opened_twice(gpuprov):
+OPEN = re.compile(r'^\d+\s+openat2?\((.*)\) = \d+<([^>]*)>$')
+
+
+def opened(cmd, root):
+    """For one run: the files under the root opened to be read (strace -y
+    names the file each descriptor really is), and those read more than
+    once.  O_PATH opens (the -r guard resolving a path before libpci opens
+    it) and directory opens (listings) are counted apart: they read no file."""
     if not shutil.which("strace"):
         return None
     log = os.path.join(TOP, "build/bench-strace.txt")
-    subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,open", "-o", log,
-                    gpuprov, "-r", OUT, "--json", "scan"], stdout=subprocess.DEVNULL,
-                   check=True)
-    seen = {}
+    subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=openat,openat2", "-o", log] + cmd,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    real = os.path.realpath(root) + "/"
+    seen, other = {}, 0
     for line in open(log):
-        if OUT in line and "openat(" in line:
-            path = line.split('"')[1]
-            seen[path] = seen.get(path, 0) + 1
-    return sorted(p for p, n in seen.items() if n > 1)
+        m = OPEN.match(line.rstrip("\n"))
+        if not m or not m.group(2).startswith(real):
+            continue
+        if "O_PATH" in m.group(1) or "O_DIRECTORY" in m.group(1):
+            other += 1
+            continue
+        seen[m.group(2)] = seen.get(m.group(2), 0) + 1
+    return sum(seen.values()), other, sorted(p for p, n in seen.items() if n > 1)
+
+
+PROFILE = os.path.join(HERE, "bench.ini")
+COMMANDS = [
+    ("scan", ["scan"], (0,)),
+    ("scan --json", ["--json", "scan"], (0,)),
+    ("topo", ["topo"], (0,)),
+    ("check", ["-p", PROFILE, "check"], (0, 1, 2)),
+    ("plan", ["-p", PROFILE, "plan"], (0, 1, 2)),
+]
+
+
+def lspci(root):
+    return ["lspci", "-O", f"sysfs.path={root}/sys/bus/pci", "-D", "-vmm"]
+
+
+def side_by_side(gpuprov, root, runs):
+    """Each command alternated with lspci on the same tree, medians.  With
+    root None, both read /sys itself (the live path, no -r)."""
+    rows = []
+    theirs = lspci(root) if root else ["lspci", "-D", "-vmm"]
+    for name, args, ok in COMMANDS:
+        ours = [gpuprov] + (["-r", root] if root else []) + args
+        timed(ours, ok)
+        timed(theirs)  # warm the page cache for both
+        a, b = [], []
+        for _ in range(runs):
+            a.append(timed(ours, ok))
+            b.append(timed(theirs))
+        med = [statistics.median(x[i] for x in a) for i in (0, 1)]
+        ref = [statistics.median(x[i] for x in b) for i in (0, 1)]
+        rows.append((name, med, max(x[2] for x in a), ref, max(x[2] for x in b)))
+    print(f"{'gpuprov command':<14} {'wall':>8} {'cpu':>8} {'RSS':>8} | {'lspci wall':>10} "
+          f"{'cpu':>8} {'RSS':>8} | {'ratio wall':>10} {'cpu':>6} {'RSS':>6}")
+    for name, med, rss, ref, rss_ref in rows:
+        print(f"{name:<14} {med[0] * 1000:6.0f}ms {med[1] * 1000:6.0f}ms {rss:6.1f}MB | "
+              f"{ref[0] * 1000:8.0f}ms {ref[1] * 1000:6.0f}ms {rss_ref:6.1f}MB | "
+              f"{med[0] / ref[0]:10.2f} {med[1] / ref[1]:6.2f} {rss / rss_ref:6.2f}")
+    return rows
+
+
+def curve(gpuprov, runs):
+    """Time per PCI function of scan --json at about 1k, 4k and 16k functions."""
+    print("\ncurve: gpuprov --json scan, median of "
+          f"{runs} runs (lspci on the same tree beside it)")
+    print(f"{'functions':>10} {'wall':>8} {'per function':>13} {'cpu/function':>13} "
+          f"{'lspci/function':>15}")
+    base = None
+    for rcs in (2, 8, 32):
+        out = OUT + f"-{rcs}"
+        n, _ = build(rcs, copies=0, out=out)
+        ours = [gpuprov, "-r", out, "--json", "scan"]
+        timed(ours)
+        a = [timed(ours) for _ in range(runs)]
+        b = [timed(lspci(out)) for _ in range(runs)]
+        wall = statistics.median(x[0] for x in a)
+        cpu = statistics.median(x[1] for x in a)
+        ref = statistics.median(x[0] for x in b)
+        per = cpu / n
+        base = base or per
+        print(f"{n:>10} {wall * 1000:6.0f}ms {wall / n * 1e6:10.1f} us {per * 1e6:10.1f} us "
+              f"{ref / n * 1e6:12.1f} us   cpu/function {per / base:.2f}x the 1k figure")
+        shutil.rmtree(out)
+
+
+def live(gpuprov):
+    """The live path: in a private mount namespace of its own (nothing
+    outside it sees the mount), the bench tree is bind-mounted over /sys and
+    both tools read /sys as they do on a real host — gpuprov without -r, so
+    without the ownership walk and open guard that -r needs as root."""
+    if os.environ.get("BENCH_IN_NS"):
+        subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+        subprocess.run(["mount", "--bind", os.path.join(OUT, "sys"), "/sys"], check=True)
+        n = len(os.listdir("/sys/bus/pci/devices"))
+        print(f"\nlive: the bench tree over /sys in a private mount namespace ({n} functions), "
+              "no -r")
+        side_by_side(gpuprov, None, RUNS)
+        return
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("\nlive: needs root and unshare(1) for a private mount namespace: not measured")
+        return
+    env = dict(os.environ, BENCH_IN_NS="1")
+    subprocess.run(["unshare", "-m", sys.executable, os.path.abspath(__file__), "--live"],
+                   env=env, check=False)
 
 
 def main():
     gpuprov = os.path.join(TOP, "build/gpuprov")
+    if "--live" in sys.argv:
+        live(gpuprov)
+        return
     t0 = time.perf_counter()
-    n = build()
-    print(f"bench host: {n} PCI functions under {os.path.relpath(OUT, TOP)} "
+    n, grafted = build()
+    print(f"bench host: {n} PCI functions ({grafted} of them device directories copied "
+          f"from the real-kernel captures) under {os.path.relpath(OUT, TOP)} "
           f"(built in {time.perf_counter() - t0:.1f} s)")
-    ours = [gpuprov, "-r", OUT, "--json", "scan"]
-    theirs = ["lspci", "-O", f"sysfs.path={OUT}/sys/bus/pci", "-D", "-vmm"]
-    timed(ours)
-    timed(theirs)  # warm the page cache for both
-    a, b = [], []
-    for _ in range(RUNS):
-        a.append(timed(ours))
-        b.append(timed(theirs))
-    ta = statistics.median(x[0] for x in a)
-    tb = statistics.median(x[0] for x in b)
-    ma = max(x[1] for x in a)
-    mb = max(x[1] for x in b)
-    print(f"{'command':<44} {'median':>9} {'peak RSS':>10}")
-    print(f"{'gpuprov --json scan':<44} {ta * 1000:7.1f}ms {ma:8.1f}MB")
-    print(f"{'lspci -D -vmm':<44} {tb * 1000:7.1f}ms {mb:8.1f}MB")
-    print(f"ratio gpuprov/lspci: {ta / tb:.2f} (time), {ma / mb:.2f} (memory), "
-          f"median of {RUNS} runs each")
-    twice = opened_twice(gpuprov)
-    if twice is None:
-        print("strace not found: repeated opens not counted")
-    else:
-        print(f"files gpuprov opened more than once: {len(twice)}")
+    print(f"\nwith -r{', as root: the tree is walked for ownership and every path libpci opens is guarded' if os.geteuid() == 0 else ''}")
+    side_by_side(gpuprov, OUT, RUNS)
+    live(gpuprov)
+    if not os.environ.get("BENCH_NO_CURVE"):
+        curve(gpuprov, max(3, RUNS // 3))
+    print()
+    runs = [("gpuprov " + name, [gpuprov, "-r", OUT] + args) for name, args, _ in COMMANDS[:2]]
+    for name, cmd in runs + [("lspci -D -vmm", lspci(OUT))]:
+        got = opened(cmd, OUT)
+        if got is None:
+            print("strace not found: opens not counted")
+            break
+        total, other, twice = got
+        print(f"{name}: {total} files opened to be read, {total / n:.1f} per PCI "
+              f"function, {len(twice)} of them more than once ({other} opens of directories "
+              "or O_PATH resolutions besides)")
         for path in twice[:10]:
-            print(f"  {os.path.relpath(path, OUT)}")
+            print(f"  {path}")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ scan = json.load(open(ours))
 doc = {d["bdf"]: d for d in scan["devices"]}
 nodes = [n["id"] for n in scan["numa_nodes"]]
 theirs = {}
-for block in open(vmm).read().strip().split("\n\n"):
+for block in filter(None, open(vmm).read().strip().split("\n\n")):  # a host may have none
     f = dict(l.split(":\t", 1) for l in block.splitlines())
     theirs[f["Slot"]] = f
 assert set(doc) == set(theirs), (root, set(doc) ^ set(theirs))
