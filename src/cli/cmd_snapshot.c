@@ -597,6 +597,8 @@ static void collect(struct snap *s)
 {
 	struct stat st;
 
+	/* a host without PCI functions still has the directory: the copy reads back */
+	stage_mkdir(s, "/sys/bus/pci/devices");
 	each_entry(s, "/sys/bus/pci/devices", pci_device);
 	each_entry(s, "/sys/kernel/iommu_groups", iommu_groups);
 	each_entry(s, "/sys/bus/pci/slots", pci_slot);
