@@ -40,10 +40,12 @@ static int define_precheck(const struct gp_step *st)
 
 static int define_done(const struct gp_step *st)
 {
-	char digest[24];
+	char digest[24], why[8];
+	int running;
 
 	(void)st;
-	return gp_virt_digest(target->uri, target->name, digest, sizeof(digest)) == 1 &&
+	return gp_virt_digest(target->uri, target->name, digest, sizeof(digest), &running, why,
+			      sizeof(why)) == 1 &&
 	       !strcmp(digest, target->digest);
 }
 

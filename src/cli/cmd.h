@@ -52,6 +52,8 @@ struct gp_planned {
 /* Fills pl for ctx's profile; an exit status on failure (pl then released). */
 int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl);
 void gp_planned_release(struct gp_planned *pl);
+/* Reads what the profile's VM needs from the host (check's VM preflight). */
+int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h);
 
 /* Writes a command's document to -o FILE or stdout; exit status on failure. */
 int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len);

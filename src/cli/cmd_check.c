@@ -12,6 +12,11 @@ int gp_cmd_check(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
+	rc = gp_ctx_vm_files(ctx, &h);
+	if (rc) {
+		gp_host_release(&h);
+		return rc;
+	}
 	gp_checks_run(&h, ctx->profile, &r);
 	gp_render_check(ctx->profile, &r, ctx->json);
 	rc = gp_report_count(&r, GP_FAIL)   ? GP_EXIT_FAIL

@@ -15,8 +15,18 @@
 #include "core/plan.h"
 #include "core/vm.h"
 
+/* Whether what the domain needs (disks, firmware) is on the host: the VM's preflight. */
+static void vm_files(struct gp_host *h, const char *xml)
+{
+	struct gp_vm_file files[GP_VM_FILES];
+	int n = gp_domxml_files(xml, files, GP_VM_FILES);
+
+	if (n > 0)
+		gp_host_vm_files(h, files, n);
+}
+
 /* The VM's XML and where it goes, when the profile has a [vm]. */
-static int vm_target(struct gp_ctx *ctx, const struct gp_host *h, struct gp_vm_target *vm)
+static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target *vm)
 {
 	char tmpl[PATH_MAX], *xml;
 
@@ -27,6 +37,7 @@ static int vm_target(struct gp_ctx *ctx, const struct gp_host *h, struct gp_vm_t
 	    gp_domxml_build(h, ctx->profile, tmpl, &xml, vm->digest, sizeof(vm->digest)))
 		return GP_EXIT_INPUT;
 	vm->xml = xml;
+	vm_files(h, xml);
 	vm->output = ctx->profile->vm.output;
 	vm->uri = ctx->profile->vm.uri;
 	vm->name = ctx->profile->vm.name;
@@ -100,6 +111,20 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 	gp_plan_build(h, ctx->profile, &pl->r, pl->templates, vm->xml ? vm : NULL, groups,
 		      ctx->accept, &pl->plan);
 	return 0;
+}
+
+/* check: the VM's preflight needs its XML too; exit status on failure. */
+int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h)
+{
+	struct gp_vm_target vm;
+	int verbosity = gp_verbosity, rc;
+
+	/* its warnings are check's findings too (vm.qemu_clique): said once */
+	gp_verbosity = verbosity > 0 ? 0 : verbosity;
+	rc = vm_target(ctx, h, &vm);
+	gp_verbosity = verbosity;
+	free((char *)vm.xml);
+	return rc;
 }
 
 void gp_planned_release(struct gp_planned *pl)

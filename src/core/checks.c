@@ -41,6 +41,12 @@ const char *const gp_finding_ids[] = {
 	"companion.unsafe",
 	"bond.persist_shadowed",
 	"bond.port_master",
+	"vm.disk",
+	"vm.firmware",
+	"vm.kvm",
+	"vm.running",
+	"vm.vcpus",
+	"vm.libvirt",
 	NULL,
 };
 
@@ -1278,6 +1284,126 @@ static void check_bond(const struct gp_host *h, const struct gp_profile *p, stru
 	check_persist_shadowed(h, p, idx, r);
 }
 
+/* ---- the VM's preflight: what its first start needs ---- */
+
+/* Disk images may come after apply (the runbook creates them): a warning. */
+static void check_disks(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	int i;
+
+	for (i = 0; i < h->nvm_files; i++) {
+		const struct gp_vm_file *f = &h->vm_files[i];
+
+		if (strcmp(f->role, "disk") || f->exists < 0)
+			continue;
+		if (f->exists)
+			gp_report_add(r, "vm.disk", GP_OK, p->vm.name, NULL, "disk image %s exists",
+				      f->path);
+		else
+			gp_report_add(r, "vm.disk", GP_WARN, p->vm.name,
+				      "create it before 'virsh start' (qemu-img create -f qcow2 "
+				      "PATH 100G, or copy a cloud image), or point the template's "
+				      "<disk> at an image you have",
+				      "disk image %s does not exist: the VM cannot start", f->path);
+	}
+}
+
+static void check_firmware(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	int i;
+
+	for (i = 0; i < h->nvm_files; i++) {
+		const struct gp_vm_file *f = &h->vm_files[i];
+
+		if (!strcmp(f->role, "disk") || f->exists < 0)
+			continue;
+		if (f->exists)
+			gp_report_add(r, "vm.firmware", GP_OK, p->vm.name, NULL, "%s %s exists",
+				      f->role, f->path);
+		else
+			gp_report_add(r, "vm.firmware", GP_FAIL, p->vm.name,
+				      "install the OVMF firmware (Debian/Ubuntu: apt install "
+				      "ovmf), or correct the path in the domain template",
+				      "%s %s does not exist: the VM cannot boot UEFI", f->role,
+				      f->path);
+	}
+}
+
+static void check_kvm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (h->kvm < 0)
+		return;
+	if (h->kvm)
+		gp_report_add(r, "vm.kvm", GP_OK, p->vm.name, NULL, "/dev/kvm exists");
+	else
+		gp_report_add(r, "vm.kvm", GP_FAIL, p->vm.name,
+			      "enable SVM (AMD) or VT-x (Intel) in the BIOS and load kvm_amd or "
+			      "kvm_intel",
+			      "no /dev/kvm: the VM would run without hardware virtualization");
+}
+
+static void check_running(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (h->vm_running < 0)
+		return;
+	if (!h->vm_running)
+		gp_report_add(r, "vm.running", GP_OK, p->vm.name, NULL,
+			      "no domain of this name is running");
+	else
+		gp_report_add(r, "vm.running", GP_FAIL, p->vm.name,
+			      "shut it down first (virsh shutdown): its GPUs and its definition "
+			      "are what apply changes",
+			      "a domain of this name is running: virsh -c %s shutdown %s",
+			      p->vm.uri, p->vm.name);
+}
+
+/* Said plainly, not only with -v: what apply will not know until it runs. */
+static void check_libvirt(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (!h->libvirt_error[0])
+		return;
+	gp_report_add(r, "vm.libvirt", GP_WARN, p->vm.name,
+		      "start libvirtd (systemctl start libvirtd), or correct [vm] uri; "
+		      "apply's domain.define needs it",
+		      "libvirt at %s cannot be reached: %s", p->vm.uri, h->libvirt_error);
+}
+
+/* numa = strict pins each cell's vCPUs to its node's CPUs: more would share them. */
+static void check_vcpus(const struct gp_host *h, const struct gp_profile *p,
+			const struct gp_vm_layout *l, struct gp_report *r)
+{
+	int c, cpus, total = 0;
+
+	if (!l->numa_known) {
+		total = 0;
+		for (c = 0; c < (int)h->nnuma; c++)
+			total += gp_cpulist_count(h->numa[c].cpus) > 0
+					 ? gp_cpulist_count(h->numa[c].cpus)
+					 : 0;
+		if (total && (int)p->vm.vcpus > total)
+			gp_report_add(r, "vm.vcpus", GP_FAIL, p->vm.name, "give the VM fewer vCPUs",
+				      "%u vCPUs, the host has %d CPUs", p->vm.vcpus, total);
+		else if (total)
+			gp_report_add(r, "vm.vcpus", GP_OK, p->vm.name, NULL,
+				      "%u vCPUs, the host has %d CPUs", p->vm.vcpus, total);
+		return;
+	}
+	for (c = 0; c < l->ncells; c++) {
+		cpus = gp_cpulist_count(l->cells[c].cpus);
+		if (cpus > 0 && (int)l->cells[c].vcpus > cpus) {
+			gp_report_add(r, "vm.vcpus", GP_FAIL, p->vm.name,
+				      "give the VM fewer vCPUs, or set [vm] numa = none",
+				      "cell %d has %u vCPUs pinned to node %d, which has %d CPUs",
+				      c, l->cells[c].vcpus, l->cells[c].host_node, cpus);
+			return;
+		}
+		total += cpus > 0 ? cpus : 0;
+	}
+	gp_report_add(r, "vm.vcpus", GP_OK, p->vm.name, NULL,
+		      "%u vCPUs on the %d CPUs of the node%s they are pinned to", p->vm.vcpus,
+		      total, l->ncells > 1 ? "s" : "");
+}
+
 static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	struct gp_vm_layout l;
@@ -1288,6 +1414,12 @@ static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct
 	check_mmio(h, p, &l, r);
 	check_clique(h, p, &l, r);
 	check_memory(h, p, &l, r);
+	check_vcpus(h, p, &l, r);
+	check_kvm(h, p, r);
+	check_firmware(h, p, r);
+	check_disks(h, p, r);
+	check_running(h, p, r);
+	check_libvirt(h, p, r);
 }
 
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)

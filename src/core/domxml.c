@@ -627,3 +627,73 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	}
 	return 0;
 }
+
+/* ---- what the domain needs from the host before it starts ---- */
+
+static void need(struct gp_vm_file *files, int max, int *n, const char *role, const xmlChar *path)
+{
+	if (*n >= max || !path || !path[0])
+		return;
+	memset(&files[*n], 0, sizeof(files[*n]));
+	gp_strlcpy(files[*n].role, role, sizeof(files[*n].role));
+	gp_strlcpy(files[*n].path, (const char *)path, sizeof(files[*n].path));
+	(*n)++;
+}
+
+static void disk_needs(xmlNode *devices, struct gp_vm_file *files, int max, int *n)
+{
+	xmlNode *d, *src;
+
+	for (d = devices ? devices->children : NULL; d; d = d->next) {
+		xmlChar *type, *path;
+
+		if (!is(d, "disk") || !(src = child(d, "source")))
+			continue;
+		type = xmlGetProp(d, X("type"));
+		path = NULL;
+		if (type && !xmlStrcmp(type, X("file")))
+			path = xmlGetProp(src, X("file"));
+		else if (type && !xmlStrcmp(type, X("block")))
+			path = xmlGetProp(src, X("dev"));
+		need(files, max, n, "disk", path);
+		xmlFree(path);
+		xmlFree(type);
+	}
+}
+
+/*
+ * The disk images (file and block sources), the firmware code (<loader>) and
+ * its variables template (<nvram template=>), or with firmware='efi' and no
+ * loader a firmware descriptor; at most max.  -EINVAL for XML that does not parse.
+ */
+int gp_domxml_files(const char *xml, struct gp_vm_file *files, int max)
+{
+	xmlDoc *doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL, XML_PARSE_NONET);
+	xmlNode *dom = doc ? xmlDocGetRootElement(doc) : NULL, *os, *loader;
+	xmlChar *fw = NULL, *path;
+	int n = 0;
+
+	if (!is(dom, "domain")) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	disk_needs(child(dom, "devices"), files, max, &n);
+	os = child(dom, "os");
+	loader = os ? child(os, "loader") : NULL;
+	if (loader) {
+		path = xmlNodeGetContent(loader);
+		need(files, max, &n, "loader", path);
+		xmlFree(path);
+	}
+	if (os && child(os, "nvram")) {
+		path = xmlGetProp(child(os, "nvram"), X("template"));
+		need(files, max, &n, "nvram template", path);
+		xmlFree(path);
+	}
+	fw = os ? xmlGetProp(os, X("firmware")) : NULL;
+	if (fw && !xmlStrcmp(fw, X("efi")) && !loader)
+		need(files, max, &n, "firmware descriptor", X("(efi)"));
+	xmlFree(fw);
+	xmlFreeDoc(doc);
+	return n;
+}

@@ -30,6 +30,18 @@
 #define GP_MAX_SLOTS 32
 #define GP_MAX_LIST  16
 
+/*
+ * A file the VM's domain XML names that must exist before the domain starts:
+ * a disk image, the firmware code, its variables template, or (firmware='efi'
+ * with no loader named) a firmware descriptor libvirt picks from.
+ */
+#define GP_VM_FILES 8
+struct gp_vm_file {
+	char role[24]; /* disk, loader, nvram template, firmware descriptor */
+	char path[256];
+	int exists; /* 1, 0, or -1: cannot tell (its directory is not in the -r tree) */
+};
+
 /* ---- what a snapshot keeps of a network configuration (redact.c) ---- */
 char *gp_net_redact(const char *path, const char *text);
 
@@ -244,11 +256,16 @@ struct gp_host {
 	bool vfio_loaded;	  /* /sys/module/vfio_pci exists */
 	int vfio_available;	  /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
-	char vfio_ids[256];	     /* "vfio-pci ids=" from cmdline or modprobe.d */
-	bool driverctl;		     /* /usr/sbin/driverctl exists */
-	char qemu_version[32];	     /* "7.2.18", "" when unknown */
-	char *vm_xml;		     /* the profile's [vm] output file as it is, or NULL */
-	int vm_defined;		     /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
+	char vfio_ids[256];	 /* "vfio-pci ids=" from cmdline or modprobe.d */
+	bool driverctl;		 /* /usr/sbin/driverctl exists */
+	char qemu_version[32];	 /* "7.2.18", "" when unknown */
+	char *vm_xml;		 /* the profile's [vm] output file as it is, or NULL */
+	int vm_defined;		 /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
+	int vm_running;		 /* -1 unknown, 0 no, 1 a domain of [vm] name runs */
+	char libvirt_error[256]; /* why libvirt did not answer; "" when it did or was not asked */
+	int kvm;		 /* /dev/kvm: 1 present, 0 absent, -1 cannot tell (-r) */
+	struct gp_vm_file vm_files[GP_VM_FILES]; /* what the domain XML needs (gp_host_vm_files) */
+	int nvm_files;
 	char vm_digest[24];	     /* gpuprov's digest in the defined domain, or "" */
 	char net_owner[16];	     /* networkmanager, netplan, networkd, ifupdown, none */
 	char *bond_persisted;	     /* the bond's persistent file as it is, or NULL */
@@ -269,6 +286,8 @@ extern const char *const gp_persist_paths[GP_PERSIST_FILES];
 struct gp_profile;
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
 void gp_host_release(struct gp_host *host);
+/* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
+void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
 int gp_host_find(const struct gp_host *host, const char *bdf);
 bool gp_dev_is_gpu(const struct gp_dev *d);
 int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);

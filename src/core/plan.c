@@ -375,10 +375,17 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		return;
 	st = gp_plan_add(plan, "domain.define", p->vm.name);
 	st->group = GP_GROUP_VM;
-	snprintf(st->current, sizeof(st->current), "%s",
-		 h->vm_defined < 0    ? "unknown (libvirt not asked or not reachable)"
-		 : h->vm_defined == 0 ? "not defined"
-				      : "defined, differs");
+	if (h->vm_defined >= 0)
+		gp_strlcpy(st->current, h->vm_defined ? "defined, differs" : "not defined",
+			   sizeof(st->current));
+	else if (h->libvirt_error[0])
+		snprintf(st->current, sizeof(st->current), "unknown (libvirt unreachable: %s)",
+			 h->libvirt_error);
+	else
+		gp_strlcpy(st->current,
+			   h->root[0] ? "unknown (-r: libvirt is asked on the live host only)"
+				      : "unknown (libvirt not asked)",
+			   sizeof(st->current));
 	snprintf(st->target, sizeof(st->target), "defined in %s", p->vm.uri);
 }
 

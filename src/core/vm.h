@@ -62,4 +62,7 @@ uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory);
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
 		    char **out, char *digest, size_t dlen);
 
+/* domxml.c: the files the domain XML needs on the host; their number, or -EINVAL */
+int gp_domxml_files(const char *xml, struct gp_vm_file *files, int max);
+
 #endif

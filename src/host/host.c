@@ -1415,9 +1415,47 @@ static void read_bond_files(struct gp_host *h, const struct gp_profile *p)
 	gp_netconf_release(&nc);
 }
 
+/* 1 present, 0 absent, -1 cannot tell: a -r tree without the directory it would be in. */
+static int file_state(const struct gp_host *h, const char *path)
+{
+	char dir[PATH_LEN];
+
+	if (exists(h, path))
+		return 1;
+	if (!h->root[0])
+		return 0;
+	gp_strlcpy(dir, path, sizeof(dir));
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	return dir[0] && exists(h, dir) ? 0 : -1;
+}
+
+/* KVM: /dev/kvm, or in a tree without /dev, the misc device sysfs lists. */
+static int kvm_state(const struct gp_host *h)
+{
+	char path[PATH_LEN];
+
+	if (exists(h, rootp(h, path, "/dev/kvm")) ||
+	    exists(h, rootp(h, path, "/sys/class/misc/kvm")))
+		return 1;
+	return !h->root[0] || exists(h, rootp(h, path, "/sys/class/misc")) ? 0 : -1;
+}
+
+/* Under -r, a running domain of libvirt's QEMU driver leaves its PID file. */
+static int running_in_tree(const struct gp_host *h, const char *name)
+{
+	char path[PATH_LEN];
+
+	if (!exists(h, rootp(h, path, "/run/libvirt/qemu")))
+		return -1;
+	return exists(h, rootp(h, path, "/run/libvirt/qemu/%s.pid", name));
+}
+
 static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 {
 	h->vm_defined = -1;
+	h->vm_running = -1;
+	h->kvm = kvm_state(h);
 	if (!h->root[0])
 		gp_virt_qemu_version(h->qemu_version, sizeof(h->qemu_version));
 	if (!h->qemu_version[0])
@@ -1428,7 +1466,60 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define)
 		h->vm_defined =
-			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest));
+			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest),
+				       &h->vm_running, h->libvirt_error, sizeof(h->libvirt_error));
+	else if (h->root[0])
+		h->vm_running = running_in_tree(h, p->vm.name);
+}
+
+/* firmware='efi' without a loader: libvirt picks from QEMU's firmware descriptors. */
+static void firmware_descriptor(const struct gp_host *h, struct gp_vm_file *f)
+{
+	static const char *const dirs[] = { "/etc/qemu/firmware", "/usr/share/qemu/firmware" };
+	char path[PATH_LEN];
+	struct dirent *e;
+	size_t i;
+	DIR *dir;
+
+	f->exists = -1;
+	snprintf(f->path, sizeof(f->path), "%s/*x86_64*.json", dirs[1]);
+	for (i = 0; i < 2; i++) {
+		dir = open_dir(h, rootp(h, path, "%s", dirs[i]));
+		if (!dir)
+			continue;
+		f->exists = 0;
+		while ((e = readdir(dir)) && !strstr(e->d_name, "x86_64"))
+			;
+		if (e)
+			snprintf(f->path, sizeof(f->path), "%s/%s", dirs[i], e->d_name);
+		closedir(dir);
+		if (e) {
+			f->exists = 1;
+			return;
+		}
+	}
+	if (f->exists < 0 && !h->root[0])
+		f->exists = 0;
+}
+
+void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n)
+{
+	int i;
+
+	h->nvm_files = n < GP_VM_FILES ? n : GP_VM_FILES;
+	memcpy(h->vm_files, files, (size_t)h->nvm_files * sizeof(*files));
+	h->rootfd = gp_root_open(h->root);
+	for (i = 0; i < h->nvm_files; i++) {
+		struct gp_vm_file *f = &h->vm_files[i];
+
+		if (!strcmp(f->role, "firmware descriptor"))
+			firmware_descriptor(h, f);
+		else
+			f->exists = h->rootfd < 0 && h->rootfd != AT_FDCWD ? -1
+									   : file_state(h, f->path);
+	}
+	gp_root_close(h->rootfd);
+	h->rootfd = -1;
 }
 
 /* The registered driver whose module link names this module, "" when none. */

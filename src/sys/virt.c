@@ -101,24 +101,34 @@ int gp_virt_digest_of(const char *xml, char *digest, size_t len)
 	return 1;
 }
 
-/* -1: libvirt not reachable; 0: no such domain; 1: defined (digest filled). */
-int gp_virt_digest(const char *uri, const char *name, char *digest, size_t len)
+/*
+ * -1: libvirt not reachable (why says so); 0: no such domain; 1: defined
+ * (digest filled, *running 1 when it runs).
+ */
+int gp_virt_digest(const char *uri, const char *name, char *digest, size_t len, int *running,
+		   char *why, size_t wlen)
 {
 	virConnectPtr c = gp_virt_connect(uri, false);
 	virDomainPtr d;
 	char *xml;
 
 	digest[0] = '\0';
-	if (!c)
+	*running = -1;
+	if (!c) { /* refused before libvirt was asked: gp_err said why */
+		snprintf(why, wlen, "%s",
+			 virGetLastError() ? virGetLastErrorMessage() : gp_last_error);
 		return -1;
+	}
 	d = virDomainLookupByName(c, name);
 	if (!d) {
 		virConnectClose(c);
+		*running = 0;
 		return 0;
 	}
 	xml = virDomainGetXMLDesc(d, VIR_DOMAIN_XML_INACTIVE);
 	gp_virt_digest_of(xml, digest, len);
 	free(xml);
+	*running = virDomainIsActive(d) == 1;
 	virDomainFree(d);
 	virConnectClose(c);
 	return 1;

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The VM preflight on this machine (issue 20, item 3): libvirt that cannot be
+# reached is said plainly by check (vm.libvirt, a warning with libvirt's own
+# reason), without -v, and plan shows that reason for domain.define's
+# "unknown".  An SSH URI to a closed local port fails at once, here and on
+# any machine.
+set -eu
+G=$(pwd)/build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+cat >"$d/p.ini" <<EOP
+[gpus]
+match = 10de:20b5
+count = 2
+[vm]
+name = gp-test-vm
+vcpus = 1
+memory = 256MiB
+numa = none
+output = $d/out/gp-test-vm.xml
+uri = qemu+ssh://root@127.0.0.1:1/system
+EOP
+fail() { echo "$*"; exit 1; }
+$G -p "$d/p.ini" check >"$d/check" 2>"$d/check.err" || true
+grep -q "^WARN  vm.libvirt .*libvirt at qemu+ssh://root@127.0.0.1:1/system cannot be reached: ." "$d/check" ||
+	{ cat "$d/check" "$d/check.err"; fail "check does not say libvirt is unreachable"; }
+$G -p "$d/p.ini" --only vm plan >"$d/plan" 2>&1 || true
+grep -q "domain.define .*unknown (libvirt unreachable: ." "$d/plan" ||
+	{ cat "$d/plan"; fail "plan does not say why domain.define is unknown"; }
+exit 0
