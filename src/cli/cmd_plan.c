@@ -113,7 +113,11 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 	return 0;
 }
 
-/* check: the VM's preflight needs its XML too; exit status on failure. */
+/*
+ * check: the VM's preflight needs its XML too.  A template that does not
+ * build is said (domxml and plan refuse it) and check goes on without the
+ * file checks: the rest of its report stands.
+ */
 int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h)
 {
 	struct gp_vm_target vm;
@@ -123,8 +127,9 @@ int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h)
 	gp_verbosity = verbosity > 0 ? 0 : verbosity;
 	rc = vm_target(ctx, h, &vm);
 	gp_verbosity = verbosity;
-	free((char *)vm.xml);
-	return rc;
+	if (!rc)
+		free((char *)vm.xml);
+	return 0;
 }
 
 void gp_planned_release(struct gp_planned *pl)

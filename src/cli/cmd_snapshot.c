@@ -593,6 +593,36 @@ static void config_state(struct snap *s)
 		stage_write(s, "/usr/sbin/driverctl", "", 0755);
 }
 
+/* A file the VM preflight only looks for: an empty stand-in of the same name. */
+static void exists_only(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN];
+
+	pathf(rel, "%s/%s", dir, name);
+	stage_write(s, rel, "", 0644);
+}
+
+/*
+ * What vm.kvm, vm.firmware, vm.disk and vm.running look for: names only (never
+ * a disk image's content).  A directory the host has is kept even when empty,
+ * so that a file absent from it reads as absent, not as unknown.
+ */
+static void vm_state(struct snap *s)
+{
+	static const char *const dirs[] = { "/sys/class/misc", "/etc/qemu/firmware",
+					    "/usr/share/qemu/firmware", "/var/lib/libvirt/images",
+					    "/run/libvirt/qemu" };
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (gp_root_stat(s->rootfd, dirs[i], &st) || !S_ISDIR(st.st_mode))
+			continue;
+		stage_mkdir(s, dirs[i]);
+		each_entry(s, dirs[i], exists_only);
+	}
+}
+
 static void collect(struct snap *s)
 {
 	struct stat st;
@@ -600,6 +630,7 @@ static void collect(struct snap *s)
 	/* a host without PCI functions still has the directory: the copy reads back */
 	stage_mkdir(s, "/sys/bus/pci/devices");
 	each_entry(s, "/sys/bus/pci/devices", pci_device);
+	vm_state(s);
 	each_entry(s, "/sys/kernel/iommu_groups", iommu_groups);
 	each_entry(s, "/sys/bus/pci/slots", pci_slot);
 	each_entry(s, "/sys/devices/system/node", numa_node);
