@@ -123,6 +123,109 @@ static void discover_print(FILE *f, const struct gp_host *h, const int *gpus, in
 	fprintf(f, "\nsame_numa_node = yes\np2p = required\ncompanions = refuse\n");
 }
 
+/* The GPUs' one NUMA node, or -1 when they span several or the host does not say. */
+static int gpus_node(const struct gp_host *h, const int *gpus, int n)
+{
+	int i, node = h->devs[gpus[0]].numa_node;
+
+	for (i = 1; i < n; i++)
+		if (h->devs[gpus[i]].numa_node != node)
+			return -1;
+	return node;
+}
+
+static int host_cpus(const struct gp_host *h)
+{
+	size_t i;
+	int cpus = 0;
+
+	for (i = 0; i < h->nnuma; i++)
+		cpus += gp_cpulist_count(h->numa[i].cpus) > 0 ? gp_cpulist_count(h->numa[i].cpus)
+							      : 0;
+	return cpus;
+}
+
+/*
+ * A [vm] that passes check on this host: half the CPUs of the GPUs' node (at
+ * most 32), 64 GiB or what that node has free (in 1 GiB huge pages when
+ * reserved), pinned to it; the clique where the host's QEMU can place it.
+ */
+static void discover_vm(FILE *f, const struct gp_host *h, const int *gpus, int n)
+{
+	int node = gpus_node(h, gpus, n), cpus;
+	const struct gp_numa *nn = node >= 0 ? gp_host_numa(h, node) : NULL;
+	uint64_t gib = 64, have;
+	bool huge;
+
+	cpus = nn ? gp_cpulist_count(nn->cpus) : host_cpus(h);
+	huge = nn && nn->hugepages_1g_free > 0;
+	have = huge ? (uint64_t)nn->hugepages_1g_free : nn ? (nn->mem_free >> 30) / 2 : 0;
+	if (nn && have < gib)
+		gib = have ? have : 1;
+	fprintf(f,
+		"\n[vm]\n; the VM that gets the GPUs: size and name are yours to choose\n"
+		"name = gpu-vm\nvcpus = %d\nmemory = %lluGiB\nhugepages = %s\nnuma = %s\n",
+		cpus > 1 ? (cpus / 2 < 32 ? cpus / 2 : 32) : 1, (unsigned long long)gib,
+		huge ? "1GiB" : "none", nn ? "strict" : "none");
+	if (h->qemu_version[0] && gp_version_cmp(h->qemu_version, "8.1") >= 0)
+		fprintf(f, "gpudirect_clique = 0\n");
+	else
+		fprintf(f,
+			"; gpudirect_clique = 0   ; P2P in the guest: QEMU %s may not place it\n",
+			h->qemu_version[0] ? h->qemu_version : "(version unknown)");
+	fprintf(f, "; template = /etc/gpuprov/domain.xml   ; your disks and networks\n"
+		   "output = /var/lib/gpuprov/gpu-vm.xml\ndefine = yes\nuri = qemu:///system\n");
+}
+
+/* Drivers of NICs that do RoCE (their RDMA driver binds beside them). */
+static bool roce_driver(const char *drv)
+{
+	static const char *const drivers[] = { "mlx5_core", "mlx4_core", "bnxt_en", "qede",
+					       "ice",	    "hns3",	 NULL };
+	int i;
+
+	for (i = 0; drivers[i]; i++)
+		if (!strcmp(drivers[i], drv))
+			return true;
+	return false;
+}
+
+/*
+ * [bond] stays commented: which ports, the address and the switch's LACP
+ * set-up are the operator's to say; the RoCE ports found are listed for it.
+ */
+static void discover_bond(FILE *f, const struct gp_host *h)
+{
+	char slaves[256] = "", node[16];
+	size_t i, len;
+	int n = 0;
+
+	fprintf(f, "\n; RoCE-capable ports on this host (none carries the default route):\n");
+	for (i = 0; i < h->nifaces; i++) {
+		const struct gp_iface *x = &h->ifaces[i];
+		const struct gp_dev *d = x->dev >= 0 ? &h->devs[x->dev] : NULL;
+
+		if (!d || !roce_driver(d->driver) || x->default_route || x->is_bond)
+			continue;
+		snprintf(node, sizeof(node), "%d", d->numa_node);
+		fprintf(f, ";   %s  %s  NUMA node %s  %s  %ld Mb/s\n", gp_tv(x->name), x->bdf,
+			d->numa_node >= 0 ? node : "unknown", d->driver, x->speed);
+		len = strlen(slaves);
+		if (n++ < 2)
+			snprintf(slaves + len, sizeof(slaves) - len, "%s%s", len ? " " : "",
+				 x->name);
+	}
+	if (!n) {
+		fprintf(f, ";   none found (mlx5_core, mlx4_core, bnxt_en, qede, ice, hns3)\n");
+		return;
+	}
+	fprintf(f,
+		"; [bond]\n; name = bond0\n; slaves = %s\n; mode = 802.3ad\n"
+		"; lacp_rate = fast\n; xmit_hash_policy = layer3+4\n; mtu = 9000\n"
+		"; address = 192.0.2.10/24   ; yours\n; persist = auto\n",
+		slaves);
+}
+
 static int discover(struct gp_ctx *ctx)
 {
 	struct gp_host h;
@@ -160,6 +263,8 @@ static int discover(struct gp_ctx *ctx)
 		return GP_EXIT_HOST;
 	}
 	discover_print(f, &h, gpus, n);
+	discover_vm(f, &h, gpus, n);
+	discover_bond(f, &h);
 	fclose(f);
 	gp_host_release(&h);
 	rc = gp_ctx_output(ctx, text, len);

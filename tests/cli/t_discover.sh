@@ -9,7 +9,18 @@ $G -r build/hosts/r5350-ready -o "$d/p.ini" profile discover
 $G profile validate "$d/p.ini" >/dev/null
 grep -q '^match = 10de:20b5$' "$d/p.ini"
 ! grep -q 1a03 "$d/p.ini"
-$G -r build/hosts/r5350-ready -p "$d/p.ini" check >/dev/null
+$G -r build/hosts/r5350-ready -p "$d/p.ini" check >"$d/check"
+# a complete skeleton (issue 20, item 4): a [vm] the host passes (vm.* all ok),
+# and the RoCE ports it found with their NUMA node for a [bond] left commented
+grep -q '^\[vm\]$' "$d/p.ini" && grep -q '^ok    vm.memory' "$d/check" && grep -q '^ok    vm.vcpus' "$d/check"
+grep -q '^;   ens1f0np0  0000:01:00.0  NUMA node 0  mlx5_core' "$d/p.ini"
+grep -q '^; \[bond\]$' "$d/p.ini" && grep -q '^; slaves = ens1f0np0 ens1f1np1$' "$d/p.ini"
+! grep -q 'eno1' "$d/p.ini" # an igb port with the default route is no RoCE port
+# uncommented, that [bond] is a profile the host passes too
+sed 's/^; \(\[bond\]\|name\|slaves\|mode\|lacp_rate\|xmit_hash_policy\|mtu\|address\|persist\)/\1/' \
+	"$d/p.ini" >"$d/b.ini"
+$G -r build/hosts/r5350-ready -p "$d/b.ini" check >"$d/checkb"
+grep -q '^ok    bond.roce_lag' "$d/checkb"
 # a host whose second card sits on the other socket: its discovered profile
 # describes it, and check still says the NUMA split is wrong
 $G -r build/hosts/numa-split -o "$d/q.ini" profile discover
