@@ -25,44 +25,84 @@ enum {
 	TRUST_PROFILE = 1 << 3, /* acts on -p as root: only root may be able to change it */
 };
 
+/*
+ * The options a command uses, beyond those every command takes (-r, --json,
+ * -v, -q, -h): any other one given is an error, not silently ignored.
+ */
+enum {
+	OPT_PROFILE = 1 << 0, /* -p */
+	OPT_OUTPUT = 1 << 1,  /* -o */
+	OPT_YES = 1 << 2,     /* -y */
+	OPT_ONLY = 1 << 3,
+	OPT_FORCE_MGMT = 1 << 4,
+	OPT_LIST = 1 << 5,
+	OPT_ACCEPT = 1 << 6,
+	OPT_DIFF = 1 << 7,
+};
+
+static const struct {
+	unsigned opt;
+	const char *name;
+} option_names[] = {
+	{ OPT_PROFILE, "-p" },
+	{ OPT_OUTPUT, "-o" },
+	{ OPT_YES, "--yes" },
+	{ OPT_ONLY, "--only" },
+	{ OPT_FORCE_MGMT, "--force-mgmt" },
+	{ OPT_LIST, "--list" },
+	{ OPT_DIFF, "--diff" },
+	{ OPT_ACCEPT, "--accept" },
+};
+
 struct gp_cmd {
 	const char *name;
 	int (*fn)(struct gp_ctx *ctx);
 	unsigned flags;
+	unsigned opts;
+	const char *args; /* what follows the name, for help COMMAND */
 	const char *help;
 };
 
+static int gp_cmd_help(struct gp_ctx *ctx);
+
+#define PLAN_OPTS (OPT_PROFILE | OPT_ONLY | OPT_FORCE_MGMT | OPT_ACCEPT)
+
 static const struct gp_cmd commands[] = {
-	{ "scan", gp_cmd_scan, USE_PROFILE | NO_ARGS,
+	{ "scan", gp_cmd_scan, USE_PROFILE | NO_ARGS, OPT_PROFILE, "",
 	  "GPUs, NICs, bridges, IOMMU groups, NUMA nodes, links, BARs" },
-	{ "topo", gp_cmd_topo, USE_PROFILE | NO_ARGS,
+	{ "topo", gp_cmd_topo, USE_PROFILE | NO_ARGS, OPT_PROFILE, "",
 	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
-	{ "check", gp_cmd_check, NEED_PROFILE | NO_ARGS,
+	{ "check", gp_cmd_check, NEED_PROFILE | NO_ARGS, OPT_PROFILE, "",
 	  "preflight of the host against the profile" },
-	{ "plan", gp_cmd_plan, NEED_PROFILE | NO_ARGS,
+	{ "plan", gp_cmd_plan, NEED_PROFILE | NO_ARGS, PLAN_OPTS | OPT_DIFF, "",
 	  "dry run: the steps apply would take, with current and target state" },
-	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS | TRUST_PROFILE,
+	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS | TRUST_PROFILE, PLAN_OPTS | OPT_YES, "",
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
-	{ "rollback", gp_cmd_rollback, 0,
+	{ "rollback", gp_cmd_rollback, 0, OPT_YES | OPT_LIST, " [--list | RUN-ID]",
 	  "undo the last run left to undo: rollback [--list | RUN-ID]" },
-	{ "bond", gp_cmd_bond, USE_PROFILE,
+	{ "bond", gp_cmd_bond, USE_PROFILE, OPT_PROFILE, " [NAME]",
 	  "the bond's live state: mode, ports, aggregator IDs, partner MAC" },
-	{ "domxml", gp_cmd_domxml, NEED_PROFILE | NO_ARGS,
+	{ "domxml", gp_cmd_domxml, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_OUTPUT, "",
 	  "the libvirt domain XML for the profile's VM (stdout or -o FILE)" },
-	{ "snapshot", gp_cmd_snapshot, 0,
+	{ "snapshot", gp_cmd_snapshot, 0, OPT_OUTPUT, "",
 	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
-	{ "profile", gp_cmd_profile, 0, "validate FILE | discover" },
-	{ "report", gp_cmd_report, NEED_PROFILE | NO_ARGS,
+	{ "profile", gp_cmd_profile, 0, OPT_OUTPUT, " validate FILE | discover",
+	  "validate FILE | discover" },
+	{ "report", gp_cmd_report, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_OUTPUT, "",
 	  "the maintenance-window dossier: Markdown, or HTML with an SVG (-o FILE.html)" },
+	{ "help", gp_cmd_help, 0, 0, " [COMMAND]", "this list, or what COMMAND takes" },
 };
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *f)
 {
 	size_t i;
 
 	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
-		   "               [--force-mgmt] [--list] [--diff] [-o FILE] COMMAND [ARGS]\n\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		   "               [--force-mgmt] [--accept IDS] [--list] [--diff] [-o FILE] "
+		   "COMMAND [ARGS]\n\n");
+	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n"
 		   "  -p, --profile FILE  the server profile (INI, see gpuprov.ini(5))\n"
@@ -89,10 +129,96 @@ static const struct gp_cmd *find_cmd(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;
+}
+
+/* The command closest to a mistyped one, NULL when none is close. */
+static const char *near_cmd(const char *name)
+{
+	const char *names[NCOMMANDS + 1];
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	names[NCOMMANDS] = NULL;
+	return gp_closest(name, names);
+}
+
+static int unknown_cmd(const char *name)
+{
+	const char *near = near_cmd(name);
+
+	if (near)
+		gp_err("unknown command '%s': did you mean '%s'? (gpuprov help %s)", name, near,
+		       near);
+	else
+		gp_err("unknown command '%s' (gpuprov help: the commands)", name);
+	return GP_EXIT_INPUT;
+}
+
+/* gpuprov help [COMMAND]: the whole list, or one command's line and options. */
+static int gp_cmd_help(struct gp_ctx *ctx)
+{
+	const struct gp_cmd *c;
+	size_t i;
+
+	if (!ctx->argc) {
+		usage(stdout);
+		return GP_EXIT_OK;
+	}
+	c = ctx->argc == 1 ? find_cmd(ctx->argv[0]) : NULL;
+	if (!c)
+		return ctx->argc == 1 ? unknown_cmd(ctx->argv[0]) : GP_EXIT_INPUT;
+	printf("usage: gpuprov%s [-r ROOT] [--json] [-v|-q]",
+	       c->flags & NEED_PROFILE ? " -p PROFILE"
+	       : c->opts & OPT_PROFILE ? " [-p PROFILE]"
+				       : "");
+	for (i = 0; i < sizeof(option_names) / sizeof(option_names[0]); i++)
+		if ((c->opts & option_names[i].opt) && option_names[i].opt != OPT_PROFILE)
+			printf(" [%s%s]", option_names[i].name,
+			       option_names[i].opt == OPT_OUTPUT   ? " FILE"
+			       : option_names[i].opt == OPT_ONLY   ? " LIST"
+			       : option_names[i].opt == OPT_ACCEPT ? " IDS"
+								   : "");
+	printf(" %s%s\n\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->name, c->args, c->help);
+	return GP_EXIT_OK;
+}
+
+/* An option given that the command does not use: said, exit 4, never ignored. */
+static int unused_option(const struct gp_cmd *c, unsigned given)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(option_names) / sizeof(option_names[0]); i++) {
+		if (!(given & option_names[i].opt) || (c->opts & option_names[i].opt))
+			continue;
+		gp_err("'%s' does not use %s (gpuprov help %s: what it takes)", c->name,
+		       option_names[i].name, c->name);
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* An unknown long option: the closest one, as for commands. */
+static void unknown_option(const char *arg, const struct option *opts)
+{
+	char name[64];
+	const char *names[24], *near;
+	size_t i;
+
+	for (i = 0; opts[i].name && i < 23; i++)
+		names[i] = opts[i].name;
+	names[i] = NULL;
+	snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
+	name[strcspn(name, "=")] = '\0';
+	near = strncmp(arg, "--", 2) ? NULL : gp_closest(name, names);
+	if (near)
+		gp_err("unknown option '%s': did you mean '--%s'? (gpuprov --help)", arg, near);
+	else
+		gp_err("unknown option '%s' (see gpuprov --help)", arg);
 }
 
 /* --json promises one document on stdout, errors included. */
@@ -264,6 +390,7 @@ int main(int argc, char **argv)
 	struct gp_ctx ctx = { .root = "/" };
 	struct gp_profile profile;
 	const struct gp_cmd *cmd;
+	unsigned given = 0; /* OPT_* seen */
 	int c, rc;
 
 	gp_term_streams(); /* nothing from a host or a profile reaches a terminal raw */
@@ -274,33 +401,41 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p':
 			ctx.profile_path = optarg;
+			given |= OPT_PROFILE;
 			break;
 		case 'r':
 			ctx.root = optarg;
 			break;
 		case 'o':
 			ctx.output = optarg;
+			given |= OPT_OUTPUT;
 			break;
 		case 'j':
 			ctx.json = true;
 			break;
 		case 'y':
 			ctx.yes = true;
+			given |= OPT_YES;
 			break;
 		case 'O':
 			ctx.only = optarg;
+			given |= OPT_ONLY;
 			break;
 		case 'F':
 			ctx.force_mgmt = true;
+			given |= OPT_FORCE_MGMT;
 			break;
 		case 'A':
 			ctx.accept = optarg;
+			given |= OPT_ACCEPT;
 			break;
 		case 'L':
 			ctx.list = true;
+			given |= OPT_LIST;
 			break;
 		case 'D':
 			ctx.diff = true;
+			given |= OPT_DIFF;
 			break;
 		case 'v':
 			gp_verbosity = 2;
@@ -317,7 +452,7 @@ int main(int argc, char **argv)
 			gp_err("option '%s' needs a value (see gpuprov --help)", argv[optind - 1]);
 			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 		default:
-			gp_err("unknown option '%s' (see gpuprov --help)", argv[optind - 1]);
+			unknown_option(argv[optind - 1], opts);
 			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 		}
 	}
@@ -329,10 +464,10 @@ int main(int argc, char **argv)
 		return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 	}
 	cmd = find_cmd(argv[optind]);
-	if (!cmd) {
-		gp_err("unknown command '%s' (see gpuprov --help)", argv[optind]);
-		return finish(&ctx, argv[optind], GP_EXIT_INPUT);
-	}
+	if (!cmd)
+		return finish(&ctx, argv[optind], unknown_cmd(argv[optind]));
+	if (unused_option(cmd, given))
+		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	if ((cmd->flags & NEED_PROFILE) && !ctx.profile_path) {
 		gp_err("'%s' needs a profile: -p FILE", cmd->name);
 		return finish(&ctx, cmd->name, GP_EXIT_INPUT);

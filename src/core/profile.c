@@ -571,6 +571,14 @@ static int open_section(struct parse_state *st, const char *section)
 	return 1;
 }
 
+/* A '#' after a value is part of it (inih ends a value at ';' only): say so. */
+static const char *comment_hint(const char *value)
+{
+	return strchr(value, '#') ? " (a comment after a value starts with ';'; '#' only "
+				    "at the start of a line)"
+				  : "";
+}
+
 static int handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse_state *st = user;
@@ -607,9 +615,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (!strcmp(key, "slots"))
 			st->gpus_slots_line = st->line;
 		if (!k->fn && v_range(k, value, (char *)st->p + k->offset, range, sizeof(range)))
-			return fail(st, st->line, "bad value for %s: '%s': %s", key, value, range);
+			return fail(st, st->line, "bad value for %s: '%s': %s%s", key, value, range,
+				    comment_hint(value));
 		if (k->fn && k->fn(st->p, value, (char *)st->p + k->offset, &why))
-			return fail(st, st->line, "bad value for %s: '%s': %s", key, value, why);
+			return fail(st, st->line, "bad value for %s: '%s': %s%s", key, value, why,
+				    comment_hint(value));
 		return 1;
 	}
 	return fail(st, st->line, "unknown key '%s' in section [%s]", key, section);
@@ -772,8 +782,11 @@ int gp_profile_load(const char *path, struct gp_profile *p)
 	/* the safe reader: a FIFO or /dev/zero is refused, not waited on */
 	n = gp_root_slurp(AT_FDCWD, path, GP_PROFILE_MAX, &text);
 	if (n < 0) {
-		snprintf(errbuf, sizeof(errbuf), "cannot open profile '%s': %s", path,
-			 gp_root_strerror((int)n));
+		snprintf(errbuf, sizeof(errbuf), "cannot open profile '%s': %s%s", path,
+			 gp_root_strerror((int)n),
+			 n == -EISDIR ? " (-p takes the profile file itself, such as the one "
+					"'gpuprov profile discover' writes)"
+				      : "");
 		return (int)n;
 	}
 	st.text = text;

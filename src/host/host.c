@@ -1778,7 +1778,16 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 		rc = -EPERM;
 		goto fail;
 	}
-	if (h->rootfd == -ENOENT || h->rootfd == -ENOTDIR)
+	if (h->rootfd == -ENOTDIR) {
+		gp_err("cannot read host state: '%s' is a file, not a directory: a snapshot "
+		       "(gpuprov snapshot -o FILE.tar.gz) is unpacked first: mkdir DIR && tar xzf "
+		       "'%s' -C DIR, then -r DIR",
+		       h->root, h->root);
+		h->rootfd = -1;
+		rc = -ENOTDIR;
+		goto fail;
+	}
+	if (h->rootfd == -ENOENT)
 		h->rootfd = -1; /* reported below, with the path that is missing */
 	else if (h->rootfd < 0 && h->rootfd != AT_FDCWD)
 		goto bad_root;

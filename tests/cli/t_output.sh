@@ -25,12 +25,15 @@ run() { # EXIT NAME ARGS...: the exit status wanted
 }
 
 for cmd in domxml "profile discover"; do
+	P=""
+	[ "$cmd" = domxml ] && P="-p profiles/h3c-r5350-g6.ini" # profile does not take -p
 	run 4 "$cmd -o full" $G $R $P -o "$d/full" $cmd
 	grep -q "cannot write '$d/full': No space left on device" "$d/err" || fail "$cmd: $(cat "$d/err")"
 	run 0 "$cmd -o null" $G $R $P -o "$d/null" $cmd
 	run 4 "$cmd -o link" $G $R $P -o "$d/link" $cmd
 	grep -q "cannot write '$d/link'" "$d/err" || fail "$cmd: $(cat "$d/err")"
 done
+P="-p profiles/h3c-r5350-g6.ini"
 [ -c "$d/full" ] && [ -c "$d/null" ] && [ -L "$d/link" ] || fail "a node was replaced: $(ls -l "$d")"
 
 # a FIFO with a reader gets the whole document
