@@ -150,24 +150,20 @@ def build(rcs=8, copies=16, out=OUT):
     return len(h.order) + grafted, grafted
 
 
+SPAWN = os.path.join(TOP, "build/bench-spawn")
+
+
 def timed(cmd, ok=(0,)):
-    """Wall seconds, user+system CPU seconds, peak RSS in MB of one run.
-    posix_spawn, not fork: a forked child starts with this Python's resident
-    pages counted in its ru_maxrss (exec keeps the high-water mark), which
-    made every command look at least as large as the interpreter."""
-    err = os.open(os.path.join(TOP, "build/bench-stderr.txt"),
-                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-               (os.POSIX_SPAWN_DUP2, err, 2)]
-    start = time.perf_counter()
-    pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=actions)
-    _, status, usage = os.wait4(pid, 0)
-    elapsed = time.perf_counter() - start
-    os.close(err)
-    if os.waitstatus_to_exitcode(status) not in ok:
-        tail = open(os.path.join(TOP, "build/bench-stderr.txt")).read()[-400:]
-        sys.exit(f"bench: {' '.join(cmd)} failed: {tail}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    """Wall seconds, user+system CPU seconds, peak RSS in MB of one run,
+    measured by bench/spawn.c: a child of this Python would start with the
+    interpreter's resident pages in its ru_maxrss (exec keeps the high-water
+    mark), which made every command look at least as large as Python."""
+    err = os.path.join(TOP, "build/bench-stderr.txt")
+    out = subprocess.run([SPAWN, err] + cmd, capture_output=True, text=True, check=True)
+    wall, cpu, rss, status = out.stdout.split()
+    if int(status) not in ok:
+        sys.exit(f"bench: {' '.join(cmd)} failed: {open(err).read()[-400:]}")
+    return float(wall), float(cpu), int(rss) / 1024.0
 
 
 OPEN = re.compile(r'^\d+\s+openat2?\((.*)\) = \d+<([^>]*)>$')
@@ -282,6 +278,8 @@ def live(gpuprov):
 
 def main():
     gpuprov = os.path.join(TOP, "build/gpuprov")
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-Wall", "-Werror", "-o", SPAWN,
+                    os.path.join(HERE, "spawn.c")], check=True)
     if "--live" in sys.argv:
         live(gpuprov)
         return
