@@ -699,16 +699,22 @@ static void mac_text(const uint8_t *m, char *buf, size_t len)
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
-/* A port's partner from its IEEE 802.1AX port state bits, as the wait shows it. */
-static const char *partner_text(int state)
+/*
+ * A port's partner as the wait shows it, from IEEE 802.1AX port state bits:
+ * the actor's Defaulted bit says no LACPDU came (the partner's state is then
+ * the kernel's administrative default), Expired that they stopped.
+ */
+static const char *partner_text(const struct gp_bond_port *p)
 {
-	if (state < 0)
+	if (p->actor_state < 0 || p->partner_state < 0)
 		return "unknown";
-	if (!state || (state & 0x40)) /* defaulted: no LACPDU received */
+	if (p->actor_state & 0x40)
 		return "none";
-	if ((state & 0x38) == 0x38) /* synchronization, collecting, distributing */
+	if (p->actor_state & 0x80)
+		return "expired";
+	if ((p->partner_state & 0x38) == 0x38) /* synchronization, collecting, distributing */
 		return "in sync, distributing";
-	return state & 0x08 ? "in sync" : "answering, not in sync";
+	return p->partner_state & 0x08 ? "in sync" : "answering, not in sync";
 }
 
 static const struct gp_bond_port *port_named(const struct gp_bond_state *s, const char *name)
@@ -737,11 +743,11 @@ void gp_bond_lacp_progress(const struct gp_bond_state *s, struct gp_bond_state *
 		p = &s->ports[i];
 		was = port_named(last, p->name);
 		if (was && was->aggregator == p->aggregator &&
-		    was->partner_state == p->partner_state)
+		    !strcmp(partner_text(was), partner_text(p)))
 			continue;
 		gp_progress_line(GP_TONE_NONE, NULL,
 				 "%s: port %s in aggregator %d, partner %s (%u s)", bond, p->name,
-				 p->aggregator, partner_text(p->partner_state), waited);
+				 p->aggregator, partner_text(p), waited);
 	}
 	*last = *s;
 	mac_text(s->partner_mac, mac, sizeof(mac));

@@ -138,12 +138,17 @@ static void test_lacp_progress(void **state)
 	strcpy(s.ports[1].name, "ens1f1");
 	s.ports[0].aggregator = 1;
 	s.ports[1].aggregator = 2;
-	s.ports[0].partner_state = s.ports[1].partner_state = 0x40; /* defaulted */
+	/* no LACPDU yet: the actor is Defaulted, the partner the kernel's default (Activity) */
+	s.ports[0].actor_state = s.ports[1].actor_state = 0x45;
+	s.ports[0].partner_state = s.ports[1].partner_state = 0x01;
 	unit_pty_open(&t);
 	gp_progress_setup(false, 1);
 	gp_bond_lacp_progress(&s, &shown, "bond0", 0, 90, 2);
 	gp_bond_lacp_progress(&s, &shown, "bond0", 1, 90, 2); /* nothing changed */
+	s.ports[0].partner_state = 0x03;		      /* a change that shows nothing new */
+	gp_bond_lacp_progress(&s, &shown, "bond0", 1, 90, 2);
 	s.ports[1].aggregator = 1;
+	s.ports[0].actor_state = s.ports[1].actor_state = 0x3d;
 	s.ports[0].partner_state = s.ports[1].partner_state = 0x3d;
 	s.num_ports = 2;
 	memcpy(s.partner_mac, "\x52\x54\x00\x00\x20\x00", 6);
