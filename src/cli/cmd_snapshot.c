@@ -25,6 +25,7 @@
 
 #include "cli/cmd.h"
 #include "core/model.h"
+#include "shared/progress.h"
 
 extern char **environ;
 
@@ -38,7 +39,16 @@ struct snap {
 	char stage[PATH_LEN];
 	int stagefd;
 	int files;
+	char where[128]; /* the directory being copied, for the progress line */
 };
+
+/* On a terminal: how far the copy is (a host of 4,000 PCI functions takes a while). */
+static void snap_progress(struct snap *s, const char *where)
+{
+	if (where)
+		snprintf(s->where, sizeof(s->where), "%s", where);
+	gp_progress("snapshot: %d files, %s", s->files / 100 * 100, s->where);
+}
 
 static const char *const dev_files[] = {
 	"vendor",
@@ -129,6 +139,7 @@ static int stage_write(struct snap *s, const char *rel, const char *text, mode_t
 	}
 	close(fd);
 	s->files++;
+	snap_progress(s, NULL);
 	return 0;
 }
 
@@ -161,6 +172,7 @@ static int copy_file(struct snap *s, const char *rel)
 	close(in);
 	close(out);
 	s->files++;
+	snap_progress(s, NULL);
 	return 0;
 }
 
@@ -246,6 +258,7 @@ static void each_entry(struct snap *s, const char *dir, entry_fn fn)
 
 	if (!d)
 		return;
+	snap_progress(s, dir);
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.')
 			fn(s, dir, e->d_name);
@@ -430,6 +443,7 @@ static void process(struct snap *s, const char *dir, const char *name)
 	d = gp_root_opendir(s->rootfd, rel);
 	if (!d)
 		return;
+	snap_progress(s, dir);
 	while ((e = readdir(d))) {
 		char fd[PATH_LEN];
 
@@ -750,7 +764,9 @@ int gp_cmd_snapshot(struct gp_ctx *ctx)
 	collect(&s);
 	gp_root_close(s.rootfd);
 	close(s.stagefd);
+	gp_progress("snapshot: %d files, writing %s", s.files, ctx->output);
 	rc = write_archive(s.stage, ctx->output);
+	gp_progress_clear();
 	nftw(s.stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc) {
 		gp_err("cannot write '%s': %s", ctx->output,

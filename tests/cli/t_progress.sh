@@ -1,6 +1,7 @@
 #!/bin/sh
 # Progress and colour, on a pseudo-terminal (script(1)) as a person sees it:
 #  - check colours ok, WARN and FAIL; not with NO_COLOR, TERM=dumb, a pipe or --json;
+#  - snapshot shows how far its copy is;
 #  - apply and rollback (--only vm, libvirt's in-process QEMU driver, as in
 #    t_journal.sh) print a line when each step starts and one when it is
 #    verified or undone, with its duration; nothing of that through a pipe,
@@ -81,3 +82,11 @@ tty "$G --json -p $d/p.ini --only vm apply --yes"
 tty "$G --json rollback --yes"
 ! grep -q "^undo \|undone in\|$ESC" "$d/out" || fail "rollback --json: progress"
 [ ! -e "$x" ] || fail "the last rollback left the XML"
+
+# snapshot: how far the copy is, on the status line; nothing of it into a pipe
+tty "$G -r build/hosts/r5350-ready -o $d/snap.tar.gz snapshot"
+grep -q "snapshot: 0 files, /sys/bus/pci/devices" "$d/out" || { cat -A "$d/out" | head; fail "snapshot: no progress"; }
+grep -q "snapshot: [0-9]* files, writing $d/snap.tar.gz" "$d/out" || fail "snapshot: no word of the archive"
+grep -q "wrote $d/snap.tar.gz: [0-9]* files" "$d/out" || fail "snapshot: no summary"
+$G -r build/hosts/r5350-ready -o "$d/snap2.tar.gz" snapshot >"$d/pipe" 2>&1 || fail "snapshot into a pipe"
+! grep -q "snapshot: " "$d/pipe" || fail "snapshot into a pipe: progress"
