@@ -69,6 +69,8 @@ initramfs() {
 	# iproute2 in /usr/sbin, ahead of busybox's own ip applet in PATH
 	copy_bin "$(command -v ip)" /usr/sbin/ip
 	copy_bin "$TOP/build/gpuprov" /usr/sbin/gpuprov
+	# script(1): a terminal for what gpuprov shows only on one (progress)
+	copy_bin "$(command -v script)" /usr/sbin/script
 	mkdir -p "$ROOTFS/lib64"
 	cp -L /lib64/ld-linux-x86-64.so.2 "$ROOTFS/lib64/"
 	# the modules gpuprov and the scenarios need, and what they depend on

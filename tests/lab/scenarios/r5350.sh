@@ -59,10 +59,20 @@ t_ok "... and nothing was made" test ! -e /sys/class/net/bond1
 t_exit "--force-mgmt lifts the refusal (plan)" 1 gpuprov -p /etc/gpuprov/lab-bond-mgmt.ini --only bond --force-mgmt plan
 
 # no LACP partner yet: the bond comes up but never forms; apply must undo it all
-gpuprov -p $B --only bond apply --yes >/tmp/bapply0.log 2>&1
-t_exit "without a partner, apply fails its LACP verification, all undone (6)" 6 sh -c "exit $?"
+# on a terminal (script(1)), as an operator sees the wait
+TERM=xterm script -qec "gpuprov -p $B --only bond apply --yes" /dev/null >/tmp/bapply0.tty 2>&1
+rc=$?
+tr -d '\r' </tmp/bapply0.tty >/tmp/bapply0.log
+t_exit "without a partner, apply fails its LACP verification, all undone (6)" 6 sh -c "exit $rc"
 sed 's/^/# apply: /' /tmp/bapply0.log
 t_grep "... saying each port sits in its own aggregator" /tmp/bapply0.log 'LACP did not form on .bond0.'
+t_grep "on a terminal: each step has a line when it starts" /tmp/bapply0.log 'start \[1/[0-9]+\] bond\.create bond0: absent -> '
+t_grep "... the LACP wait names each port's aggregator and partner" /tmp/bapply0.log \
+	"bond0: port $p0 in aggregator [0-9]+, partner none \([0-9]+ s\)"
+t_grep "... and counts the seconds of its limit (lacp_timeout 10)" /tmp/bapply0.log \
+	'bond0: LACP wait [1-9][0-9]*/10 s, aggregator -?[0-9]+ has [0-9]/2 ports'
+t_grep "... the step that failed ends with its duration" /tmp/bapply0.log 'FAIL .*link\.up bond0: failed in 1[0-9]\.[0-9]{2} s'
+t_grep "... undoing, each step undone with its duration" /tmp/bapply0.log 'bond\.create bond0: undone in [0-9]+\.[0-9]{2} s'
 t_ok "... and leaves no bond behind" test ! -e /sys/class/net/bond0
 t_ok "... the ports have no master" test -z "$(master $p0)$(master $p1)"
 t_ok "... no persistent files" test ! -e /etc/systemd/network/60-gpuprov-bond0.netdev
