@@ -219,7 +219,7 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 	if (rc)
 		return rc;
 	if (!ctx->json || pl.plan.nblockers)
-		gp_render_plan(ctx->profile, &pl.plan, NULL, ctx->json);
+		gp_render_plan(&pl.h, ctx->profile, &pl.plan, NULL, ctx->json);
 	fflush(stdout); /* the plan before the progress on stderr */
 	if (pl.plan.nblockers) {
 		gp_err("refusing to apply: %d failed check%s block%s these steps; nothing "

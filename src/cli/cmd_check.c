@@ -18,7 +18,7 @@ int gp_cmd_check(struct gp_ctx *ctx)
 		return rc;
 	}
 	gp_checks_run(&h, ctx->profile, &r);
-	gp_render_check(ctx->profile, &r, ctx->json);
+	gp_render_check(&h, ctx->profile, &r, ctx->json);
 	rc = gp_report_count(&r, GP_FAIL)   ? GP_EXIT_FAIL
 	     : gp_report_count(&r, GP_WARN) ? GP_EXIT_WARN
 					    : GP_EXIT_OK;

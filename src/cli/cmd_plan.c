@@ -153,7 +153,7 @@ int gp_cmd_plan(struct gp_ctx *ctx)
 	if (ctx->diff || ctx->json)
 		gp_pfiles_build(&pl.h, ctx->profile, pl.templates, pl.vm.xml ? &pl.vm : NULL,
 				&pl.plan, &files);
-	gp_render_plan(ctx->profile, &pl.plan, ctx->json ? &files : NULL, ctx->json);
+	gp_render_plan(&pl.h, ctx->profile, &pl.plan, ctx->json ? &files : NULL, ctx->json);
 	if (ctx->diff && !ctx->json)
 		gp_render_plan_diff(&files);
 	gp_pfiles_release(&files);

@@ -663,6 +663,7 @@ static void collect(struct snap *s)
 	copy_file(s, "/proc/cmdline");
 	copy_file(s, "/proc/cpuinfo");
 	copy_file(s, "/proc/sys/kernel/osrelease");
+	copy_file(s, "/proc/sys/kernel/hostname");
 	each_entry(s, "/proc/driver/nvidia/gpus", nvidia_gpu);
 	each_entry(s, "/proc", process);
 	each_entry(s, "/etc/modprobe.d", modprobe_conf);

@@ -759,7 +759,22 @@ static json_object *findings_json(const struct gp_report *r)
 	return a;
 }
 
-void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json)
+/*
+ * Which host a report is of and how far its profile's slot map goes, so that
+ * a pasted report stands alone: hostname, DMI product, kernel.
+ */
+void gp_render_host_line(const struct gp_host *h, const struct gp_profile *p)
+{
+	printf("host %s (%s), kernel %s\n", h->hostname[0] ? gp_tv(h->hostname) : "(name unknown)",
+	       h->product[0] ? gp_tv(h->product) : "product unknown",
+	       h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown");
+	if (p && p->nslots && !p->verified)
+		printf("slot map not verified on hardware (verified = no): gpu.slot compares with "
+		       "it as written\n");
+}
+
+void gp_render_check(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		     bool json)
 {
 	static const char *const label[] = { "ok", "WARN", "FAIL" };
 	static const enum gp_tone tone[] = { GP_TONE_OK, GP_TONE_WARN, GP_TONE_FAIL };
@@ -782,7 +797,9 @@ void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool
 	printf("check against %s", gp_tv(p->path));
 	if (p->model[0])
 		printf(" (%s)", gp_tv(p->model));
-	printf("\n\n");
+	printf("\n");
+	gp_render_host_line(h, p);
+	printf("\n");
 	for (i = 0; i < r->n; i++) {
 		const struct gp_finding *f = &r->items[i];
 
@@ -922,7 +939,7 @@ void gp_render_plan_diff(const struct gp_pfiles *pf)
 		pfile_text(&pf->f[i]);
 }
 
-void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan,
+void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const struct gp_plan *plan,
 		    const struct gp_pfiles *pf, bool json)
 {
 	size_t i;
@@ -933,6 +950,7 @@ void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan,
 		return;
 	}
 	printf("plan for %s: %zu change%s\n", gp_tv(p->path), plan->n, plan->n == 1 ? "" : "s");
+	gp_render_host_line(h, NULL);
 	if (plan->n)
 		printf("\n");
 	for (i = 0; i < plan->n; i++) {

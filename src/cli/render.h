@@ -18,6 +18,8 @@ void gp_term_streams(void);
 json_object *gp_scan_json(const struct gp_host *h);
 void gp_render_scan(const struct gp_host *h, bool json);
 void gp_render_topo(const struct gp_host *h, bool json);
-void gp_render_check(const struct gp_profile *p, const struct gp_report *r, bool json);
+void gp_render_check(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		     bool json);
+void gp_render_host_line(const struct gp_host *h, const struct gp_profile *p);
 
 #endif

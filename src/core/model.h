@@ -251,10 +251,11 @@ struct gp_host {
 	char bios_vendor[GP_NAME_LEN];
 	char product[GP_NAME_LEN];
 	char kernel_release[GP_NAME_LEN];
-	int phys_bits, virt_bits; /* 0 when unknown */
-	int iommu_groups;	  /* entries of /sys/kernel/iommu_groups */
-	bool vfio_loaded;	  /* /sys/module/vfio_pci exists */
-	int vfio_available;	  /* 1 found by libkmod, 0 not, -1 unknown */
+	char hostname[GP_NAME_LEN]; /* /proc/sys/kernel/hostname, "" when unknown */
+	int phys_bits, virt_bits;   /* 0 when unknown */
+	int iommu_groups;	    /* entries of /sys/kernel/iommu_groups */
+	bool vfio_loaded;	    /* /sys/module/vfio_pci exists */
+	int vfio_available;	    /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
 	char vfio_ids[256];	 /* "vfio-pci ids=" from cmdline or modprobe.d */
 	bool driverctl;		 /* /usr/sbin/driverctl exists */

@@ -95,7 +95,7 @@ json_object *gp_step_json(const struct gp_step *st);
 /* render.c */
 struct gp_pfiles;
 /* pf: the files the steps write, into the JSON document's "files" (NULL: none) */
-void gp_render_plan(const struct gp_profile *p, const struct gp_plan *plan,
+void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const struct gp_plan *plan,
 		    const struct gp_pfiles *pf, bool json);
 void gp_render_plan_diff(const struct gp_pfiles *pf);
 

@@ -1093,6 +1093,7 @@ static void read_kernel(struct gp_host *h)
 	read_text(h, rootp(h, path, "/proc/cmdline"), h->cmdline, sizeof(h->cmdline));
 	read_text(h, rootp(h, path, "/proc/sys/kernel/osrelease"), h->kernel_release,
 		  sizeof(h->kernel_release));
+	read_text(h, rootp(h, path, "/proc/sys/kernel/hostname"), h->hostname, sizeof(h->hostname));
 	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_version"), h->bios_version,
 		  sizeof(h->bios_version));
 	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
