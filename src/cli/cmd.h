@@ -24,6 +24,8 @@ struct gp_ctx {
 	bool diff;	     /* plan --diff */
 	int argc;	     /* the command's own arguments */
 	char **argv;
+	/* check --baseline: an unpacked snapshot to compare the host with */
+	const char *baseline;
 };
 
 /* Each returns an exit status (enum gp_exit). */

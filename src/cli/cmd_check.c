@@ -1,7 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* gpuprov check: findings; exit 0 all ok, 1 warnings only, 2 a failure. */
+/*
+ * gpuprov check: findings; exit 0 all ok, 1 warnings only, 2 a failure.
+ * With --baseline, the drift.* findings against a snapshot taken when the
+ * host was verified come after the profile's own.
+ */
 #include "cli/cmd.h"
 #include "cli/render.h"
+#include "core/drift.h"
+
+/* The baseline is the operator's input: one that cannot be read is exit 4. */
+static int drift(struct gp_ctx *ctx, const struct gp_host *h, struct gp_report *r)
+{
+	struct gp_host base;
+
+	if (gp_host_load(ctx->baseline, ctx->profile, &base)) {
+		gp_err("cannot read the baseline '%s' (a snapshot unpacked with tar xzf)",
+		       ctx->baseline);
+		return GP_EXIT_INPUT;
+	}
+	gp_drift_run(&base, h, ctx->profile, r);
+	gp_host_release(&base);
+	return 0;
+}
 
 int gp_cmd_check(struct gp_ctx *ctx)
 {
@@ -18,6 +38,12 @@ int gp_cmd_check(struct gp_ctx *ctx)
 		return rc;
 	}
 	gp_checks_run(&h, ctx->profile, &r);
+	rc = ctx->baseline ? drift(ctx, &h, &r) : 0;
+	if (rc) {
+		gp_report_release(&r);
+		gp_host_release(&h);
+		return rc;
+	}
 	gp_render_check(&h, ctx->profile, &r, ctx->json);
 	rc = gp_report_count(&r, GP_FAIL)   ? GP_EXIT_FAIL
 	     : gp_report_count(&r, GP_WARN) ? GP_EXIT_WARN

@@ -38,6 +38,7 @@ enum {
 	OPT_LIST = 1 << 5,
 	OPT_ACCEPT = 1 << 6,
 	OPT_DIFF = 1 << 7,
+	OPT_BASELINE = 1 << 8,
 };
 
 static const struct {
@@ -52,6 +53,7 @@ static const struct {
 	{ OPT_LIST, "--list" },
 	{ OPT_DIFF, "--diff" },
 	{ OPT_ACCEPT, "--accept" },
+	{ OPT_BASELINE, "--baseline" },
 };
 
 struct gp_cmd {
@@ -72,7 +74,7 @@ static const struct gp_cmd commands[] = {
 	  "GPUs, NICs, bridges, IOMMU groups, NUMA nodes, links, BARs" },
 	{ "topo", gp_cmd_topo, USE_PROFILE | NO_ARGS, OPT_PROFILE, "",
 	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
-	{ "check", gp_cmd_check, NEED_PROFILE | NO_ARGS, OPT_PROFILE, "",
+	{ "check", gp_cmd_check, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_BASELINE, "",
 	  "preflight of the host against the profile" },
 	{ "plan", gp_cmd_plan, NEED_PROFILE | NO_ARGS, PLAN_OPTS | OPT_DIFF, "",
 	  "dry run: the steps apply would take, with current and target state" },
@@ -99,9 +101,10 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
-		   "               [--force-mgmt] [--accept IDS] [--list] [--diff] [-o FILE] "
-		   "COMMAND [ARGS]\n\n");
+	fprintf(f,
+		"usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
+		"               [--force-mgmt] [--accept IDS] [--list] [--diff] [--baseline DIR]\n"
+		"               [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n"
@@ -115,6 +118,7 @@ static void usage(FILE *f)
 		   "      --accept IDS    plan, apply: go ahead despite these failed findings\n"
 		   "      --list          rollback: every journaled run and its status\n"
 		   "      --diff          plan: unified diffs of the files the steps write\n"
+		   "      --baseline DIR  check: drift against this unpacked snapshot\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -179,10 +183,11 @@ static int gp_cmd_help(struct gp_ctx *ctx)
 	for (i = 0; i < sizeof(option_names) / sizeof(option_names[0]); i++)
 		if ((c->opts & option_names[i].opt) && option_names[i].opt != OPT_PROFILE)
 			printf(" [%s%s]", option_names[i].name,
-			       option_names[i].opt == OPT_OUTPUT   ? " FILE"
-			       : option_names[i].opt == OPT_ONLY   ? " LIST"
-			       : option_names[i].opt == OPT_ACCEPT ? " IDS"
-								   : "");
+			       option_names[i].opt == OPT_OUTPUT     ? " FILE"
+			       : option_names[i].opt == OPT_ONLY     ? " LIST"
+			       : option_names[i].opt == OPT_ACCEPT   ? " IDS"
+			       : option_names[i].opt == OPT_BASELINE ? " DIR"
+								     : "");
 	printf(" %s%s\n\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->name, c->args, c->help);
 	return GP_EXIT_OK;
 }
@@ -381,6 +386,7 @@ int main(int argc, char **argv)
 		{ "accept", required_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "diff", no_argument, NULL, 'D' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -436,6 +442,10 @@ int main(int argc, char **argv)
 		case 'D':
 			ctx.diff = true;
 			given |= OPT_DIFF;
+			break;
+		case 'B':
+			ctx.baseline = optarg;
+			given |= OPT_BASELINE;
 			break;
 		case 'v':
 			gp_verbosity = 2;

@@ -1,0 +1,98 @@
+#!/bin/sh
+# check --baseline: each drift kind on a fixture host that differs from
+# r5350-ready in that one way, against r5350-ready as the baseline (a tree,
+# and the same tree through `gpuprov snapshot` and tar); exit status as check;
+# a baseline that cannot be read, or --baseline on another command, is exit 4.
+set -u
+G=build/test/gpuprov
+P=profiles/h3c-r5350-g6.ini
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail=0
+
+# the drift.* findings that are not ok, one "id severity subject" a line, sorted
+drifts() {
+	python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+for f in sorted(doc["findings"], key=lambda f: (f["id"], f["subject"])):
+    if f["id"].startswith("drift.") and f["severity"] != "ok":
+        print(f["id"], f["severity"], f["subject"])
+'
+}
+
+# HOST BASELINE WANT-EXIT, then the expected lines on stdin
+expect() {
+	$G -r "build/hosts/$1" -p $P --baseline "$2" --json check >"$d/out" 2>"$d/err"
+	rc=$?
+	drifts <"$d/out" >"$d/got" || { echo "$1: bad JSON"; cat "$d/err"; fail=1; return; }
+	cat >"$d/want"
+	if ! cmp -s "$d/want" "$d/got"; then
+		echo "$1 against $2: drift differs"; diff "$d/want" "$d/got"; fail=1
+	fi
+	[ "$rc" -eq "$3" ] || { echo "$1: exit $rc, want $3"; fail=1; }
+}
+
+B=build/hosts/r5350-ready
+# the ready host against itself: no drift, check exits 0
+expect r5350-ready $B 0 </dev/null
+expect drift-added $B 1 <<'E'
+drift.added warn 0000:80:03.1
+drift.added warn 0000:82:00.0
+E
+expect drift-missing $B 2 <<'E'
+drift.missing fail 0000:42:00.0
+E
+expect drift-moved $B 2 <<'E'
+drift.added warn 0000:c0:09.1
+drift.moved fail 0000:c4:00.0
+E
+expect drift-slot $B 2 <<'E'
+drift.moved fail 0000:41:00.0
+drift.moved fail 0000:42:00.0
+E
+expect link $B 2 <<'E'
+drift.link fail 0000:41:00.0
+drift.link warn 0000:42:00.0
+E
+expect drift-acs $B 2 <<'E'
+drift.acs fail 0000:40:01.1
+drift.acs warn 0000:80:01.1
+E
+expect drift-group $B 2 <<'E'
+drift.iommu_group fail 0000:41:00.0
+E
+expect drift-kernel $B 2 <<'E'
+drift.bios warn host
+drift.cmdline fail host
+E
+expect drift-driver $B 2 <<'E'
+drift.driver fail 0000:01:00.1
+drift.driver fail 0000:41:00.0
+E
+
+# every kind is reported, ok when it did not drift
+n=$($G -r $B -p $P --baseline $B --json check |
+	python3 -c 'import json,sys; print(sum(f["id"].startswith("drift.") and f["severity"] == "ok" for f in json.load(sys.stdin)["findings"]))')
+[ "$n" = 9 ] || { echo "ready against itself: $n ok drift findings, want 9"; fail=1; }
+
+# the baseline as the operator has it: a snapshot, unpacked
+mkdir "$d/snap"
+$G -q -r $B -o "$d/s.tar.gz" snapshot && tar xzf "$d/s.tar.gz" -C "$d/snap" ||
+	{ echo "snapshot failed"; exit 1; }
+expect r5350-ready "$d/snap" 0 </dev/null
+expect drift-moved "$d/snap" 2 <<'E'
+drift.added warn 0000:c0:09.1
+drift.moved fail 0000:c4:00.0
+E
+
+# bad input
+$G -r $B -p $P --baseline "$d/none" check >/dev/null 2>&1
+[ $? -eq 4 ] || { echo "missing baseline: not exit 4"; fail=1; }
+$G -r $B -p $P --baseline "$d/s.tar.gz" check >/dev/null 2>&1
+[ $? -eq 4 ] || { echo "a tarball as baseline: not exit 4"; fail=1; }
+$G -r $B -p $P --baseline $B plan >/dev/null 2>&1
+[ $? -eq 4 ] || { echo "--baseline on plan: not exit 4"; fail=1; }
+out=$($G -r $B -p $P --baseline "$d/none" --json check 2>/dev/null)
+printf '%s' "$out" | grep -q '"exit_status": 4' || { echo "--json: no error document"; fail=1; }
+exit $fail
