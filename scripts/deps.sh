@@ -12,6 +12,10 @@ pkgs="$pkgs python3 pciutils kmod clang libclang-rt-14-dev clang-format mandoc s
 pkgs="$pkgs dpkg-dev debhelper lintian bash-completion"
 # the report, rendered in a real browser (tests/report/check.py); patch(1) for plan --diff
 pkgs="$pkgs chromium libxml2-utils patch"
+# the Ansible collection (ansible/): ansible-core, and what ansible-test
+# sanity and the module unit tests run offline with (tests/cli/t_ansible_*.sh)
+pkgs="$pkgs ansible-core pylint yamllint python3-pycodestyle python3-voluptuous python3-pytest
+python3-venv"
 # libvirt's own QEMU driver, in-process, to prove the domain XML
 pkgs="$pkgs libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 ovmf"
 # the lab; its Debian host for the reboot scenario: debootstrap, mkfs.ext4 -d

@@ -1,0 +1,327 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpuprov contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: gpuprov
+short_description: Check, apply or roll back a gpuprov profile on a KVM host
+version_added: "0.1.0"
+description:
+  - Runs C(gpuprov) on the managed host, always with C(--json), and returns its
+    findings, plan and journal.
+  - C(state=checked) runs C(gpuprov check) (with I(baseline), the drift against a
+    verified snapshot too); it never changes anything.
+  - C(state=applied) runs C(gpuprov plan) first. When the plan has nothing to do
+    (exit status 0) the result is C(changed=false) and nothing else runs. When
+    changes are pending, check mode stops there and reports C(changed=true);
+    otherwise C(gpuprov apply --yes) carries the plan out and the result holds
+    its run ID.
+  - C(state=rolled_back) undoes the run I(run_id), or the one C(gpuprov rollback)
+    would take next, when it has steps left to undo.
+  - A failure (a blocked plan, failed findings, a step that failed and was
+    rolled back) fails the task and carries gpuprov's findings.
+  - With C(--diff), the plan's steps (current and target state) and, where the
+    installed gpuprov provides them, the unified diffs of the files it would write.
+author:
+  - gpuprov contributors (!UNKNOWN)
+requirements:
+  - gpuprov on the managed host (see the C(gpuprov.fleet.gpuprov) role)
+notes:
+  - C(apply) and C(rollback) need root and refuse I(root); run them with C(become).
+  - Exit statuses follow gpuprov(8), EXIT STATUS.
+options:
+  state:
+    description:
+      - C(checked) reports findings, C(applied) makes the host as the profile
+        wants, C(rolled_back) undoes a journaled run.
+    type: str
+    choices: [checked, applied, rolled_back]
+    default: checked
+  profile:
+    description:
+      - The server profile (gpuprov.ini(5)) on the managed host.
+      - Required with C(state=checked) and C(state=applied).
+    type: path
+  root:
+    description:
+      - Read the host under this directory (a snapshot or fixture tree, C(-r)).
+      - C(apply) and C(rollback) refuse it.
+    type: path
+  only:
+    description:
+      - Limit C(plan) and C(apply) to these groups of steps (C(--only)).
+    type: list
+    elements: str
+    choices: [vfio, bond, vm]
+  accept:
+    description:
+      - Failed findings, by id, that C(plan) and C(apply) go ahead despite
+        (C(--accept)); every other failed finding blocks the steps of its area.
+      - The accepted ids are recorded in the run's journal.
+    type: list
+    elements: str
+  force_mgmt:
+    description:
+      - Allow bonding a port that carries the management path (C(--force-mgmt)).
+    type: bool
+    default: false
+  baseline:
+    description:
+      - With C(state=checked), an unpacked snapshot taken when the host was
+        verified; adds the C(drift.*) findings (C(check --baseline)).
+    type: path
+  run_id:
+    description:
+      - With C(state=rolled_back), the run to undo; default the one
+        C(gpuprov rollback) takes next.
+    type: str
+  fail_on:
+    description:
+      - With C(state=checked), the worst finding that still passes the task.
+      - C(fail) fails on a failed finding, C(warn) on a warning too, C(never)
+        only when gpuprov could not run.
+    type: str
+    choices: [fail, warn, never]
+    default: fail
+  binary:
+    description:
+      - The gpuprov program on the managed host.
+    type: path
+    default: gpuprov
+attributes:
+  check_mode:
+    support: full
+    description: Runs C(plan) (or C(rollback --list)) and reports what would change.
+  diff_mode:
+    support: full
+    description: Shows the plan's steps and file diffs.
+'''
+
+EXAMPLES = r'''
+- name: Preflight against the host's profile
+  gpuprov.fleet.gpuprov:
+    profile: /etc/gpuprov/host.ini
+    state: checked
+    fail_on: never
+  register: preflight
+
+- name: Still as verified? (drift against the snapshot taken then)
+  gpuprov.fleet.gpuprov:
+    profile: /etc/gpuprov/host.ini
+    baseline: /var/lib/gpuprov/baseline
+    state: checked
+
+- name: Bind the GPUs to vfio-pci and define the VM
+  become: true
+  gpuprov.fleet.gpuprov:
+    profile: /etc/gpuprov/host.ini
+    state: applied
+    only: [vfio, vm]
+  register: applied
+
+- name: Undo that run
+  become: true
+  gpuprov.fleet.gpuprov:
+    state: rolled_back
+    run_id: "{{ applied.run_id }}"
+'''
+
+RETURN = r'''
+exit_status:
+  description:
+    - The exit status of the last gpuprov command run (gpuprov(8), EXIT STATUS).
+    - Not C(rc), which Ansible would take for a failure whenever it is not 0.
+  returned: always
+  type: int
+  sample: 1
+findings:
+  description:
+    - gpuprov's findings, with C(state=checked), and on every failure.
+  returned: when gpuprov ran C(check)
+  type: list
+  elements: dict
+  sample: [{"id": "gpu.link", "severity": "fail", "subject": "0000:41:00.0",
+            "message": "link trained at x8", "hint": "reseat the card"}]
+summary:
+  description: Counts of ok, warn and fail findings.
+  returned: when gpuprov ran C(check)
+  type: dict
+  sample: {"ok": 30, "warn": 1, "fail": 0}
+drift:
+  description: The C(drift.*) findings that are not ok (with I(baseline)).
+  returned: with state=checked
+  type: list
+  elements: dict
+steps:
+  description: The plan's steps (kind, subject, current, target, reversible).
+  returned: with state=applied
+  type: list
+  elements: dict
+blocked:
+  description: Why the plan refuses steps, one message each.
+  returned: with state=applied
+  type: list
+  elements: str
+run_id:
+  description: The journaled run that apply made or rollback undid.
+  returned: when a run was made or undone
+  type: str
+  sample: "20261130T211502-4711"
+journal:
+  description: The run's journal as C(apply --json) or C(rollback --json) printed it.
+  returned: when a run was made or undone
+  type: dict
+msg:
+  description: What happened, or gpuprov's error.
+  returned: always
+  type: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuprov.fleet.plugins.module_utils import gpuprov as gp
+
+
+def findings_of(module):
+    """check --json, for a failure's result: what gpuprov found."""
+    rc, doc, dummy = gp.run(module, gp.base_args(module) + ['check'])
+    if rc in (gp.EXIT_OK, gp.EXIT_WARN, gp.EXIT_FAIL):
+        return doc.get('findings', []), doc.get('summary', {})
+    return [], {}
+
+
+def do_checked(module, result):
+    p = module.params
+    args = gp.base_args(module)
+    if p['baseline']:
+        args += ['--baseline', p['baseline']]
+    rc, doc, err = gp.run(module, args + ['check'])
+    result['exit_status'] = rc
+    if rc not in (gp.EXIT_OK, gp.EXIT_WARN, gp.EXIT_FAIL):
+        module.fail_json(msg=gp.why(doc, rc, err), **result)
+    findings = doc.get('findings', [])
+    result.update(findings=findings, summary=doc.get('summary', {}),
+                  drift=gp.drifted(findings))
+    worst = {'fail': gp.EXIT_FAIL, 'warn': gp.EXIT_WARN, 'never': None}[p['fail_on']]
+    bad = ['%s %s: %s' % (f['id'], f['subject'], f['message']) for f in gp.not_ok(findings)]
+    result['msg'] = '; '.join(bad) if bad else 'every finding ok'
+    if worst is not None and rc >= worst:
+        module.fail_json(**result)
+    module.exit_json(**result)
+
+
+def plan(module, result):
+    p = module.params
+    args = gp.base_args(module)
+    if p['only']:
+        args += ['--only', ','.join(p['only'])]
+    if p['force_mgmt']:
+        args += ['--force-mgmt']
+    if p['accept']:
+        args += ['--accept', ','.join(p['accept'])]
+    if module._diff:
+        rc, doc, err = gp.run(module, args + ['--diff', 'plan'])
+        if rc != gp.EXIT_INPUT or 'diff' not in gp.why(doc, rc, err):
+            return args, rc, doc, err
+    rc, doc, err = gp.run(module, args + ['plan'])
+    return args, rc, doc, err
+
+
+def do_applied(module, result):
+    args, rc, doc, err = plan(module, result)
+    result['exit_status'] = rc
+    result.update(steps=doc.get('steps', []), blocked=doc.get('blocked', []))
+    if rc == gp.EXIT_FAIL:
+        result['findings'], result['summary'] = findings_of(module)
+        module.fail_json(msg='plan blocked: ' + '; '.join(result['blocked'] or
+                                                          [gp.why(doc, rc, err)]), **result)
+    if rc not in (gp.EXIT_OK, gp.EXIT_WARN):
+        module.fail_json(msg=gp.why(doc, rc, err), **result)
+    if module._diff:
+        result['diff'] = gp.plan_diff(doc)
+    if rc == gp.EXIT_OK:
+        module.exit_json(msg='nothing to do', **result)
+    result['changed'] = True
+    if module.check_mode:
+        module.exit_json(msg='%d changes pending' % len(result['steps']), **result)
+    rc, doc, err = gp.run(module, args + ['--yes', 'apply'])
+    result['exit_status'] = rc
+    result['run_id'] = doc.get('run_id')
+    result['journal'] = doc
+    if rc != gp.EXIT_OK:
+        # every status but "an undo failed, the host is left changed" means
+        # the host is as before (refused, or rolled back) -- gpuprov(8)
+        result['changed'] = rc == gp.EXIT_UNDO_FAILED
+        result['findings'], result['summary'] = findings_of(module)
+        module.fail_json(msg=gp.why(doc, rc, err), **result)
+    module.exit_json(msg='applied: run %s' % result['run_id'], **result)
+
+
+def pending_run(module, runs):
+    """The run rollback would undo: run_id, or the one marked next."""
+    want = module.params['run_id']
+    for r in runs:
+        if (r.get('run_id') == want) if want else r.get('next'):
+            return r
+    return None
+
+
+def do_rolled_back(module, result):
+    args = [module.params['binary'], '--json']
+    rc, doc, err = gp.run(module, args + ['--list', 'rollback'])
+    result['exit_status'] = rc
+    if rc != gp.EXIT_OK:
+        module.fail_json(msg=gp.why(doc, rc, err), **result)
+    run = pending_run(module, doc.get('runs', []))
+    if module.params['run_id'] and run is None:
+        module.fail_json(msg='no journaled run %s' % module.params['run_id'], **result)
+    if run is None or (not run.get('to_undo') and not run.get('interrupted')):
+        module.exit_json(msg='nothing to roll back', **result)
+    result.update(changed=True, run_id=run['run_id'])
+    if module.check_mode:
+        module.exit_json(msg='would roll back run %s' % run['run_id'], **result)
+    rc, doc, err = gp.run(module, args + ['--yes', 'rollback', run['run_id']])
+    result.update(exit_status=rc, journal=doc)
+    if rc != gp.EXIT_OK:
+        module.fail_json(msg=gp.why(doc, rc, err), **result)
+    module.exit_json(msg='rolled back run %s' % run['run_id'], **result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            state=dict(type='str', default='checked',
+                       choices=['checked', 'applied', 'rolled_back']),
+            profile=dict(type='path'),
+            root=dict(type='path'),
+            only=dict(type='list', elements='str', choices=['vfio', 'bond', 'vm']),
+            accept=dict(type='list', elements='str'),
+            force_mgmt=dict(type='bool', default=False),
+            baseline=dict(type='path'),
+            run_id=dict(type='str'),
+            fail_on=dict(type='str', default='fail', choices=['fail', 'warn', 'never']),
+            binary=dict(type='path', default='gpuprov'),
+        ),
+        required_if=[
+            ('state', 'checked', ('profile',)),
+            ('state', 'applied', ('profile',)),
+        ],
+        supports_check_mode=True,
+    )
+    result = dict(changed=False, exit_status=0)
+    state = module.params['state']
+    if state == 'checked':
+        do_checked(module, result)
+    elif state == 'applied':
+        do_applied(module, result)
+    else:
+        do_rolled_back(module, result)
+
+
+if __name__ == '__main__':
+    main()
