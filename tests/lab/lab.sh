@@ -56,6 +56,26 @@ copy_bin() {
 	done
 }
 
+# Python, Ansible's module_utils and the collection's modules, for the
+# ansible scenario: the module gpuprov.fleet.gpuprov run in the guest as
+# Ansible runs a module on a managed host (python3 MODULE ARGS-FILE)
+python_rootfs() {
+	copy_bin /usr/bin/python3.11 /usr/bin/python3
+	mkdir -p "$ROOTFS/usr/lib/python3/dist-packages/ansible" \
+		"$ROOTFS/usr/lib/python3/dist-packages/ansible_collections/gpuprov/fleet"
+	(cd /usr/lib && tar cf - --exclude=test --exclude=tests --exclude=idlelib \
+		--exclude=tkinter --exclude=ensurepip --exclude=lib2to3 --exclude='config-3*' \
+		python3.11) | tar xf - -C "$ROOTFS/usr/lib"
+	for so in /usr/lib/python3.11/lib-dynload/*.so; do
+		ldd "$so" | awk '/=>/ { print $3 }' | while read -r lib; do
+			[ -f "$ROOTFS$lib" ] || { mkdir -p "$ROOTFS$(dirname "$lib")" && cp -L "$lib" "$ROOTFS$lib"; }
+		done
+	done
+	a=/usr/lib/python3/dist-packages/ansible
+	cp -r "$a/__init__.py" "$a/release.py" "$a/_vendor" "$a/module_utils" "$ROOTFS$a/"
+	cp -r "$TOP/ansible/plugins" "$ROOTFS/usr/lib/python3/dist-packages/ansible_collections/gpuprov/fleet/"
+}
+
 MODULES="virtio_pci virtio_net virtio_blk e1000e vfio-pci vfio_iommu_type1 bonding bridge veth ext4 crc32c_generic 9pnet_virtio 9p"
 
 initramfs() {
@@ -88,6 +108,7 @@ initramfs() {
 	cp "$LAB"/profiles/*.ini "$TOP"/profiles/*.ini "$ROOTFS/etc/gpuprov/"
 	mkdir -p "$ROOTFS/usr/local/share/gpuprov/templates"
 	cp "$TOP"/templates/* "$ROOTFS/usr/local/share/gpuprov/templates/"
+	if [ "$topo" = ansible ]; then python_rootfs; fi
 	cp "$LAB/tap.sh" "$ROOTFS/tap.sh"
 	cp "$LAB/scenarios/$topo.sh" "$ROOTFS/scenario.sh"
 	cp "$LAB/init" "$ROOTFS/init"
