@@ -16,6 +16,7 @@
 #define CFG_HEADER_TYPE	    0x0e
 #define CFG_CAP_PTR	    0x34
 #define CFG_SUBSYS_VENDOR   0x2c
+#define CAP_ID_SSVID	    0x0d
 #define CAP_ID_EXP	    0x10
 #define CAP_ID_MSI	    0x05
 #define CAP_ID_MSIX	    0x11
@@ -154,6 +155,15 @@ int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
 	if (out->header_type == 0) {
 		out->svendor = rd16(buf, len, CFG_SUBSYS_VENDOR);
 		out->sdevice = rd16(buf, len, CFG_SUBSYS_VENDOR + 2);
+	} else if (out->header_type == 1) {
+		/* a bridge's are in its SSVID capability, where the kernel reads
+		 * them for sysfs (and NCCL tells Broadcom switch levels apart by them) */
+		size_t ssvid = find_cap(buf, len, CAP_ID_SSVID);
+
+		if (ssvid) {
+			out->svendor = rd16(buf, len, ssvid + 4);
+			out->sdevice = rd16(buf, len, ssvid + 6);
+		}
 	}
 	exp = find_cap(buf, len, CAP_ID_EXP);
 	if (exp) {
