@@ -22,9 +22,9 @@
 #define RUN_DIR "/run/gpuprov"
 
 static const struct gp_actuator *const actuators[] = {
-	&gp_act_module_load,  &gp_act_override,	    &gp_act_unbind,	   &gp_act_bind,
-	&gp_act_persist_vfio, &gp_act_domain_write, &gp_act_domain_define, &gp_act_bond_create,
-	&gp_act_bond_enslave, &gp_act_link_up,	    &gp_act_persist_bond,
+	&gp_act_module_load,  &gp_act_override,	    &gp_act_unbind,	&gp_act_bind,
+	&gp_act_persist_vfio, &gp_act_domain_write, &gp_act_nccl_write, &gp_act_domain_define,
+	&gp_act_bond_create,  &gp_act_bond_enslave, &gp_act_link_up,	&gp_act_persist_bond,
 };
 
 const struct gp_actuator *gp_actuator_find(const char *kind)

@@ -28,7 +28,7 @@ const struct gp_actuator *gp_actuator_find(const char *kind);
 /* vfio.c */
 extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind, gp_act_bind;
 /* files.c */
-extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write;
+extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write, gp_act_nccl_write;
 void gp_files_set_persist(const struct gp_persist *ps);
 
 void gp_files_set_vm(const struct gp_vm_target *t);

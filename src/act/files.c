@@ -230,6 +230,53 @@ const struct gp_actuator gp_act_domain_write = {
 	domain_run,	domain_verify,	 domain_undo,
 };
 
+/* ---- nccl.write: NCCL's topology file beside the VM's XML ---- */
+
+static int nccl_precheck(const struct gp_step *st)
+{
+	if (vm && vm->nccl && !strcmp(st->subject, vm->nccl_path))
+		return 0;
+	gp_err("nccl.write: no NCCL topology file to write");
+	return -EINVAL;
+}
+
+static int nccl_done(const struct gp_step *st)
+{
+	(void)st;
+	return same(vm->nccl_path, vm->nccl);
+}
+
+static int nccl_record(const struct gp_step *st, json_object *undo)
+{
+	const char *path = vm->nccl_path;
+
+	(void)st;
+	return record_files(undo, "file", &path, 1);
+}
+
+static int nccl_run(const struct gp_step *st)
+{
+	int rc = write_atomic(vm->nccl_path, vm->nccl, 0644);
+
+	(void)st;
+	if (rc)
+		gp_err("cannot write '%s': %s", vm->nccl_path, strerror(-rc));
+	return rc;
+}
+
+static int nccl_verify(const struct gp_step *st)
+{
+	if (nccl_done(st) > 0)
+		return 0;
+	gp_err("'%s' does not read back as written", vm->nccl_path);
+	return -EIO;
+}
+
+/* Its undo is domain.write's: the file as it was, or no file. */
+const struct gp_actuator gp_act_nccl_write = {
+	"nccl.write", nccl_precheck, nccl_done, nccl_record, nccl_run, nccl_verify, domain_undo,
+};
+
 /* ---- persist.bond: the bond in the network owner's format ---- */
 
 static const struct gp_netconf *netconf;

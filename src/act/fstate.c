@@ -32,8 +32,9 @@
 #include "act/apply.h"
 
 /*
- * The paths each step kind writes, besides gp_persist_paths (persist.vfio)
- * and the VM's XML (domain.write: any absolute *.xml, see xml_path_ok).
+ * The paths each step kind writes, besides gp_persist_paths (persist.vfio),
+ * the VM's XML (domain.write: any absolute *.xml, see xml_path_ok) and
+ * NCCL's topology file beside it (nccl.write: such a path, *.nccl-topo.xml).
  * netconf.c and files.c make their names in these forms; test_journal
  * checks each rendered path against this table.
  */
@@ -91,6 +92,10 @@ bool gp_path_owned(const char *kind, const char *path)
 		return false;
 	if (!strcmp(kind, "domain.write"))
 		return xml_path_ok(path);
+	if (!strcmp(kind, "nccl.write")) /* gp_nccl_topo_path(): "X.nccl-topo.xml" */
+		return xml_path_ok(path) && strlen(path) > 15 &&
+		       !strcmp(path + strlen(path) - 14, ".nccl-topo.xml") &&
+		       path[strlen(path) - 15] != '/';
 	for (i = 0; !strcmp(kind, "persist.vfio") && i < GP_PERSIST_FILES; i++)
 		if (!strcmp(path, gp_persist_paths[i]))
 			return true;

@@ -22,6 +22,7 @@ struct gp_ctx {
 	bool force_mgmt;     /* --force-mgmt: may bond the management port */
 	bool list;	     /* rollback --list */
 	bool diff;	     /* plan --diff */
+	bool this_host;	     /* nccl-topo --this-host */
 	int argc;	     /* the command's own arguments */
 	char **argv;
 	/* check --baseline: an unpacked snapshot to compare the host with */
@@ -41,6 +42,7 @@ int gp_cmd_apply(struct gp_ctx *ctx);
 int gp_cmd_rollback(struct gp_ctx *ctx);
 int gp_cmd_bond(struct gp_ctx *ctx);
 int gp_cmd_report(struct gp_ctx *ctx);
+int gp_cmd_nccl_topo(struct gp_ctx *ctx);
 
 /* What plan and apply work from: the host, its findings, the VM's XML, the plan. */
 struct gp_planned {

@@ -11,6 +11,7 @@
 
 #include "act/apply.h"
 #include "cli/cmd.h"
+#include "core/nccl_topo.h"
 #include "core/pfiles.h"
 #include "core/plan.h"
 #include "core/vm.h"
@@ -38,6 +39,13 @@ static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target 
 		return GP_EXIT_INPUT;
 	vm->xml = xml;
 	vm_files(h, xml);
+	if (gp_nccl_topo_build(h, ctx->profile, false, &xml)) {
+		free((char *)vm->xml); /* said why: the guest cannot number its buses */
+		vm->xml = NULL;
+		return GP_EXIT_INPUT;
+	}
+	vm->nccl = xml;
+	gp_nccl_topo_path(ctx->profile->vm.output, vm->nccl_path, sizeof(vm->nccl_path));
 	vm->output = ctx->profile->vm.output;
 	vm->uri = ctx->profile->vm.uri;
 	vm->name = ctx->profile->vm.name;
@@ -127,14 +135,17 @@ int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h)
 	gp_verbosity = verbosity > 0 ? 0 : verbosity;
 	rc = vm_target(ctx, h, &vm);
 	gp_verbosity = verbosity;
-	if (!rc)
+	if (!rc) {
 		free((char *)vm.xml);
+		free((char *)vm.nccl);
+	}
 	return 0;
 }
 
 void gp_planned_release(struct gp_planned *pl)
 {
 	free((char *)pl->vm.xml);
+	free((char *)pl->vm.nccl);
 	gp_plan_release(&pl->plan);
 	gp_report_release(&pl->r);
 	gp_templates_release(pl->templates);

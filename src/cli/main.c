@@ -39,6 +39,7 @@ enum {
 	OPT_ACCEPT = 1 << 6,
 	OPT_DIFF = 1 << 7,
 	OPT_BASELINE = 1 << 8,
+	OPT_THIS_HOST = 1 << 9,
 };
 
 static const struct {
@@ -54,6 +55,7 @@ static const struct {
 	{ OPT_DIFF, "--diff" },
 	{ OPT_ACCEPT, "--accept" },
 	{ OPT_BASELINE, "--baseline" },
+	{ OPT_THIS_HOST, "--this-host" },
 };
 
 struct gp_cmd {
@@ -92,6 +94,9 @@ static const struct gp_cmd commands[] = {
 	  "validate FILE | discover" },
 	{ "report", gp_cmd_report, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_OUTPUT, "",
 	  "the maintenance-window dossier: Markdown, or HTML with an SVG (-o FILE.html)" },
+	{ "nccl-topo", gp_cmd_nccl_topo, USE_PROFILE | NO_ARGS,
+	  OPT_PROFILE | OPT_OUTPUT | OPT_THIS_HOST, " [--this-host]",
+	  "NCCL's topology file for the profile's VM (--this-host: this machine)" },
 	{ "help", gp_cmd_help, 0, 0, " [COMMAND]", "this list, or what COMMAND takes" },
 };
 
@@ -104,7 +109,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
 		"               [--force-mgmt] [--accept IDS] [--list] [--diff] [--baseline DIR]\n"
-		"               [-o FILE] COMMAND [ARGS]\n\n");
+		"               [--this-host] [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\noptions:\n"
@@ -119,6 +124,7 @@ static void usage(FILE *f)
 		   "      --list          rollback: every journaled run and its status\n"
 		   "      --diff          plan: unified diffs of the files the steps write\n"
 		   "      --baseline DIR  check: drift against this unpacked snapshot\n"
+		   "      --this-host     nccl-topo: for this machine, at its own addresses\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -387,6 +393,7 @@ int main(int argc, char **argv)
 		{ "list", no_argument, NULL, 'L' },
 		{ "diff", no_argument, NULL, 'D' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "this-host", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -446,6 +453,10 @@ int main(int argc, char **argv)
 		case 'B':
 			ctx.baseline = optarg;
 			given |= OPT_BASELINE;
+			break;
+		case 'T':
+			ctx.this_host = true;
+			given |= OPT_THIS_HOST;
 			break;
 		case 'v':
 			gp_verbosity = 2;

@@ -17,9 +17,8 @@
 
 #include "core/vm.h"
 
-#define QEMU_NS	    "http://libvirt.org/schemas/domain/qemu/1.0"
-#define OWN_PREFIX  "ua-gpu" /* every alias gpuprov gives starts with it */
-#define PXB_BUS_TOP 256	     /* pxb bus numbers count down from here, 16 apart */
+#define QEMU_NS	   "http://libvirt.org/schemas/domain/qemu/1.0"
+#define OWN_PREFIX "ua-gpu" /* every alias gpuprov gives starts with it */
 
 static const xmlChar *X(const char *s)
 {
@@ -173,7 +172,6 @@ static void basics(xmlNode *dom, const struct gp_profile *p)
 static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
 {
 	xmlNode *c = replace(dom, "cpu"), *numa, *cell;
-	unsigned first = 0;
 	int i;
 
 	set(c, "mode", "host-passthrough");
@@ -185,10 +183,10 @@ static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
 		set(cell, "id", "%d", i);
 		/* fewer vCPUs than cells: the rest are CPU-less (memory) nodes */
 		if (l->cells[i].vcpus)
-			set(cell, "cpus", "%u-%u", first, first + l->cells[i].vcpus - 1);
+			set(cell, "cpus", "%u-%u", l->cells[i].first_vcpu,
+			    l->cells[i].first_vcpu + l->cells[i].vcpus - 1);
 		set(cell, "memory", "%" PRIu64, l->cells[i].memory >> 10);
 		set(cell, "unit", "KiB");
-		first += l->cells[i].vcpus;
 	}
 }
 
@@ -327,7 +325,7 @@ static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_lay
 		   const char *tmpl)
 {
 	xmlNode *devs = ensure(dom, "devices");
-	int next, pxb[GP_VM_MAX_CELLS], slot[GP_VM_MAX_CELLS] = { 0 }, i;
+	int next, pxb[GP_VM_MAX_CELLS], i;
 	int port[GP_VM_MAX_DEVS];
 
 	drop_owned(devs);
@@ -348,7 +346,7 @@ static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_lay
 		c = controller(devs, pxb[i], "pcie-expander-bus", alias);
 		set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pxb-pcie");
 		target = xmlNewChild(c, NULL, X("target"), NULL);
-		set(target, "busNr", "%d", PXB_BUS_TOP - 16 * (i + 1));
+		set(target, "busNr", "%u", l->cells[i].bus_nr);
 		text(xmlNewChild(target, NULL, X("node"), NULL), "%d", i);
 	}
 	for (i = 0; i < l->nports; i++)
@@ -365,7 +363,7 @@ static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_lay
 			port[v->port] = next++;
 			c = controller(devs, port[v->port], "pcie-root-port", alias);
 			set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
-			pci_address(c, 0, (unsigned)pxb[cell], (unsigned)slot[cell]++, 0);
+			pci_address(c, 0, (unsigned)pxb[cell], l->ports[v->port].slot, 0);
 		}
 		hostdev(devs, &h->devs[v->dev], v, port[v->port], l->ports[v->port].nfuncs > 1);
 	}

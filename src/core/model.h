@@ -253,14 +253,19 @@ struct gp_host {
 	char kernel_release[GP_NAME_LEN];
 	char hostname[GP_NAME_LEN]; /* /proc/sys/kernel/hostname, "" when unknown */
 	int phys_bits, virt_bits;   /* 0 when unknown */
-	int iommu_groups;	    /* entries of /sys/kernel/iommu_groups */
-	bool vfio_loaded;	    /* /sys/module/vfio_pci exists */
-	int vfio_available;	    /* 1 found by libkmod, 0 not, -1 unknown */
+	/* the first CPU in /proc/cpuinfo: "" and -1 when it does not say */
+	char cpu_arch[16];   /* x86_64, arm64, ppc64: NCCL's names */
+	char cpu_vendor[16]; /* vendor_id: GenuineIntel, AuthenticAMD, ... */
+	int cpu_family, cpu_model;
+	int iommu_groups;   /* entries of /sys/kernel/iommu_groups */
+	bool vfio_loaded;   /* /sys/module/vfio_pci exists */
+	int vfio_available; /* 1 found by libkmod, 0 not, -1 unknown */
 	bool vfio_blacklisted;
 	char vfio_ids[256];	 /* "vfio-pci ids=" from cmdline or modprobe.d */
 	bool driverctl;		 /* /usr/sbin/driverctl exists */
 	char qemu_version[32];	 /* "7.2.18", "" when unknown */
 	char *vm_xml;		 /* the profile's [vm] output file as it is, or NULL */
+	char *nccl_xml;		 /* the NCCL topology file beside it, or NULL */
 	int vm_defined;		 /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
 	int vm_running;		 /* -1 unknown, 0 no, 1 a domain of [vm] name runs */
 	char libvirt_error[256]; /* why libvirt did not answer; "" when it did or was not asked */
@@ -402,6 +407,8 @@ struct gp_hop {
 const char *gp_path_name(enum gp_path p);
 enum gp_path gp_topo_classify(const struct gp_host *h, int a, int b);
 struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b);
+/* The link above dev: the lower of its two ends' maxima, its trained state. */
+void gp_topo_link(const struct gp_host *h, int dev, struct gp_link *out);
 bool gp_hop_trained_lower(const struct gp_hop *hop);
 int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int max);
 int gp_host_root_port(const struct gp_host *h, int dev);

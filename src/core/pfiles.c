@@ -105,6 +105,8 @@ void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		bond_files(h, p, out);
 	if (planned(plan, "domain.write") && vm && vm->xml)
 		add(h, out, "domain.write", vm->output, vm->xml, 0644, false);
+	if (planned(plan, "nccl.write") && vm && vm->nccl)
+		add(h, out, "nccl.write", vm->nccl_path, vm->nccl, 0644, false);
 }
 
 void gp_pfiles_release(struct gp_pfiles *pf)

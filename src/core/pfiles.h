@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The files a plan's steps write (persist.vfio, persist.bond, domain.write),
+ * The files a plan's steps write (persist.vfio, persist.bond, domain.write,
+ * nccl.write),
  * each with what is there now (as the host read it): what plan --diff,
  * plan --json and the report show.
  */

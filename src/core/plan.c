@@ -371,6 +371,13 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		gp_strlcpy(st->current, h->vm_xml ? "differs" : "absent", sizeof(st->current));
 		snprintf(st->target, sizeof(st->target), "written (digest %s)", vm->digest);
 	}
+	if (vm->nccl && (!h->nccl_xml || strcmp(h->nccl_xml, vm->nccl))) {
+		st = gp_plan_add(plan, "nccl.write", vm->nccl_path);
+		st->group = GP_GROUP_VM;
+		gp_strlcpy(st->current, h->nccl_xml ? "differs" : "absent", sizeof(st->current));
+		gp_strlcpy(st->target, "NCCL topology at the guest's addresses",
+			   sizeof(st->target));
+	}
 	if (!p->vm.define || (h->vm_defined == 1 && !strcmp(h->vm_digest, vm->digest)))
 		return;
 	st = gp_plan_add(plan, "domain.define", p->vm.name);

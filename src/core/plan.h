@@ -66,6 +66,8 @@ struct gp_vm_target {
 	const char *output;
 	const char *uri;
 	const char *name;
+	const char *nccl;     /* NCCL's topology file for the VM (nccl.write) */
+	char nccl_path[4096]; /* beside output: gp_nccl_topo_path() */
 };
 
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,

@@ -169,6 +169,11 @@ static void link_of(const struct gp_host *h, const struct gp_dev *d, struct gp_l
 	}
 }
 
+void gp_topo_link(const struct gp_host *h, int dev, struct gp_link *out)
+{
+	link_of(h, &h->devs[dev], out);
+}
+
 static void hop_add(struct walk *w, const struct gp_link *l)
 {
 	double cap = gp_link_bandwidth(l->max_speed, l->max_width);

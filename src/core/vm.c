@@ -5,6 +5,7 @@
  * cell, and the 64-bit MMIO window the guest firmware must open for the
  * real BAR sizes.  domxml.c turns it into XML; checks.c judges it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,42 @@ static void cards(const struct gp_host *h, struct gp_vm_layout *l)
 		}
 		l->devs[i].fn = has_fn0 ? d->func : below;
 	}
+}
+
+/*
+ * Where each card sits in the guest.  Each cell gets a pcie-expander-bus,
+ * their bus numbers counting down from 240, 16 apart; its root ports take
+ * slots 0, 1, ... in the order of the cards.  The guest firmware (OVMF,
+ * SeaBIOS) numbers the buses behind an expander bus depth first from its
+ * busNr + 1, in slot order, and Linux keeps those numbers: a root port has
+ * one card below it and no bridge, so the card at slot s is on bus
+ * busNr + 1 + s (tests/lab/ovmf.sh reads them back in a booted guest).
+ */
+#define PXB_BUS_TOP 256
+
+static void addresses(struct gp_vm_layout *l)
+{
+	unsigned used[GP_VM_MAX_CELLS] = { 0 };
+	int c, p;
+
+	for (c = 0; c < l->ncells; c++)
+		l->cells[c].bus_nr = PXB_BUS_TOP - 16 * (unsigned)(c + 1);
+	for (p = 0; p < l->nports; p++) {
+		c = l->ports[p].cell;
+		l->ports[p].slot = used[c]++;
+		l->ports[p].bus = l->cells[c].bus_nr + 1 + l->ports[p].slot;
+	}
+}
+
+int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len)
+{
+	const struct gp_vm_port *port = &l->ports[l->devs[i].port];
+
+	/* the buses up to the next expander bus's busNr (or 255) are this one's */
+	if (port->slot >= GP_VM_PORTS_PER_CELL)
+		return -ERANGE;
+	snprintf(out, len, "0000:%02x:00.%x", port->bus, l->devs[i].fn);
+	return 0;
 }
 
 /*
@@ -334,6 +371,7 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 	if (!l->ncells)
 		cell_of(l, h, -1);
 	cards(h, l);
+	addresses(l);
 	for (c = 0; c < l->ncells; c++)
 		if (!l->cells[c].cpus[0])
 			l->numa_known = false; /* the host does not list the node's CPUs */
@@ -346,6 +384,8 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 	}
 	l->cells[0].vcpus += left;
 	l->cells[0].memory += p->vm.memory % (uint64_t)l->ncells;
+	for (c = 1; c < l->ncells; c++)
+		l->cells[c].first_vcpu = l->cells[c - 1].first_vcpu + l->cells[c - 1].vcpus;
 	mmio(h, l);
 	clique(h, p, l);
 }

@@ -17,9 +17,11 @@ struct gp_vm_dev {
 };
 
 struct gp_vm_cell {
-	int host_node;	/* -1 when the host does not say */
-	char cpus[256]; /* the host node's CPUs, for pinning */
+	int host_node;	 /* -1 when the host does not say */
+	unsigned bus_nr; /* its pcie-expander-bus's bus number (busNr) */
+	char cpus[256];	 /* the host node's CPUs, for pinning */
 	unsigned vcpus;
+	unsigned first_vcpu; /* its vCPUs are first_vcpu .. first_vcpu + vcpus - 1 */
 	uint64_t memory;
 };
 
@@ -27,6 +29,8 @@ struct gp_vm_cell {
 struct gp_vm_port {
 	int cell;
 	int nfuncs;
+	unsigned slot; /* on its cell's expander bus */
+	unsigned bus;  /* the guest bus behind it, as the firmware numbers it */
 };
 
 /* Whether QEMU can add the GPUDirect clique capability to every GPU, worst first last. */
@@ -57,6 +61,10 @@ struct gp_vm_layout {
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i);
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l);
 uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory);
+/* The guest PCI address of l->devs[i], as the guest's lspci shows it;
+ * -ERANGE when its cell has more cards than its expander bus can number. */
+#define GP_VM_PORTS_PER_CELL 15
+int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len);
 
 /* domxml.c: the domain XML for the profile's VM, merged into a template */
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,

@@ -25,6 +25,7 @@
 #include "core/model.h"
 #include "sys/kmod.h"
 #include "sys/virt.h"
+#include "core/nccl_topo.h"
 #include "core/netconf.h"
 
 #define PATH_LEN    4096
@@ -968,18 +969,60 @@ static void scan_holders(struct gp_host *h)
 
 /* ---- kernel, CPU, firmware, vfio ---- */
 
+/* "key<TAB>: value" lines: the value of a line whose key is key, or NULL. */
+static const char *cpuinfo_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	const char *colon;
+
+	if (strncmp(line, key, n) || !(line[n] == ' ' || line[n] == '\t' || line[n] == ':'))
+		return NULL;
+	colon = strchr(line + n, ':');
+	if (!colon || strspn(line + n, " \t") != (size_t)(colon - line - (long)n))
+		return NULL;
+	return colon + 1 + strspn(colon + 1, " \t");
+}
+
+/* What NCCL's topology file says of the CPU (nccl.c), from the first CPU listed. */
+static void cpu_identity(struct gp_host *h, const char *line)
+{
+	const char *v;
+	unsigned long n;
+
+	if ((v = cpuinfo_value(line, "vendor_id")) && !h->cpu_vendor[0] &&
+	    strlen(v) < sizeof(h->cpu_vendor) &&
+	    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ") ==
+		    strlen(v)) { /* goes into NCCL's XML, which knows no escapes */
+		gp_strlcpy(h->cpu_vendor, v, sizeof(h->cpu_vendor));
+		gp_strlcpy(h->cpu_arch, "x86_64", sizeof(h->cpu_arch)); /* only x86 says it */
+	} else if ((v = cpuinfo_value(line, "cpu family")) && h->cpu_family < 0 &&
+		   !gp_parse_uint(v, 0xfff, &n)) {
+		h->cpu_family = (int)n;
+	} else if ((v = cpuinfo_value(line, "model")) && h->cpu_model < 0 &&
+		   !gp_parse_uint(v, 0xfff, &n)) {
+		h->cpu_model = (int)n;
+	} else if (cpuinfo_value(line, "CPU implementer") && !h->cpu_arch[0]) {
+		gp_strlcpy(h->cpu_arch, "arm64", sizeof(h->cpu_arch));
+	} else if ((v = cpuinfo_value(line, "cpu")) && !strncmp(v, "POWER", 5) && !h->cpu_arch[0]) {
+		gp_strlcpy(h->cpu_arch, "ppc64", sizeof(h->cpu_arch));
+	}
+}
+
 static void read_cpu_bits(struct gp_host *h)
 {
 	char path[PATH_LEN];
 	char *text = read_file(h, rootp(h, path, "/proc/cpuinfo")), *cur = text, *line;
+	bool bits = false;
 
+	h->cpu_family = h->cpu_model = -1;
 	while ((line = strsep(&cur, "\n"))) {
-		if (strncmp(line, "address sizes", 13))
+		cpu_identity(h, line);
+		if (bits || strncmp(line, "address sizes", 13))
 			continue;
+		bits = true;
 		if (sscanf(strchr(line, ':') ? strchr(line, ':') + 1 : line,
 			   " %d bits physical, %d bits virtual", &h->phys_bits, &h->virt_bits) < 1)
 			h->phys_bits = 0;
-		break;
 	}
 	free(text);
 }
@@ -1454,6 +1497,8 @@ static int running_in_tree(const struct gp_host *h, const char *name)
 
 static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 {
+	char nccl[PATH_LEN];
+
 	h->vm_defined = -1;
 	h->vm_running = -1;
 	h->kvm = kvm_state(h);
@@ -1464,6 +1509,8 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 	if (!p || !p->has_vm)
 		return;
 	h->vm_xml = owned_file(h, p->vm.output);
+	gp_nccl_topo_path(p->vm.output, nccl, sizeof(nccl));
+	h->nccl_xml = owned_file(h, nccl);
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define)
 		h->vm_defined =
@@ -1835,6 +1882,7 @@ void gp_host_release(struct gp_host *h)
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		free(h->persist[i]);
 	free(h->vm_xml);
+	free(h->nccl_xml);
 	free(h->bond_persisted);
 	for (i = 0; i < h->nowned; i++)
 		free(h->owned[i].text);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # apply --only vm and rollback for real, against libvirt's in-process QEMU
-# driver (qemu:///embed): domain.write writes the file, domain.define defines
-# the domain, a second plan has nothing to do, rollback removes both, and a
-# second rollback does nothing.  Runs on this machine (root) with the journal
+# driver (qemu:///embed): domain.write writes the file, nccl.write NCCL's
+# topology file beside it (replacing an old one), domain.define defines the
+# domain, a second plan has nothing to do, rollback removes the XML, puts the
+# old NCCL file back and undefines, and a second rollback does nothing.  Runs on this machine (root) with the journal
 # in a scratch directory; the VM has no GPU here, which is all libvirt needs.
 set -eu
 G=$(pwd)/build/test/gpuprov
@@ -37,6 +38,11 @@ set -e
 [ $rc -eq 1 ] || { cat "$d/plan"; fail "plan: exit $rc, want 1"; }
 grep -q "domain.write .*absent" "$d/plan" || fail "plan lacks domain.write"
 grep -q "domain.define .*gp-test-vm .*not defined" "$d/plan" || fail "plan lacks domain.define"
+grep -q "nccl.write .*$d/out/gp-test-vm.nccl-topo.xml .*absent" "$d/plan" || fail "plan lacks nccl.write"
+# an NCCL file of the operator's own is there: apply replaces it, rollback puts it back
+mkdir -p "$d/out"
+echo '<system version="1"/>' >"$d/out/gp-test-vm.nccl-topo.xml"
+$G -p "$d/p.ini" --only vm plan 2>&1 | grep -q "nccl.write .*differs" || fail "plan: nccl.write not 'differs'"
 
 chmod 666 "$d/p.ini"
 set +e
@@ -48,11 +54,15 @@ chmod 644 "$d/p.ini"
 $G -p "$d/p.ini" --only vm apply --yes 2>"$d/apply.log" || { cat "$d/apply.log"; fail "apply failed"; }
 [ -f "$d/out/gp-test-vm.xml" ] || fail "no domain XML written"
 defined || fail "the domain is not defined"
+$G -p "$d/p.ini" nccl-topo | cmp -s - "$d/out/gp-test-vm.nccl-topo.xml" ||
+	fail "nccl.write did not write what nccl-topo prints"
 virsh -q -c "$uri" dumpxml --inactive gp-test-vm | grep -q "urn:gpuprov:1" || fail "no digest"
 $G -p "$d/p.ini" --only vm plan >"$d/plan2" || { cat "$d/plan2"; fail "second plan not empty"; }
 
 $G rollback --yes 2>"$d/rb.log" || { cat "$d/rb.log"; fail "rollback failed"; }
 [ ! -e "$d/out/gp-test-vm.xml" ] || fail "the XML is still there"
+[ "$(cat "$d/out/gp-test-vm.nccl-topo.xml")" = '<system version="1"/>' ] ||
+	fail "rollback did not put the operator's NCCL file back"
 ! defined || fail "the domain is still defined"
 $G rollback --yes 2>"$d/rb2.log" || fail "second rollback failed"
 grep -q "nothing to roll back" "$d/rb2.log" || fail "second rollback did something"

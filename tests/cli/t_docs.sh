@@ -38,7 +38,7 @@ done
 for id in $(grep -oh '^	{ "drift\.[a-z_]*", "' src/*/*.c | cut -d'"' -f2 | sort -u); do
 	documented "/tmp/gp-docs.$$.8" FINDINGS "" ".It Sy" "$id" || missing="$missing finding:$id"
 done
-for cmd in $(sed -n 's/^	{ "\([a-z]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
+for cmd in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
 	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done
 for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do

@@ -88,7 +88,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["pending_r
 [ "$(ls "$d/journal" | wc -l)" = 1 ] || fail "the refused apply left a journal"
 
 G5 rollback --list >"$d/list" || fail "rollback --list"
-grep -Eq "^1 +$run +interrupted +1/2 .*<- next" "$d/list" || { cat "$d/list"; fail "--list"; }
+grep -Eq "^1 +$run +interrupted +1/3 .*<- next" "$d/list" || { cat "$d/list"; fail "--list"; }
 G5 --json rollback --list >"$d/list.json"
 python3 - "$d/list.json" "$run" <<'PY' || fail "rollback --list --json"
 import json, sys
@@ -96,14 +96,14 @@ d = json.load(open(sys.argv[1]))
 r = d["runs"][0]
 assert d["command"] == "rollback" and len(d["runs"]) == 1
 assert r["run_id"] == sys.argv[2] and r["status"] == "running" and r["interrupted"]
-assert r["to_undo"] == 1 and r["steps"] == 2 and r["next"] and r["seq"] == 1
+assert r["to_undo"] == 1 and r["steps"] == 3 and r["next"] and r["seq"] == 1
 PY
 G5 rollback --yes 2>"$d/rb.log" || { cat "$d/rb.log"; fail "rollback of the killed run"; }
 grep -q "rolled back run $run" "$d/rb.log" || fail "rollback names no run"
 [ ! -e "$X" ] || fail "rollback left the XML"
 G5 rollback --yes 2>"$d/rb2.log"
 grep -q "nothing to roll back" "$d/rb2.log" || fail "a second rollback did something"
-G5 rollback --list | grep -Eq "^1 +$run +rolled_back +0/2" || fail "--list after rollback"
+G5 rollback --list | grep -Eq "^1 +$run +rolled_back +0/3" || fail "--list after rollback"
 
 # ---- exact restore of what was there, and no secrets in --json ----
 # the old XML: 9 MiB with NUL bytes, a secret, owned by nobody, 0640, an xattr

@@ -54,17 +54,17 @@ EOP
 chmod 644 "$d/p.ini"
 x=$d/out.d/vm.xml
 tty "$G -p $d/p.ini --only vm apply --yes"
-grep -Eq "^start \[1/2\] domain.write $x: absent -> written" "$d/out" || { cat "$d/out"; fail "apply: no start line"; }
-grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[1/2\] domain.write $x: verified in [0-9]+\.[0-9]{2} s$" "$d/out" ||
+grep -Eq "^start \[1/3\] domain.write $x: absent -> written" "$d/out" || { cat "$d/out"; fail "apply: no start line"; }
+grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[1/3\] domain.write $x: verified in [0-9]+\.[0-9]{2} s$" "$d/out" ||
 	{ cat "$d/out"; fail "apply: no verified line with its duration"; }
-grep -Eq "^start \[2/2\] domain.define gp-progress-vm: " "$d/out" || fail "apply: step 2 not started"
-grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[2/2\] domain.define gp-progress-vm: verified in [0-9.]+ s$" "$d/out" ||
-	fail "apply: step 2 not verified"
-[ "$(grep -c '^start ' "$d/out")" = 2 ] || fail "apply: a step line twice"
+grep -Eq "^start \[3/3\] domain.define gp-progress-vm: " "$d/out" || fail "apply: step 3 not started"
+grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[3/3\] domain.define gp-progress-vm: verified in [0-9.]+ s$" "$d/out" ||
+	fail "apply: step 3 not verified"
+[ "$(grep -c '^start ' "$d/out")" = 3 ] || fail "apply: a step line twice"
 grep -q '^gpuprov: \[1\]' "$d/out" && fail "apply: the log's step line too on a terminal"
 tty "$G rollback --yes"
-grep -Eq "^undo  \[2/2\] domain.define gp-progress-vm: " "$d/out" || { cat "$d/out"; fail "rollback: no undo line"; }
-grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[1/2\] domain.write $x: undone in [0-9.]+ s$" "$d/out" ||
+grep -Eq "^undo  \[3/3\] domain.define gp-progress-vm: " "$d/out" || { cat "$d/out"; fail "rollback: no undo line"; }
+grep -Eq "^${ESC}\[32mok   ${ESC}\[0m \[1/3\] domain.write $x: undone in [0-9.]+ s$" "$d/out" ||
 	fail "rollback: no undone line"
 [ ! -e "$x" ] || fail "rollback left the XML"
 

@@ -8,7 +8,9 @@
 # smaller: <maxphysaddr mode='emulate' bits='42'/> (44 for eight GPUs);
 # Debian 11's OVMF (edk2 2020.11) too, which always honours it.
 # Every 256 GiB BAR must get an address; main's old value (BARs packed,
-# +25 %, a power of two) is booted too and must leave one without.
+# +25 %, a power of two) is booted too and must leave one without.  The
+# GPUs' bus IDs in `gpuprov nccl-topo` must be where the guest kernel finds
+# the stand-ins (function 0 of each), as NCCL in the guest would look them up.
 # Prints TAP.  Needs build/gpuprov, the fixtures and lab.sh's kernel cache.
 set -u
 cd "$(dirname "$0")/../.."
@@ -127,6 +129,15 @@ case_() {
 		tap "not ok" "$name: gpuprov's X-PciMmio64Mb=$win at $bits bits: $1 of $gpus 256 GiB BARs assigned ($2 stand-in functions seen)"
 		cat "$W/$name.virsh" "$W/$name.console" 2>/dev/null | grep -a "dmesg\|error" | tail -8 | sed 's/^/# /'
 	fi
+	"$TOP/build/gpuprov" -r "build/hosts/$host" -p "$prof" nccl-topo 2>/dev/null |
+		sed -n 's/.*<pci busid="\([^"]*\)" class="0x03.*/\1/p' | sort >"$W/$name.nccl"
+	tr -d '\r' <"$W/$name.console" | sed -n 's/^dev \([0-9a-f:]*\.0\) 0x1af4:0x1110$/\1/p' |
+		sort >"$W/$name.seen"
+	if [ -s "$W/$name.nccl" ] && cmp -s "$W/$name.nccl" "$W/$name.seen"; then
+		tap ok "$name: nccl-topo's GPU bus IDs are the guest's: $(echo $(cat "$W/$name.nccl"))"
+	else
+		tap "not ok" "$name: nccl-topo's GPU bus IDs $(echo $(cat "$W/$name.nccl")), the guest's $(echo $(cat "$W/$name.seen"))"
+	fi
 	[ "$old" = yes ] || return 0
 	old=$(old_window "$gpus")
 	boot "$name-old" "$W/$name.gen.xml" "$bits" "$old" >/dev/null
@@ -139,7 +150,7 @@ case_() {
 	fi
 }
 
-echo "1..7"
+echo "1..11"
 FW=$D12 # Debian 12's OVMF, edk2 2022.11
 case_ h200x2-1node h200x2-guest tests/cli/profiles/vm-h200.ini 42 2 yes
 case_ h200x2-2nodes h200-2node tests/cli/profiles/vm-h200-2n.ini 42 2 yes

@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "act/apply.h"
+#include "core/nccl_topo.h"
 #include "core/netconf.h"
 
 #include <unistd.h>
@@ -134,6 +135,23 @@ static void test_check_paths(void **state)
 	assert_int_equal(check("domain.write", "x",
 			       "{\"file\": {\"path\": \"vm.xml\", \"type\": \"absent\"}}"),
 			 -EINVAL);
+	/* nccl.write: NCCL's file beside the VM's XML, and nothing else */
+	assert_int_equal(check("nccl.write", "x",
+			       "{\"file\": {\"path\": \"/var/lib/gpuprov/vm.nccl-topo.xml\", "
+			       "\"type\": \"absent\"}}"),
+			 0);
+	assert_int_equal(check("nccl.write", "x",
+			       "{\"file\": {\"path\": \"/var/lib/gpuprov/vm.xml\", \"type\": "
+			       "\"absent\"}}"),
+			 -EINVAL);
+	assert_int_equal(check("nccl.write", "x",
+			       "{\"file\": {\"path\": \"/var/lib/gpuprov/.nccl-topo.xml\", "
+			       "\"type\": \"absent\"}}"),
+			 -EINVAL);
+	assert_int_equal(check("nccl.write", "x",
+			       "{\"file\": {\"path\": \"/proc/x.nccl-topo.xml\", \"type\": "
+			       "\"absent\"}}"),
+			 -EINVAL);
 }
 
 static void test_check_modes(void **state)
@@ -229,7 +247,7 @@ static void test_rendered_paths_owned(void **state)
 	struct gp_netconf nc;
 	struct gp_profile p;
 	struct gp_host h;
-	char text[512];
+	char text[512], path[512];
 	size_t o;
 	int i;
 
@@ -253,6 +271,12 @@ static void test_rendered_paths_owned(void **state)
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		assert_true(gp_path_owned("persist.vfio", gp_persist_paths[i]));
+	/* what nccl.write writes for the default [vm] output, and for one without .xml */
+	gp_nccl_topo_path("/var/lib/gpuprov/a100-vm.xml", path, sizeof(path));
+	assert_string_equal(path, "/var/lib/gpuprov/a100-vm.nccl-topo.xml");
+	assert_true(gp_path_owned("nccl.write", path));
+	gp_nccl_topo_path("/srv/vms/a100", path, sizeof(path));
+	assert_true(gp_path_owned("nccl.write", path));
 	assert_true(gp_path_owned("persist.vfio", GP_WANTS_LINK));
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The VM layout (cells, devices, MMIO window) and the vm.* checks. */
 #include "unit.h"
+#include "core/nccl_topo.h"
 #include "core/vm.h"
 
 #define GIB (1ull << 30)
@@ -137,6 +138,49 @@ static void test_h200x8(void **state)
 	gp_checks_run(&x.h, &x.p, &r);
 	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_OK);
 	gp_report_release(&r);
+	gp_host_release(&x.h);
+}
+
+/*
+ * Where the guest finds each card (the OVMF lab reads them back in a booted
+ * guest): two cells, expander buses 240 and 224, four root ports each; and
+ * the same addresses in the NCCL topology file, read back as verify reads it.
+ */
+static void test_guest_addresses(void **state)
+{
+	char bdf[GP_BDF_LEN], ids[16][GP_BDF_LEN], *xml;
+	struct run x;
+	int i, n;
+
+	(void)state;
+	layout(&x, "h200x8",
+	       "[gpus]\nmatch = 10de:2335\ncount = 8\n[vm]\nname = v\nvcpus = 8\nmemory = 64GiB\n");
+	assert_int_equal(x.l.ncells, 2);
+	assert_int_equal(x.l.cells[0].bus_nr, 240);
+	assert_int_equal(x.l.cells[1].bus_nr, 224);
+	assert_int_equal(x.l.cells[1].first_vcpu, 4);
+	for (i = 0; i < x.l.ndevs; i++) {
+		const struct gp_vm_port *port = &x.l.ports[x.l.devs[i].port];
+
+		assert_int_equal(gp_vm_guest_bdf(&x.l, i, bdf, sizeof(bdf)), 0);
+		assert_int_equal(port->bus, x.l.cells[port->cell].bus_nr + 1 + port->slot);
+		assert_true(port->slot < 4);
+	}
+	assert_int_equal(gp_vm_guest_bdf(&x.l, 0, bdf, sizeof(bdf)), 0);
+	assert_string_equal(bdf, "0000:f1:00.0");
+	assert_int_equal(gp_nccl_topo_build(&x.h, &x.p, false, &xml), 0);
+	n = gp_nccl_topo_gpus(xml, strlen(xml), ids, 16);
+	assert_int_equal(n, 8);
+	for (i = 0; i < x.l.ndevs; i++) {
+		gp_vm_guest_bdf(&x.l, i, bdf, sizeof(bdf));
+		assert_string_equal(ids[i], bdf); /* one cell after the other, in layout order */
+	}
+	free(xml);
+	assert_int_equal(gp_nccl_topo_gpus("<domain/>", 9, ids, 16), -EINVAL);
+	assert_int_equal(gp_nccl_topo_gpus("<system", 7, ids, 16), -EINVAL);
+	/* a slot past the 15 an expander bus can number */
+	x.l.ports[x.l.devs[0].port].slot = GP_VM_PORTS_PER_CELL;
+	assert_int_equal(gp_vm_guest_bdf(&x.l, 0, bdf, sizeof(bdf)), -ERANGE);
 	gp_host_release(&x.h);
 }
 
@@ -299,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_equal_alignment),
 		cmocka_unit_test(test_h200_nodes),
 		cmocka_unit_test(test_h200x8),
+		cmocka_unit_test(test_guest_addresses),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_cards),
 		cmocka_unit_test(test_checks),

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gpuprov nccl-topo: NCCL's topology file (NCCL_TOPO_FILE) for the
+ * profile's VM, at the addresses the guest has; with --this-host, for the
+ * machine it runs on (or the tree under -r) at its own addresses.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "core/nccl_topo.h"
+
+int gp_cmd_nccl_topo(struct gp_ctx *ctx)
+{
+	struct gp_host h;
+	char *xml;
+	int rc;
+
+	if (!ctx->this_host && !ctx->profile) {
+		gp_err("'nccl-topo' needs a profile with a [vm] section (-p FILE), or --this-host");
+		return GP_EXIT_INPUT;
+	}
+	if (!ctx->this_host && !ctx->profile->has_vm) {
+		gp_err("'%s' has no [vm] section (or use --this-host)", ctx->profile_path);
+		return GP_EXIT_INPUT;
+	}
+	rc = gp_ctx_host(ctx, &h);
+	if (rc)
+		return rc;
+	rc = gp_nccl_topo_build(&h, ctx->profile, ctx->this_host, &xml);
+	gp_host_release(&h);
+	if (rc == -ERANGE || rc == -E2BIG)
+		return GP_EXIT_INPUT; /* no guest bus for a card, or too big for NCCL: said why */
+	if (rc) {
+		gp_err("cannot build the NCCL topology: %s", strerror(-rc));
+		return GP_EXIT_HOST;
+	}
+	rc = gp_ctx_output(ctx, xml, strlen(xml));
+	free(xml);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * NCCL's topology file (NCCL_TOPO_FILE) for the profile's VM, or for this
+ * machine as it is: a pure function of host and profile (nccl.c).
+ */
+#ifndef GP_NCCL_TOPO_H
+#define GP_NCCL_TOPO_H
+
+#include <stddef.h>
+
+#include "core/model.h"
+
+/*
+ * The file for the VM the profile describes, at the guest addresses
+ * gp_vm_layout gives (p needs a [vm]); with p NULL or this_host, for the
+ * machine itself at its own addresses.  *out is malloc'ed text.
+ */
+int gp_nccl_topo_build(const struct gp_host *h, const struct gp_profile *p, bool this_host,
+		       char **out);
+
+/*
+ * The GPUs a topology file names (its <pci> elements of class 0x03...), as
+ * "0000:f1:00.0" in ids; the count, or -EINVAL when it is no XML with a
+ * <system>.  What `verify` compares with the GPUs it sees.
+ */
+int gp_nccl_topo_gpus(const char *xml, size_t len, char (*ids)[GP_BDF_LEN], int max);
+
+/* Where apply writes it: beside [vm] output, "X.xml" -> "X.nccl-topo.xml". */
+void gp_nccl_topo_path(const char *vm_output, char *out, size_t len);
+
+#endif
