@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -496,6 +497,35 @@ int gp_nccl_topo_gpus(const char *xml, size_t len, char (*ids)[GP_BDF_LEN], int 
 	n = gpus_below(root->children, ids, max, 0);
 	xmlFreeDoc(doc);
 	return n;
+}
+
+static bool listed(const char (*ids)[GP_BDF_LEN], int n, const char *bdf)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(ids[i], bdf))
+			return true;
+	return false;
+}
+
+int gp_nccl_topo_match(const char *xml, size_t len, const char (*seen)[GP_BDF_LEN], int nseen,
+		       struct gp_nccl_match *m)
+{
+	char file[GP_NCCL_MATCH_MAX][GP_BDF_LEN];
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	m->nfile = gp_nccl_topo_gpus(xml, len, file, GP_NCCL_MATCH_MAX);
+	if (m->nfile < 0)
+		return m->nfile;
+	for (i = 0; i < nseen && m->nmissing < GP_NCCL_MATCH_MAX; i++)
+		if (!listed((const char(*)[GP_BDF_LEN])file, m->nfile, seen[i]))
+			gp_strlcpy(m->missing[m->nmissing++], seen[i], GP_BDF_LEN);
+	for (i = 0; i < m->nfile; i++)
+		if (!listed(seen, nseen, file[i]))
+			gp_strlcpy(m->unknown[m->nunknown++], file[i], GP_BDF_LEN);
+	return 0;
 }
 
 void gp_nccl_topo_path(const char *vm_output, char *out, size_t len)

@@ -148,7 +148,9 @@ static void test_h200x8(void **state)
  */
 static void test_guest_addresses(void **state)
 {
+	static const char seen[2][GP_BDF_LEN] = { "0000:f1:00.0", "0000:41:00.0" };
 	char bdf[GP_BDF_LEN], ids[16][GP_BDF_LEN], *xml;
+	struct gp_nccl_match m;
 	struct run x;
 	int i, n;
 
@@ -175,6 +177,13 @@ static void test_guest_addresses(void **state)
 		gp_vm_guest_bdf(&x.l, i, bdf, sizeof(bdf));
 		assert_string_equal(ids[i], bdf); /* one cell after the other, in layout order */
 	}
+	/* as verify compares it with the GPUs it sees */
+	assert_int_equal(gp_nccl_topo_match(xml, strlen(xml), seen, 2, &m), 0);
+	assert_int_equal(m.nfile, 8);
+	assert_int_equal(m.nmissing, 1);
+	assert_string_equal(m.missing[0], "0000:41:00.0");
+	assert_int_equal(m.nunknown, 7);
+	assert_int_equal(gp_nccl_topo_match("x", 1, seen, 2, &m), -EINVAL);
 	free(xml);
 	assert_int_equal(gp_nccl_topo_gpus("<domain/>", 9, ids, 16), -EINVAL);
 	assert_int_equal(gp_nccl_topo_gpus("<system", 7, ids, 16), -EINVAL);
