@@ -79,6 +79,11 @@ build/fuzz/obj/%.o: src/%.c $(HDR)
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) | build/fuzz
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
 
+# a test double for NVML, CUDA and NCCL (tests/fake/fakegpu.c), loaded by dlopen
+build/test/libfakegpu.so: tests/fake/fakegpu.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) -Werror -O1 -g -shared -fPIC -o $@ $<
+
 build/fuzz:
 	mkdir -p $@
 
@@ -101,7 +106,8 @@ unit: $(UNIT) fixtures
 
 check: deps
 	@echo "building (warnings are errors, ASan and UBSan on)..."
-	@$(MAKE) -s --no-print-directory -j2 build/test/gpuprov $(UNIT) $(FUZZ) all
+	@$(MAKE) -s --no-print-directory -j2 build/test/gpuprov build/test/libfakegpu.so $(UNIT) \
+		$(FUZZ) all
 	@$(MAKE) -s --no-print-directory fixtures
 	@sh tests/run.sh
 

@@ -14,16 +14,21 @@ struct gp_ctx {
 	const char *profile_path;   /* NULL unless -p */
 	struct gp_profile *profile; /* loaded when the command wants one */
 	bool json;
-	const char *command; /* the command's name, for its JSON document */
-	const char *output;  /* -o */
-	const char *only;    /* --only vfio,bond,vm */
-	const char *accept;  /* --accept: failed finding ids to go ahead despite */
-	bool yes;	     /* --yes: do not ask */
-	bool force_mgmt;     /* --force-mgmt: may bond the management port */
-	bool list;	     /* rollback --list */
-	bool diff;	     /* plan --diff */
-	bool this_host;	     /* nccl-topo --this-host */
-	int argc;	     /* the command's own arguments */
+	const char *command;  /* the command's name, for its JSON document */
+	const char *output;   /* -o */
+	const char *only;     /* --only vfio,bond,vm */
+	const char *accept;   /* --accept: failed finding ids to go ahead despite */
+	bool yes;	      /* --yes: do not ask */
+	bool force_mgmt;      /* --force-mgmt: may bond the management port */
+	bool list;	      /* rollback --list */
+	bool diff;	      /* plan --diff */
+	bool this_host;	      /* nccl-topo --this-host */
+	bool quick;	      /* verify --quick */
+	uint64_t size;	      /* verify --size, 0: the default */
+	bool no_nccl;	      /* verify --no-nccl */
+	bool nccl_compare;    /* verify --nccl-compare */
+	const char *nccl_lib; /* verify --nccl-lib PATH */
+	int argc;	      /* the command's own arguments */
 	char **argv;
 	/* check --baseline: an unpacked snapshot to compare the host with */
 	const char *baseline;
@@ -43,6 +48,7 @@ int gp_cmd_rollback(struct gp_ctx *ctx);
 int gp_cmd_bond(struct gp_ctx *ctx);
 int gp_cmd_report(struct gp_ctx *ctx);
 int gp_cmd_nccl_topo(struct gp_ctx *ctx);
+int gp_cmd_verify(struct gp_ctx *ctx);
 
 /* What plan and apply work from: the host, its findings, the VM's XML, the plan. */
 struct gp_planned {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "act/apply.h"
+#include "act/nvrecord.h"
 #include "cli/cmd.h"
 #include "core/netconf.h"
 #include "cli/render.h"
@@ -182,6 +183,8 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	gp_virt_set_target(pl->vm.xml ? &pl->vm : NULL);
 	gp_files_set_netconf(&nc);
 	gp_bond_set_target(ctx->profile);
+	/* what NVML sees now is gone once the GPUs are on vfio-pci: keep it first */
+	gp_nv_remember(&pl->h.nv);
 	rc = outcome(gp_apply_run(&pl->plan, ctx->profile_path, &j));
 	gp_files_set_persist(NULL);
 	gp_files_set_vm(NULL);

@@ -21,11 +21,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "cli/cmd.h"
 #include "core/model.h"
 #include "shared/progress.h"
+#include "sys/nvml.h"
 
 extern char **environ;
 
@@ -637,6 +641,37 @@ static void vm_state(struct snap *s)
 	}
 }
 
+/*
+ * The NVLinks as NVML sees them now, kept the way apply keeps them, so that
+ * topo on the snapshot shows NV# cells; else a record kept earlier.
+ */
+static void nvlink_record(struct snap *s)
+{
+	struct gp_nv_view v;
+	struct stat st;
+	json_object *doc;
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (s->root[0] || gp_root_stat(s->rootfd, "/proc/driver/nvidia/gpus", &st)) {
+		copy_file(s, GP_NV_RECORD);
+		return;
+	}
+	gp_nvml_view(&v);
+	if (v.source != GP_NV_NVML || !v.n) {
+		gp_nv_view_release(&v);
+		copy_file(s, GP_NV_RECORD);
+		return;
+	}
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	doc = gp_nv_to_json(&v, when);
+	stage_write(s, GP_NV_RECORD, json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY),
+		    0644);
+	json_object_put(doc);
+	gp_nv_view_release(&v);
+}
+
 static void collect(struct snap *s)
 {
 	struct stat st;
@@ -672,6 +707,7 @@ static void collect(struct snap *s)
 	modules(s);
 	dpkg_qemu(s);
 	config_state(s);
+	nvlink_record(s);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

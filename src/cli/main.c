@@ -40,6 +40,11 @@ enum {
 	OPT_DIFF = 1 << 7,
 	OPT_BASELINE = 1 << 8,
 	OPT_THIS_HOST = 1 << 9,
+	OPT_QUICK = 1 << 10,
+	OPT_SIZE = 1 << 11,
+	OPT_NO_NCCL = 1 << 12,
+	OPT_NCCL_COMPARE = 1 << 13,
+	OPT_NCCL_LIB = 1 << 14,
 };
 
 static const struct {
@@ -56,6 +61,11 @@ static const struct {
 	{ OPT_ACCEPT, "--accept" },
 	{ OPT_BASELINE, "--baseline" },
 	{ OPT_THIS_HOST, "--this-host" },
+	{ OPT_QUICK, "--quick" },
+	{ OPT_SIZE, "--size" },
+	{ OPT_NO_NCCL, "--no-nccl" },
+	{ OPT_NCCL_COMPARE, "--nccl-compare" },
+	{ OPT_NCCL_LIB, "--nccl-lib" },
 };
 
 struct gp_cmd {
@@ -69,7 +79,8 @@ struct gp_cmd {
 
 static int gp_cmd_help(struct gp_ctx *ctx);
 
-#define PLAN_OPTS (OPT_PROFILE | OPT_ONLY | OPT_FORCE_MGMT | OPT_ACCEPT)
+#define PLAN_OPTS   (OPT_PROFILE | OPT_ONLY | OPT_FORCE_MGMT | OPT_ACCEPT)
+#define VERIFY_OPTS (OPT_QUICK | OPT_SIZE | OPT_NO_NCCL | OPT_NCCL_COMPARE | OPT_NCCL_LIB)
 
 static const struct gp_cmd commands[] = {
 	{ "scan", gp_cmd_scan, USE_PROFILE | NO_ARGS, OPT_PROFILE, "",
@@ -97,6 +108,8 @@ static const struct gp_cmd commands[] = {
 	{ "nccl-topo", gp_cmd_nccl_topo, USE_PROFILE | NO_ARGS,
 	  OPT_PROFILE | OPT_OUTPUT | OPT_THIS_HOST, " [--this-host]",
 	  "NCCL's topology file for the profile's VM (--this-host: this machine)" },
+	{ "verify", gp_cmd_verify, NO_ARGS, VERIFY_OPTS, "",
+	  "in the VM: P2P, read-back and bandwidth per GPU pair, NCCL all-reduce" },
 	{ "help", gp_cmd_help, 0, 0, " [COMMAND]", "this list, or what COMMAND takes" },
 };
 
@@ -125,6 +138,11 @@ static void usage(FILE *f)
 		   "      --diff          plan: unified diffs of the files the steps write\n"
 		   "      --baseline DIR  check: drift against this unpacked snapshot\n"
 		   "      --this-host     nccl-topo: for this machine, at its own addresses\n"
+		   "      --quick         verify: small buffers, no NCCL (under 5 s)\n"
+		   "      --size SIZE     verify: bytes per peer copy (default 256MiB)\n"
+		   "      --no-nccl       verify: skip the NCCL all-reduce\n"
+		   "      --nccl-compare  verify: the all-reduce again with P2P off\n"
+		   "      --nccl-lib PATH verify: the NCCL library (default libnccl.so.2)\n"
 		   "  -v, --verbose       more messages on stderr\n"
 		   "  -q, --quiet         errors only\n"
 		   "  -h, --help          this text\n"
@@ -193,6 +211,8 @@ static int gp_cmd_help(struct gp_ctx *ctx)
 			       : option_names[i].opt == OPT_ONLY     ? " LIST"
 			       : option_names[i].opt == OPT_ACCEPT   ? " IDS"
 			       : option_names[i].opt == OPT_BASELINE ? " DIR"
+			       : option_names[i].opt == OPT_SIZE     ? " SIZE"
+			       : option_names[i].opt == OPT_NCCL_LIB ? " PATH"
 								     : "");
 	printf(" %s%s\n\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->name, c->args, c->help);
 	return GP_EXIT_OK;
@@ -394,6 +414,11 @@ int main(int argc, char **argv)
 		{ "diff", no_argument, NULL, 'D' },
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "this-host", no_argument, NULL, 'T' },
+		{ "quick", no_argument, NULL, 'Q' },
+		{ "size", required_argument, NULL, 'S' },
+		{ "no-nccl", no_argument, NULL, 'N' },
+		{ "nccl-compare", no_argument, NULL, 'C' },
+		{ "nccl-lib", required_argument, NULL, 'X' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -457,6 +482,31 @@ int main(int argc, char **argv)
 		case 'T':
 			ctx.this_host = true;
 			given |= OPT_THIS_HOST;
+			break;
+		case 'Q':
+			ctx.quick = true;
+			given |= OPT_QUICK;
+			break;
+		case 'S':
+			if (gp_parse_size(optarg, &ctx.size) || ctx.size < 4096 ||
+			    ctx.size > (64ull << 30)) {
+				gp_err("--size '%s': a size from 4KiB to 64GiB, e.g. 256MiB",
+				       optarg);
+				return finish(&ctx, ctx.command, GP_EXIT_INPUT);
+			}
+			given |= OPT_SIZE;
+			break;
+		case 'N':
+			ctx.no_nccl = true;
+			given |= OPT_NO_NCCL;
+			break;
+		case 'C':
+			ctx.nccl_compare = true;
+			given |= OPT_NCCL_COMPARE;
+			break;
+		case 'X':
+			ctx.nccl_lib = optarg;
+			given |= OPT_NCCL_LIB;
 			break;
 		case 'v':
 			gp_verbosity = 2;

@@ -433,6 +433,123 @@ static json_object *host_json(const struct gp_host *h)
 	return o;
 }
 
+static const char *nv_source_name(enum gp_nv_source s)
+{
+	static const char *const names[] = { "none", "nvml", "remembered" };
+
+	return names[s];
+}
+
+static json_object *nv_source_json(const struct gp_nv_view *v)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "source", json_object_new_string(nv_source_name(v->source)));
+	json_object_object_add(o, "seen_at",
+			       v->source == GP_NV_REMEMBERED ? json_object_new_string(v->seen_at)
+							     : NULL);
+	json_object_object_add(o, "why",
+			       v->source == GP_NV_NONE && v->why[0] ? json_object_new_string(v->why)
+								    : NULL);
+	return o;
+}
+
+static const char *remote_name(int t)
+{
+	return t == GP_NV_REMOTE_GPU	  ? "gpu"
+	       : t == GP_NV_REMOTE_SWITCH ? "switch"
+	       : t == GP_NV_REMOTE_NPU	  ? "npu"
+					  : "unknown";
+}
+
+static json_object *nv_gpu_json(const struct gp_nv_gpu *g)
+{
+	json_object *o = json_object_new_object(), *links = json_object_new_array();
+	int i;
+
+	json_object_object_add(o, "bdf", json_object_new_string(g->bdf));
+	json_object_object_add(o, "name", json_object_new_string(g->name));
+	json_object_object_add(o, "version", json_object_new_int((int)g->version));
+	json_object_object_add(o, "link_gbps", json_object_new_double(gp_nv_link_rate(g)));
+	json_object_object_add(o, "links_up", json_object_new_int(gp_nv_links_up(g)));
+	for (i = 0; i < g->nlinks; i++) {
+		json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "link", json_object_new_int(i));
+		json_object_object_add(l, "up", json_object_new_boolean(g->links[i].up));
+		json_object_object_add(l, "remote", jstr_or_null(g->links[i].remote));
+		json_object_object_add(l, "remote_type",
+				       g->links[i].up ? json_object_new_string(remote_name(
+								g->links[i].remote_type))
+						      : NULL);
+		json_object_array_add(links, l);
+	}
+	json_object_object_add(o, "links", links);
+	return o;
+}
+
+/* scan's "nvlink": where from, and each GPU's links as NVML gave them */
+static json_object *nv_json(const struct gp_nv_view *v)
+{
+	json_object *o = nv_source_json(v), *gpus = json_object_new_array();
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		json_object_array_add(gpus, nv_gpu_json(&v->gpus[i]));
+	json_object_object_add(o, "gpus", gpus);
+	return o;
+}
+
+/* Where a GPU's links go, each far end once with its count: "18 to 0000:00:07.0". */
+static void nv_ends(const struct gp_nv_gpu *g)
+{
+	const char *ends[GP_NV_MAX_LINKS];
+	int count[GP_NV_MAX_LINKS], n = 0, l, k;
+
+	for (l = 0; l < g->nlinks; l++) {
+		const struct gp_nv_link *x = &g->links[l];
+		const char *to = x->remote_type == GP_NV_REMOTE_SWITCH ? "NVSwitch"
+				 : x->remote[0]			       ? x->remote
+								       : "?";
+
+		if (!x->up)
+			continue;
+		for (k = 0; k < n && strcmp(ends[k], to); k++)
+			;
+		if (k == n) {
+			ends[n] = to;
+			count[n++] = 0;
+		}
+		count[k]++;
+	}
+	for (k = 0; k < n; k++)
+		printf("%s %d to %s", k ? "," : ":", count[k], gp_tv(ends[k]));
+}
+
+/* One line per GPU: its links up, and where they go. */
+static void nv_text(const struct gp_nv_view *v)
+{
+	int i;
+
+	if (v->source == GP_NV_NONE) {
+		printf("\nNVLink not readable: %s\n", gp_tv(v->why));
+		return;
+	}
+	if (v->source == GP_NV_NVML)
+		printf("\nNVLink (NVML now):\n");
+	else
+		printf("\nNVLink (remembered from %s):\n", gp_tv(v->seen_at));
+	for (i = 0; i < v->n; i++) {
+		const struct gp_nv_gpu *g = &v->gpus[i];
+
+		printf("  %s  %d of %d links up", gp_tv(g->bdf), gp_nv_links_up(g), g->nlinks);
+		if (gp_nv_link_rate(g) > 0)
+			printf(", %.3f GB/s each", gp_nv_link_rate(g));
+		nv_ends(g);
+		printf("\n");
+	}
+}
+
 json_object *gp_scan_json(const struct gp_host *h)
 {
 	json_object *doc = gp_json_doc("scan"), *devs = json_object_new_array();
@@ -445,6 +562,7 @@ json_object *gp_scan_json(const struct gp_host *h)
 	json_object_object_add(doc, "iommu_groups", groups_json(h));
 	json_object_object_add(doc, "numa_nodes", numa_json(h));
 	json_object_object_add(doc, "interfaces", ifaces_json(h));
+	json_object_object_add(doc, "nvlink", nv_json(&h->nv));
 	return doc;
 }
 
@@ -467,6 +585,7 @@ static void scan_json_stream(const struct gp_host *h)
 	jstream_member("iommu_groups", groups_json(h));
 	jstream_member("numa_nodes", numa_json(h));
 	jstream_member("interfaces", ifaces_json(h));
+	jstream_member("nvlink", nv_json(&h->nv));
 	jstream_end();
 }
 
@@ -562,6 +681,7 @@ static void scan_text(const struct gp_host *h)
 			       f->master[0] ? gp_tv(f->master) : (f->is_bond ? "(bond)" : "-"));
 		}
 	}
+	nv_text(&h->nv);
 	printf("\nkernel %s, IOMMU groups %d, BIOS %s, CPU %d-bit physical addresses\n",
 	       h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown", h->iommu_groups,
 	       h->bios_version[0] ? gp_tv(h->bios_version) : "unknown", h->phys_bits);
@@ -607,16 +727,46 @@ static int topo_items(const struct gp_host *h, struct topo_item *it, int max)
 	return n;
 }
 
+/* NVLinks between two topo items (0: none or unknown): nvidia-smi's NV# */
+static int nv_links(const struct gp_host *h, const struct topo_item *a, const struct topo_item *b)
+{
+	if (h->devs[a->dev].role != GP_ROLE_GPU || h->devs[b->dev].role != GP_ROLE_GPU)
+		return 0;
+	return gp_nv_pair_links(&h->nv, gp_nv_find(&h->nv, h->devs[a->dev].bdf),
+				gp_nv_find(&h->nv, h->devs[b->dev].bdf));
+}
+
+static double nv_ceiling(const struct gp_host *h, const struct topo_item *a,
+			 const struct topo_item *b)
+{
+	return gp_nv_pair_ceiling(&h->nv, gp_nv_find(&h->nv, h->devs[a->dev].bdf),
+				  gp_nv_find(&h->nv, h->devs[b->dev].bdf));
+}
+
+/* A matrix cell as nvidia-smi prints it: NV# where NVLink joins the pair, else the PCIe class. */
+static const char *cell(const struct gp_host *h, const struct topo_item *it, int i, int j,
+			char *buf, size_t len)
+{
+	int n = i == j ? 0 : nv_links(h, &it[i], &it[j]);
+
+	if (!n)
+		return gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev));
+	snprintf(buf, len, "NV%d", n);
+	return buf;
+}
+
 static void topo_json(const struct gp_host *h, const struct topo_item *it, int n)
 {
 	json_object *doc = gp_json_doc("topo"), *devs = json_object_new_array();
 	json_object *matrix = json_object_new_array(), *links = json_object_new_array();
+	json_object *nv = h->nv.source != GP_NV_NONE ? json_object_new_array() : NULL;
 	int i, j;
 
 	for (i = 0; i < n; i++) {
 		const struct gp_dev *d = &h->devs[it[i].dev];
 		json_object *o = json_object_new_object(), *row = json_object_new_array();
 		json_object *lrow = json_object_new_array();
+		json_object *nrow = json_object_new_array();
 
 		json_object_object_add(o, "label", json_object_new_string(it[i].label));
 		json_object_object_add(o, "bdf", json_object_new_string(d->bdf));
@@ -646,19 +796,50 @@ static void topo_json(const struct gp_host *h, const struct topo_item *it, int n
 					l, "trained_width",
 					jint_or_null(hop.cur_width ? hop.cur_width : -1));
 			}
+			if (l && nv_links(h, &it[i], &it[j]))
+				json_object_object_add(
+					l, "nvlink_bytes_per_second",
+					json_object_new_uint64(
+						(uint64_t)(nv_ceiling(h, &it[i], &it[j]) * 1e9)));
 			json_object_array_add(lrow, l);
+			json_object_array_add(
+				nrow,
+				d->role == GP_ROLE_GPU && h->devs[it[j].dev].role == GP_ROLE_GPU
+					? json_object_new_int(nv_links(h, &it[i], &it[j]))
+					: NULL);
 		}
 		json_object_array_add(matrix, row);
 		json_object_array_add(links, lrow);
+		if (nv)
+			json_object_array_add(nv, nrow);
+		else
+			json_object_put(nrow);
 	}
 	json_object_object_add(doc, "devices", devs);
 	json_object_object_add(doc, "matrix", matrix);
 	json_object_object_add(doc, "links", links);
+	json_object_object_add(doc, "nvlink", nv);
+	json_object_object_add(doc, "nvlink_source", nv_source_json(&h->nv));
 	gp_json_print(doc);
+}
+
+/* Where the NV# cells come from, or why there are none. */
+static void nv_footer(const struct gp_nv_view *v)
+{
+	if (v->source == GP_NV_NVML)
+		printf("NVLink: read from NVML now.\n");
+	else if (v->source == GP_NV_REMEMBERED)
+		printf("NVLink: remembered, as NVML saw it at %s (NVML cannot see GPUs "
+		       "off the nvidia driver, nor a snapshot's).\n",
+		       gp_tv(v->seen_at));
+	else
+		printf("NVLink not readable: %s; a bridged pair shows its PCIe path.\n",
+		       gp_tv(v->why));
 }
 
 static void topo_text(const struct gp_host *h, const struct topo_item *it, int n)
 {
+	char nvbuf[16];
 	int i, j;
 
 	if (!n) {
@@ -676,7 +857,7 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 		printf("%s\t", it[i].label);
 		for (j = 0; j < n; j++)
 			printf("%s%s\t", i == j ? " " : "",
-			       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+			       cell(h, it, i, j, nvbuf, sizeof(nvbuf)));
 		if (d->numa_node >= 0)
 			printf("%s\t\t%d\n", nn && nn->cpus[0] ? gp_tv(nn->cpus) : "N/A",
 			       d->numa_node);
@@ -698,7 +879,11 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 			struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
 
 			printf("  %s-%s\t%-4s  ", it[i].label, it[j].label,
-			       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+			       cell(h, it, i, j, nvbuf, sizeof(nvbuf)));
+			if (nv_links(h, &it[i], &it[j]))
+				printf("%d NVLinks  %.1f GB/s; PCIe %s  ",
+				       nv_links(h, &it[i], &it[j]), nv_ceiling(h, &it[i], &it[j]),
+				       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
 			if (!hop.width) {
 				printf("link unknown\n");
 				continue;
@@ -721,8 +906,8 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 	       "  PXB  = Connection traversing multiple PCIe bridges (without traversing the "
 	       "PCIe Host Bridge)\n"
 	       "  PIX  = Connection traversing at most a single PCIe bridge\n"
-	       "\nNVLink (NV#) cannot be seen from the host's PCI tree: a bridged pair shows "
-	       "its PCIe path.\n");
+	       "  NV#  = Connection traversing a bonded set of # NVLinks\n\n");
+	nv_footer(&h->nv);
 }
 
 void gp_render_topo(const struct gp_host *h, bool json)

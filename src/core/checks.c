@@ -748,12 +748,43 @@ static void check_reset(const struct gp_dev *d, struct gp_report *r)
 
 /* ---- p2p.* ---- */
 
+/* What the PCIe-only verdict says of NVLink: not there, or why it is not known. */
+static void nvlink_said(const struct gp_nv_view *v, char *buf, size_t len)
+{
+	if (v->source == GP_NV_NONE)
+		snprintf(buf, len, "NVLink not known: %s", v->why);
+	else
+		snprintf(buf, len, "no NVLink between them");
+}
+
+/*
+ * Joined by NVLink, a pair does P2P over it whatever its PCIe class: the
+ * ceiling is the links' rate, links x per-link rate of their generation.
+ */
+static bool nvlink_pair(const struct gp_host *h, int a, int b, enum gp_path cls, const char *link,
+			struct gp_report *r, const char *subject)
+{
+	int na = gp_nv_find(&h->nv, h->devs[a].bdf), nb = gp_nv_find(&h->nv, h->devs[b].bdf);
+	int n = gp_nv_pair_links(&h->nv, na, nb);
+	char when[64] = "";
+
+	if (!n)
+		return false;
+	if (h->nv.source == GP_NV_REMEMBERED)
+		snprintf(when, sizeof(when), ", remembered from %s", h->nv.seen_at);
+	gp_report_add(r, "p2p.path", GP_OK, subject, NULL,
+		      "NV%d: %d NVLinks%s, %.1f GB/s per direction%s; PCIe %s (%s)", n, n,
+		      gp_nv_via_switch(&h->nv, na, nb) ? " through NVSwitch" : "",
+		      gp_nv_pair_ceiling(&h->nv, na, nb), when, gp_path_name(cls), link);
+	return true;
+}
+
 static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, int a, int b,
 			   struct gp_report *r)
 {
 	enum gp_path cls = gp_topo_classify(h, a, b);
 	struct gp_hop hop = gp_topo_slowest(h, a, b);
-	char subject[64], link[128] = "link unknown";
+	char subject[64], link[128] = "link unknown", nv[200];
 	enum gp_severity sev = GP_OK;
 	const char *hint = NULL;
 
@@ -769,6 +800,8 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 			      gp_path_name(cls), link);
 		return;
 	}
+	if (nvlink_pair(h, a, b, cls, link, r, subject))
+		return;
 	if (cls == GP_PATH_NODE) {
 		sev = GP_WARN;
 		hint = "P2P crosses two host bridges of one socket; for full bandwidth put both "
@@ -778,9 +811,9 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 		hint = "P2P across the CPU interconnect is slow or refused by the driver: move "
 		       "both cards to slots of one NUMA node, or join them with an NVLink bridge";
 	}
-	gp_report_add(r, "p2p.path", sev, subject, hint,
-		      "%s (%s); NVLink bridges are not visible from the host", gp_path_name(cls),
-		      link);
+	nvlink_said(&h->nv, nv, sizeof(nv));
+	gp_report_add(r, "p2p.path", sev, subject, hint, "%s (%s); %s", gp_path_name(cls), link,
+		      nv);
 }
 
 static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_report *r)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "core/nvlink.h"
 #include "shared/codec.h"
 #include "shared/exit.h"
 #include "shared/log.h"
@@ -285,6 +286,7 @@ struct gp_host {
 	/* every file persist.vfio, persist.bond and domain.write would write, as it is */
 	struct gp_owned *owned;
 	size_t nowned;
+	struct gp_nv_view nv; /* NVLinks: NVML now, or what apply recorded */
 };
 
 extern const char *const gp_persist_paths[GP_PERSIST_FILES];

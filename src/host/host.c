@@ -23,6 +23,7 @@
 #include <pci/pci.h>
 
 #include "core/model.h"
+#include "host/nvread.h"
 #include "sys/kmod.h"
 #include "sys/virt.h"
 #include "core/nccl_topo.h"
@@ -1808,6 +1809,20 @@ static void read_host_use(struct gp_host *h)
 
 /* ---- the whole host ---- */
 
+/*
+ * NVML starts the driver's state for every GPU it opens (seconds without
+ * persistence mode): ask it only when a GPU is on the nvidia driver.
+ */
+static void read_nvlink(struct gp_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->ndevs; i++)
+		if (gp_dev_is_gpu(&h->devs[i]) && !strcmp(h->devs[i].driver, "nvidia"))
+			break;
+	gp_host_nv_read(h->rootfd, !h->root[0], i < h->ndevs, &h->nv);
+}
+
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h)
 {
 	char path[PATH_LEN];
@@ -1863,6 +1878,7 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	read_net_owner(h, p);
 	read_networkd(h);
 	read_bond_files(h, p);
+	read_nvlink(h);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */
 	return 0;
@@ -1879,6 +1895,7 @@ void gp_host_release(struct gp_host *h)
 {
 	size_t i;
 
+	gp_nv_view_release(&h->nv);
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		free(h->persist[i]);
 	free(h->vm_xml);

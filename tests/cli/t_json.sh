@@ -28,6 +28,7 @@ PY
 }
 one 4 --json
 one 4 --json frobnicate
+one 3 --json verify
 one 4 --json --frobnicate scan
 one 4 --frobnicate --json scan
 one 4 --json -r "$H" scan extra

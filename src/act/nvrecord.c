@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * apply keeps what NVML said of the NVLinks before the GPUs leave the nvidia
+ * driver: afterwards nothing on the host can see them.  Written through the
+ * one writer, whole or not at all; not journaled, since it changes nothing
+ * on the host that rollback would have to restore.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "shared/log.h"
+#include "shared/util.h"
+#include "shared/write.h"
+#include "core/nvlink.h"
+#include "act/nvrecord.h"
+
+int gp_nv_remember(const struct gp_nv_view *v)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	json_object *doc;
+	const char *text;
+	int rc;
+
+	if (v->source != GP_NV_NVML || !v->n)
+		return 0; /* nothing seen now: an older record stays */
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	doc = gp_nv_to_json(v, when);
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY);
+	rc = gp_mkdir_p(GP_NV_RECORD, true);
+	if (!rc)
+		rc = gp_write_file(GP_NV_RECORD, text, strlen(text), 0644);
+	if (rc)
+		gp_warn("cannot keep the NVLinks in %s: %s; topo will not see them once the "
+			"GPUs are on vfio-pci",
+			GP_NV_RECORD, strerror(-rc));
+	json_object_put(doc);
+	return rc;
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gpuprov verify: inside the VM (or on bare metal), that the GPUs really do
+ * P2P — NVML's P2P status, cuDeviceCanAccessPeer, a pattern one GPU writes
+ * into the other's memory read back there, peer copy bandwidth against the
+ * link's ceiling, and NCCL's all-reduce when libnccl.so.2 is there.
+ * Read-only: it enables peer access in its own CUDA contexts and changes no
+ * GPU setting.  Exit: 0 ok, 1 a pair below its ceiling's fraction, 2 P2P
+ * refused or read-back wrong, 3 no driver/NVML/CUDA or fewer than two GPUs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "sys/cudadrv.h"
+#include "core/model.h"
+#include "host/nvread.h"
+#include "sys/nccl.h"
+#include "sys/nvml.h"
+#include "shared/progress.h"
+#include "cli/render.h"
+#include "core/verify.h"
+
+#define MiB (1ull << 20)
+
+static const size_t nccl_sizes[] = { 64 * MiB, 256 * MiB, 1024 * MiB };
+
+struct vrun {
+	const struct gp_ctx *ctx;
+	struct gp_nv_view nv; /* NVML's GPUs, index for index with g */
+	struct gp_vgpu *g;
+	int n;
+	struct gp_vpair *p;
+	int np;
+	char driver[80];
+	size_t bytes, rb_bytes;
+	int iters;
+	bool measured;
+	struct gp_nccl_runs nccl, cmp;
+	enum gp_verdict nccl_verdict;
+	char nccl_why[200];
+};
+
+static void sizes(const struct gp_ctx *ctx, struct vrun *v)
+{
+	v->bytes = ctx->size ? ctx->size : ctx->quick ? 16 * MiB : 256 * MiB;
+	v->iters = ctx->quick ? 5 : 20;
+	v->rb_bytes = v->bytes < 64 * MiB ? v->bytes : 64 * MiB;
+	if (ctx->quick && v->rb_bytes > MiB)
+		v->rb_bytes = MiB;
+}
+
+static const char *nccl_lib(const struct gp_ctx *ctx)
+{
+	return ctx->nccl_lib ? ctx->nccl_lib : "libnccl.so.2";
+}
+
+static bool nccl_wanted(const struct gp_ctx *ctx)
+{
+	return !ctx->quick && !ctx->no_nccl;
+}
+
+/*
+ * NCCL reads NCCL_P2P_DISABLE once per process: the run without P2P is a
+ * child of its own, started before this process touches CUDA (a fork after
+ * cuInit is not allowed), its numbers sent back through a pipe.
+ */
+static void compare_run(const struct gp_ctx *ctx, struct gp_nccl_runs *out)
+{
+	struct gp_cuda *c;
+	char why[160];
+	int fd[2], status;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	out->tried = true;
+	gp_progress("NCCL all-reduce with P2P off (NCCL_P2P_DISABLE=1), in a child");
+	fflush(NULL);
+	if (pipe(fd) || (pid = fork()) < 0) {
+		snprintf(out->why, sizeof(out->why), "cannot start the run: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		close(fd[0]);
+		setenv("NCCL_P2P_DISABLE", "1", 1);
+		if (gp_cuda_open(&c, why, sizeof(why)))
+			snprintf(out->why, sizeof(out->why), "%s", why);
+		else
+			gp_nccl_allreduce(c, nccl_lib(ctx), nccl_sizes, 3, 5, out);
+		if (write(fd[1], out, sizeof(*out)) != (ssize_t)sizeof(*out))
+			_exit(1);
+		_exit(0);
+	}
+	close(fd[1]);
+	if (read(fd[0], out, sizeof(*out)) != (ssize_t)sizeof(*out)) {
+		memset(out, 0, sizeof(*out));
+		out->tried = true;
+		snprintf(out->why, sizeof(out->why), "the run without P2P ended without a result");
+	}
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	out->why[sizeof(out->why) - 1] = 0;
+}
+
+static int cuda_index(struct gp_cuda *c, const char *bdf)
+{
+	int i;
+
+	for (i = 0; i < gp_cuda_count(c); i++)
+		if (!strcmp(gp_cuda_bdf(c, i), bdf))
+			return i;
+	return -1;
+}
+
+static void gpus(struct vrun *v, struct gp_cuda *c)
+{
+	int rootfd = gp_root_open(v->ctx->root), i;
+
+	v->n = v->nv.n;
+	v->g = gp_xcalloc((size_t)v->n + 1, sizeof(*v->g));
+	for (i = 0; i < v->n; i++) {
+		struct gp_vgpu *g = &v->g[i];
+
+		g->nv = v->nv.gpus[i];
+		g->cuda = cuda_index(c, g->nv.bdf);
+		if (rootfd >= 0 || rootfd == AT_FDCWD)
+			gp_host_bar_max(rootfd, g->nv.bdf, &g->bar_bytes);
+		g->bar_small = g->nv.bar1 && g->bar_bytes && g->nv.bar1 < g->bar_bytes;
+	}
+	gp_root_close(rootfd);
+}
+
+/* NVML's and CUDA's view of one ordered pair, peer access enabled where allowed. */
+static void pair_access(struct vrun *v, struct gp_nvml *nv, struct gp_cuda *c, int i, int j)
+{
+	struct gp_vpair *p = &v->p[v->np++];
+
+	p->from = i;
+	p->to = j;
+	gp_nvml_p2p(nv, i, j, p->p2p);
+	p->can_access = gp_cuda_can_access(c, v->g[i].cuda, v->g[j].cuda);
+	if (p->can_access > 0)
+		p->peer_enabled = !gp_cuda_enable_peer(c, v->g[i].cuda, v->g[j].cuda);
+	if (p->can_access > 0 && !p->peer_enabled)
+		gp_warn("GPU%d->GPU%d: %s", i, j, gp_cuda_error(c));
+	gp_verify_ceiling(p, &v->g[i], &v->g[j], &v->nv, i, j);
+}
+
+static void pair_tests(struct vrun *v, struct gp_cuda *c, struct gp_vpair *p)
+{
+	struct gp_readback rb;
+	int a = v->g[p->from].cuda, b = v->g[p->to].cuda;
+
+	gp_progress("GPU%d->GPU%d: read-back, then peer copies of %zu MiB x %d", p->from, p->to,
+		    v->bytes >> 20, v->iters);
+	if (p->peer_enabled) {
+		if (gp_cuda_readback(c, a, b, v->rb_bytes, &rb))
+			gp_warn("GPU%d->GPU%d read-back: %s", p->from, p->to, gp_cuda_error(c));
+		else {
+			p->readback_done = true;
+			p->readback_ok = rb.ok;
+			p->readback_kernel = rb.by_kernel;
+			p->mismatches = rb.mismatches;
+			p->words = rb.words;
+		}
+	}
+	if (gp_cuda_bandwidth(c, a, b, v->bytes, v->iters, &p->gbps_uni, &p->gbps_bidir))
+		gp_warn("GPU%d->GPU%d bandwidth: %s", p->from, p->to, gp_cuda_error(c));
+}
+
+static void pairs(struct vrun *v, struct gp_nvml *nv, struct gp_cuda *c)
+{
+	int i, j;
+
+	v->p = gp_xcalloc((size_t)v->n * (size_t)v->n + 1, sizeof(*v->p));
+	for (i = 0; i < v->n; i++)
+		for (j = 0; j < v->n; j++)
+			if (i != j && v->g[i].cuda >= 0 && v->g[j].cuda >= 0)
+				pair_access(v, nv, c, i, j);
+	for (i = 0; i < v->np; i++) {
+		pair_tests(v, c, &v->p[i]);
+		gp_verify_judge(&v->p[i], true);
+	}
+	v->measured = true;
+}
+
+/* The all-reduce: a failure fails, a bus bandwidth below the fraction of the slowest pair warns. */
+static void nccl_judge(struct vrun *v)
+{
+	const struct gp_nccl_point *last;
+	double floor = 0;
+	int i;
+
+	if (!v->nccl.tried)
+		return;
+	if (!v->nccl.ok || !v->nccl.npoints) {
+		v->nccl_verdict = GP_VERDICT_FAIL;
+		snprintf(v->nccl_why, sizeof(v->nccl_why), "the all-reduce failed: %s",
+			 v->nccl.why);
+		return;
+	}
+	last = &v->nccl.points[v->nccl.npoints - 1];
+	for (i = 0; i < v->np; i++)
+		if (v->p[i].ceiling_gbps > 0 && (!floor || v->p[i].ceiling_gbps < floor))
+			floor = v->p[i].ceiling_gbps;
+	if (floor && last->busbw < GP_VERIFY_WARN_FRACTION * floor) {
+		v->nccl_verdict = GP_VERDICT_WARN;
+		snprintf(v->nccl_why, sizeof(v->nccl_why),
+			 "bus bandwidth %.1f GB/s is below %.0f%% of the slowest pair's ceiling "
+			 "%.1f GB/s",
+			 last->busbw, GP_VERIFY_WARN_FRACTION * 100, floor);
+	}
+}
+
+static int overall(const struct vrun *v)
+{
+	enum gp_verdict worst = v->nccl_verdict;
+	int i;
+
+	for (i = 0; i < v->np; i++)
+		worst = v->p[i].verdict > worst ? v->p[i].verdict : worst;
+	for (i = 0; i < v->n; i++)
+		if (v->g[i].bar_small && worst < GP_VERDICT_WARN)
+			worst = GP_VERDICT_WARN;
+	return worst == GP_VERDICT_FAIL	  ? GP_EXIT_FAIL
+	       : worst == GP_VERDICT_WARN ? GP_EXIT_WARN
+					  : GP_EXIT_OK;
+}
+
+/* ---- text ---- */
+
+static void size_text(uint64_t b, char *buf, size_t len)
+{
+	if (!b)
+		snprintf(buf, len, "-");
+	else
+		gp_format_size(b, buf, len);
+}
+
+static void gpus_text(const struct vrun *v)
+{
+	char bar1[32], bar[32];
+	int i;
+
+	printf("%-5s %-13s %-22s %-9s %-9s %s\n", "GPU", "ADDRESS", "NAME", "BAR1", "BAR",
+	       "NVLINKS");
+	for (i = 0; i < v->n; i++) {
+		const struct gp_vgpu *g = &v->g[i];
+
+		size_text(g->nv.bar1, bar1, sizeof(bar1));
+		size_text(g->bar_bytes, bar, sizeof(bar));
+		printf("GPU%-2d %-13s %-22s %-9s %-9s %d up", i, gp_tv(g->nv.bdf),
+		       gp_tv(g->nv.name), bar1, bar, gp_nv_links_up(&g->nv));
+		if (gp_nv_links_up(&g->nv) && gp_nv_link_rate(&g->nv) > 0)
+			printf(", %.3f GB/s each", gp_nv_link_rate(&g->nv));
+		if (g->cuda < 0)
+			printf("  (not visible to CUDA: not tested)");
+		printf("\n");
+		if (g->bar_small)
+			printf("      vm.mmio: BAR1 is %s, the card advertises %s: the VM's 64-bit "
+			       "MMIO "
+			       "window is too small (see gpuprov check on the host)\n",
+			       bar1, bar);
+	}
+}
+
+static enum gp_tone tone(enum gp_verdict v)
+{
+	return v == GP_VERDICT_OK ? GP_TONE_OK : v == GP_VERDICT_WARN ? GP_TONE_WARN : GP_TONE_FAIL;
+}
+
+static const char *p2p_short(int s)
+{
+	return s == 0 ? "ok" : s < 0 ? "?" : "no";
+}
+
+static void pair_text(const struct gp_vpair *p)
+{
+	char cell[16], ceiling[48] = "-";
+
+	snprintf(cell, sizeof(cell), "GPU%d->GPU%d", p->from, p->to);
+	if (p->ceiling_gbps > 0)
+		snprintf(ceiling, sizeof(ceiling), "%.1f %s (%.0f%%)", p->ceiling_gbps,
+			 p->ceiling_from, 100 * p->gbps_uni / p->ceiling_gbps);
+	printf("%-11s %s/%s/%s/%s  %-5s %-9s %7.1f GB/s %7.1f GB/s  %-22s ", cell,
+	       p2p_short(p->p2p[GP_P2P_READ]), p2p_short(p->p2p[GP_P2P_WRITE]),
+	       p2p_short(p->p2p[GP_P2P_NVLINK]), p2p_short(p->p2p[GP_P2P_ATOMICS]),
+	       p->can_access > 0    ? "yes"
+	       : p->can_access == 0 ? "no"
+				    : "?",
+	       !p->readback_done ? "-"
+	       : p->readback_ok	 ? "ok"
+				 : "MISMATCH",
+	       p->gbps_uni, p->gbps_bidir, ceiling);
+	gp_fprintf_tone(stdout, tone(p->verdict), "%s", gp_verdict_name(p->verdict));
+	printf("\n");
+	if (p->why[0])
+		printf("            %s\n", p->why);
+	if (p->readback_done && !p->readback_ok)
+		printf("            %" PRIu64 " of %" PRIu64 " words differ: P2P writes land "
+		       "somewhere the other GPU does not read (NCCL would hang or corrupt data)\n",
+		       p->mismatches, p->words);
+}
+
+static void nccl_rows(const struct gp_nccl_runs *r, const char *label)
+{
+	char sz[32];
+	int i;
+
+	if (!r->ok) {
+		printf("  %s: %s\n", label, r->why);
+		return;
+	}
+	for (i = 0; i < r->npoints; i++) {
+		gp_format_size(r->points[i].bytes, sz, sizeof(sz));
+		printf("  %-8s %-9s %9.3f ms %8.1f GB/s %8.1f GB/s\n", i ? "" : label, sz,
+		       r->points[i].ms, r->points[i].algbw, r->points[i].busbw);
+	}
+}
+
+static void nccl_text(const struct vrun *v)
+{
+	if (!v->nccl.tried) {
+		printf("\nNCCL: %s\n", v->nccl.why[0] ? v->nccl.why : "not run");
+		return;
+	}
+	printf("\nNCCL %d.%d.%d all-reduce over %d GPUs (float sum; busbw = algbw x 2(n-1)/n):\n",
+	       v->nccl.version / 10000, v->nccl.version / 100 % 100, v->nccl.version % 100,
+	       v->np ? v->n : 0);
+	printf("  %-8s %-9s %12s %13s %13s\n", "", "SIZE", "TIME", "ALGBW", "BUSBW");
+	nccl_rows(&v->nccl, "P2P");
+	if (v->cmp.tried)
+		nccl_rows(&v->cmp, "no P2P");
+	if (v->nccl_why[0])
+		printf("  %s: %s\n", gp_verdict_name(v->nccl_verdict), v->nccl_why);
+}
+
+static void verify_text(const struct vrun *v, int rc)
+{
+	char sz[32];
+	int i;
+
+	gp_format_size(v->bytes, sz, sizeof(sz));
+	printf("NVIDIA driver %s; peer copies of %s x %d, timed with CUDA events\n\n",
+	       v->driver[0] ? gp_tv(v->driver) : "unknown", sz, v->iters);
+	gpus_text(v);
+	printf("\n%-11s %-12s %-5s %-9s %12s %12s  %-22s %s\n", "PAIR", "P2P R/W/N/A", "PEER",
+	       "READBACK", "ONE WAY", "BOTH WAYS", "CEILING", "VERDICT");
+	for (i = 0; i < v->np; i++)
+		pair_text(&v->p[i]);
+	nccl_text(v);
+	printf("\nverdict: %s (below %.0f%% of a ceiling warns)\n",
+	       rc == GP_EXIT_OK	    ? "ok"
+	       : rc == GP_EXIT_WARN ? "warn"
+				    : "fail",
+	       GP_VERIFY_WARN_FRACTION * 100);
+}
+
+/* ---- JSON ---- */
+
+static json_object *jp2p(int s)
+{
+	return s < 0 ? NULL : json_object_new_string(gp_nvml_p2p_name(s));
+}
+
+static json_object *jgbps(double v)
+{
+	return v > 0 ? json_object_new_double(v) : NULL;
+}
+
+static json_object *gpu_json(const struct gp_vgpu *g)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "bdf", json_object_new_string(g->nv.bdf));
+	json_object_object_add(o, "name", json_object_new_string(g->nv.name));
+	json_object_object_add(o, "cuda_device",
+			       g->cuda >= 0 ? json_object_new_int(g->cuda) : NULL);
+	json_object_object_add(o, "bar1_bytes",
+			       g->nv.bar1 ? json_object_new_uint64(g->nv.bar1) : NULL);
+	json_object_object_add(o, "bar_bytes",
+			       g->bar_bytes ? json_object_new_uint64(g->bar_bytes) : NULL);
+	json_object_object_add(o, "bar_small", json_object_new_boolean(g->bar_small));
+	json_object_object_add(o, "nvlinks", json_object_new_int(gp_nv_links_up(&g->nv)));
+	json_object_object_add(o, "nvlink_gbps", jgbps(gp_nv_link_rate(&g->nv)));
+	return o;
+}
+
+static json_object *pair_json(const struct gp_vpair *p)
+{
+	json_object *o = json_object_new_object(), *s = json_object_new_object();
+
+	json_object_object_add(o, "from", json_object_new_int(p->from));
+	json_object_object_add(o, "to", json_object_new_int(p->to));
+	json_object_object_add(s, "read", jp2p(p->p2p[GP_P2P_READ]));
+	json_object_object_add(s, "write", jp2p(p->p2p[GP_P2P_WRITE]));
+	json_object_object_add(s, "atomics", jp2p(p->p2p[GP_P2P_ATOMICS]));
+	json_object_object_add(s, "nvlink", jp2p(p->p2p[GP_P2P_NVLINK]));
+	json_object_object_add(o, "p2p", s);
+	json_object_object_add(o, "can_access_peer",
+			       p->can_access < 0 ? NULL : json_object_new_boolean(p->can_access));
+	json_object_object_add(o, "peer_enabled", json_object_new_boolean(p->peer_enabled));
+	json_object_object_add(o, "readback_ok",
+			       p->readback_done ? json_object_new_boolean(p->readback_ok) : NULL);
+	json_object_object_add(
+		o, "readback_by",
+		!p->readback_done ? NULL
+				  : json_object_new_string(p->readback_kernel ? "kernel" : "copy"));
+	json_object_object_add(o, "readback_mismatches", json_object_new_uint64(p->mismatches));
+	json_object_object_add(o, "gbps_uni", jgbps(p->gbps_uni));
+	json_object_object_add(o, "gbps_bidir", jgbps(p->gbps_bidir));
+	json_object_object_add(o, "ceiling_gbps", jgbps(p->ceiling_gbps));
+	json_object_object_add(o, "ceiling_from",
+			       p->ceiling_from ? json_object_new_string(p->ceiling_from) : NULL);
+	json_object_object_add(o, "nvlinks", json_object_new_int(p->nvlinks));
+	json_object_object_add(o, "verdict", json_object_new_string(gp_verdict_name(p->verdict)));
+	json_object_object_add(o, "why", p->why[0] ? json_object_new_string(p->why) : NULL);
+	return o;
+}
+
+static json_object *points_json(const struct gp_nccl_runs *r)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < r->npoints; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "bytes", json_object_new_uint64(r->points[i].bytes));
+		json_object_object_add(o, "time_ms", json_object_new_double(r->points[i].ms));
+		json_object_object_add(o, "algbw_gbps", json_object_new_double(r->points[i].algbw));
+		json_object_object_add(o, "busbw_gbps", json_object_new_double(r->points[i].busbw));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *runs_json(const struct gp_nccl_runs *r)
+{
+	json_object *o;
+
+	if (!r->tried)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "ok", json_object_new_boolean(r->ok));
+	json_object_object_add(o, "why", r->why[0] ? json_object_new_string(r->why) : NULL);
+	json_object_object_add(o, "results", points_json(r));
+	return o;
+}
+
+static json_object *nccl_json(const struct vrun *v)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "version",
+			       v->nccl.version ? json_object_new_int(v->nccl.version) : NULL);
+	json_object_object_add(o, "ran", json_object_new_boolean(v->nccl.tried));
+	json_object_object_add(
+		o, "why",
+		!v->nccl.tried && v->nccl.why[0] ? json_object_new_string(v->nccl.why) : NULL);
+	json_object_object_add(o, "p2p", runs_json(&v->nccl));
+	json_object_object_add(o, "no_p2p", runs_json(&v->cmp));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(gp_verdict_name(v->nccl_verdict)));
+	json_object_object_add(o, "verdict_why",
+			       v->nccl_why[0] ? json_object_new_string(v->nccl_why) : NULL);
+	return o;
+}
+
+static void verify_json(const struct vrun *v, int rc)
+{
+	json_object *doc = gp_json_doc("verify"), *g = json_object_new_array();
+	json_object *p = json_object_new_array();
+	int i;
+
+	json_object_object_add(doc, "driver", json_object_new_string(v->driver));
+	json_object_object_add(doc, "bytes", json_object_new_uint64(v->bytes));
+	json_object_object_add(doc, "iterations", json_object_new_int(v->iters));
+	json_object_object_add(doc, "warn_fraction",
+			       json_object_new_double(GP_VERIFY_WARN_FRACTION));
+	for (i = 0; i < v->n; i++)
+		json_object_array_add(g, gpu_json(&v->g[i]));
+	for (i = 0; i < v->np; i++)
+		json_object_array_add(p, pair_json(&v->p[i]));
+	json_object_object_add(doc, "gpus", g);
+	json_object_object_add(doc, "pairs", p);
+	json_object_object_add(doc, "nccl", nccl_json(v));
+	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
+	gp_json_print(doc);
+}
+
+/* ---- the run ---- */
+
+static int with_cuda(struct vrun *v, struct gp_nvml *nv)
+{
+	struct gp_cuda *c;
+	char why[200];
+	int usable = 0, i;
+
+	if (gp_cuda_open(&c, why, sizeof(why))) {
+		gp_err("%s", why);
+		return GP_EXIT_HOST;
+	}
+	gpus(v, c);
+	for (i = 0; i < v->n; i++)
+		usable += v->g[i].cuda >= 0;
+	if (usable < 2) {
+		gp_err("CUDA sees %d of NVML's %d GPUs: verify needs two (CUDA_VISIBLE_DEVICES?)",
+		       usable, v->n);
+		gp_cuda_close(c);
+		return GP_EXIT_HOST;
+	}
+	pairs(v, nv, c);
+	if (nccl_wanted(v->ctx))
+		gp_progress("NCCL all-reduce over %d GPUs, up to 1 GiB", gp_cuda_count(c));
+	if (nccl_wanted(v->ctx))
+		gp_nccl_allreduce(c, nccl_lib(v->ctx), nccl_sizes, 3, 20, &v->nccl);
+	else
+		snprintf(v->nccl.why, sizeof(v->nccl.why), "not run (%s)",
+			 v->ctx->quick ? "--quick" : "--no-nccl");
+	gp_cuda_close(c);
+	nccl_judge(v);
+	return 0;
+}
+
+static int with_nvml(struct vrun *v)
+{
+	struct gp_nvml *nv;
+	char why[200];
+	int rc;
+
+	if (gp_nvml_open(&nv, why, sizeof(why))) {
+		gp_err("%s: verify needs the NVIDIA driver", why);
+		return GP_EXIT_HOST;
+	}
+	snprintf(v->driver, sizeof(v->driver), "%s", gp_nvml_driver(nv));
+	if (gp_nvml_fill(nv, &v->nv) || v->nv.n < 2) {
+		gp_err("NVML sees %d GPU%s: verify needs two", v->nv.n, v->nv.n == 1 ? "" : "s");
+		gp_nvml_close(nv);
+		return GP_EXIT_HOST;
+	}
+	rc = with_cuda(v, nv);
+	gp_nvml_close(nv);
+	return rc;
+}
+
+int gp_cmd_verify(struct gp_ctx *ctx)
+{
+	struct vrun v;
+	int rc;
+
+	memset(&v, 0, sizeof(v));
+	v.ctx = ctx;
+	sizes(ctx, &v);
+	if (ctx->nccl_compare && nccl_wanted(ctx))
+		compare_run(ctx, &v.cmp);
+	rc = with_nvml(&v);
+	gp_progress_clear();
+	if (!rc) {
+		rc = overall(&v);
+		if (ctx->json)
+			verify_json(&v, rc);
+		else
+			verify_text(&v, rc);
+	}
+	gp_nv_view_release(&v.nv);
+	free(v.g);
+	free(v.p);
+	return rc;
+}

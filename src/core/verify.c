@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * verify's judgements.  A pair fails when P2P is refused (NVML's read or
+ * write status, cuDeviceCanAccessPeer, enabling peer access) or when what
+ * one GPU wrote into the other's memory does not read back there (the
+ * private-mirror failure NCCL users saw in VMs).  It warns when a copy
+ * reaches less than GP_VERIFY_WARN_FRACTION of the ceiling: one direction
+ * against the ceiling, both ways against twice it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/model.h"
+#include "core/verify.h"
+
+double gp_pcie_gen_gts(int gen)
+{
+	static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64 };
+
+	return gen > 0 && gen < (int)(sizeof(gts) / sizeof(gts[0])) ? gts[gen] : 0;
+}
+
+static double pcie_ceiling(const struct gp_nv_gpu *g)
+{
+	return gp_link_bandwidth(gp_pcie_gen_gts(g->pcie_gen), g->pcie_width);
+}
+
+void gp_verify_ceiling(struct gp_vpair *p, const struct gp_vgpu *a, const struct gp_vgpu *b,
+		       const struct gp_nv_view *v, int ia, int ib)
+{
+	double ca, cb;
+
+	p->nvlinks = gp_nv_pair_links(v, ia, ib);
+	p->ceiling_gbps = gp_nv_pair_ceiling(v, ia, ib);
+	if (p->ceiling_gbps > 0) {
+		p->ceiling_from = "nvlink";
+		return;
+	}
+	ca = pcie_ceiling(&a->nv);
+	cb = pcie_ceiling(&b->nv);
+	p->ceiling_gbps = !ca ? cb : !cb ? ca : ca < cb ? ca : cb;
+	p->ceiling_from = p->ceiling_gbps > 0 ? "pcie" : NULL;
+}
+
+static void add_why(struct gp_vpair *p, const char *s)
+{
+	size_t n = strlen(p->why);
+
+	snprintf(p->why + n, sizeof(p->why) - n, "%s%s", n ? "; " : "", s);
+}
+
+static void judge_p2p(struct gp_vpair *p)
+{
+	if (p->p2p[0] > 0 || p->p2p[1] > 0) {
+		p->verdict = GP_VERDICT_FAIL;
+		add_why(p, "the driver refuses P2P reads or writes (NVML)");
+	}
+	if (!p->can_access) {
+		p->verdict = GP_VERDICT_FAIL;
+		add_why(p, "CUDA cannot access the peer (cuDeviceCanAccessPeer 0)");
+	} else if (p->can_access > 0 && !p->peer_enabled) {
+		p->verdict = GP_VERDICT_FAIL;
+		add_why(p, "peer access could not be enabled");
+	}
+	if (p->readback_done && !p->readback_ok) {
+		p->verdict = GP_VERDICT_FAIL;
+		add_why(p, "what one GPU wrote does not read back on the other");
+	}
+}
+
+static void judge_speed(struct gp_vpair *p, bool measured)
+{
+	char s[160];
+
+	if (!measured || p->verdict == GP_VERDICT_FAIL)
+		return;
+	if (p->gbps_uni <= 0) {
+		p->verdict = GP_VERDICT_FAIL;
+		add_why(p, "no peer copy could be measured");
+		return;
+	}
+	if (p->ceiling_gbps <= 0)
+		return; /* nothing to compare with: said in the output */
+	if (p->gbps_uni < GP_VERIFY_WARN_FRACTION * p->ceiling_gbps) {
+		snprintf(s, sizeof(s), "one way %.1f GB/s is below %.0f%% of the %s ceiling %.1f",
+			 p->gbps_uni, GP_VERIFY_WARN_FRACTION * 100, p->ceiling_from,
+			 p->ceiling_gbps);
+		p->verdict = GP_VERDICT_WARN;
+		add_why(p, s);
+	}
+	if (p->gbps_bidir > 0 && p->gbps_bidir < GP_VERIFY_WARN_FRACTION * 2 * p->ceiling_gbps) {
+		snprintf(s, sizeof(s), "both ways %.1f GB/s is below %.0f%% of %.1f", p->gbps_bidir,
+			 GP_VERIFY_WARN_FRACTION * 100, 2 * p->ceiling_gbps);
+		p->verdict = GP_VERDICT_WARN;
+		add_why(p, s);
+	}
+}
+
+void gp_verify_judge(struct gp_vpair *p, bool measured)
+{
+	p->verdict = GP_VERDICT_OK;
+	p->why[0] = 0;
+	judge_p2p(p);
+	judge_speed(p, measured);
+}
+
+double gp_allreduce_busbw(double algbw, int n)
+{
+	return n > 0 ? algbw * 2.0 * (n - 1) / n : 0;
+}
+
+const char *gp_verdict_name(enum gp_verdict v)
+{
+	static const char *const names[] = { "ok", "warn", "fail" };
+
+	return names[v];
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Supported sizes of one ReBAR entry: capability bits 4..31 are 1 MiB..128 TiB. */
+static uint64_t rebar_entry_max(uint32_t cap)
+{
+	int bit;
+
+	for (bit = 31; bit >= 4; bit--)
+		if (cap & (1u << bit))
+			return (uint64_t)1 << (20 + bit - 4);
+	return 0;
+}
+
+/* PCIe base spec 7.8.6: extended capability 0x15, entries of 8 bytes after the header. */
+uint64_t gp_rebar_max(const uint8_t *cfg, size_t len)
+{
+	size_t pos = 0x100, hops = 0;
+	uint64_t best = 0, m;
+	unsigned i, nbars;
+
+	while (pos >= 0x100 && pos + 4 <= len && hops++ < 64) {
+		uint32_t h = le32(cfg + pos);
+
+		if ((h & 0xffff) == 0x15 && pos + 12 <= len) {
+			nbars = (le32(cfg + pos + 8) >> 5) & 7;
+			for (i = 0; i < nbars && pos + 12 + 8 * i <= len; i++) {
+				m = rebar_entry_max(le32(cfg + pos + 4 + 8 * i));
+				best = m > best ? m : best;
+			}
+			return best;
+		}
+		if (!h || (h >> 20) <= pos)
+			break; /* the list only goes forward */
+		pos = h >> 20;
+	}
+	return best;
+}

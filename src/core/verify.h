@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What `gpuprov verify` measured, and the verdicts that follow: pure.
+ * sys/ fills the numbers (NVML, CUDA, NCCL); cli/cmd_verify.c prints them.
+ */
+#ifndef GP_VERIFY_H
+#define GP_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/nvlink.h"
+
+/* Below this fraction of the link ceiling a pair is a warning (exit 1). */
+#define GP_VERIFY_WARN_FRACTION 0.5
+
+#define GP_VERIFY_MAX_SIZES	8
+
+enum gp_verdict {
+	GP_VERDICT_OK,
+	GP_VERDICT_WARN,
+	GP_VERDICT_FAIL,
+};
+
+struct gp_vgpu {
+	struct gp_nv_gpu nv; /* NVML's view: bdf, name, BAR1, links */
+	int cuda;	     /* CUDA's device index, -1 when CUDA does not see it */
+	uint64_t bar_bytes;  /* the largest BAR the card advertises (sysfs/ReBAR), 0 unknown */
+	bool bar_small;	     /* BAR1 smaller than that: the VM's MMIO window */
+};
+
+struct gp_vpair {
+	int from, to;	       /* indices into the GPU list */
+	int p2p[GP_P2P_NCAPS]; /* NVML status per enum gp_p2p_cap; -1 unknown */
+	int can_access;	       /* cuDeviceCanAccessPeer: 1, 0, -1 unknown */
+	bool peer_enabled;     /* cuCtxEnablePeerAccess succeeded */
+	bool readback_done;
+	bool readback_ok;
+	bool readback_kernel; /* the writer's threads stored it (else its copy engine) */
+	uint64_t mismatches, words;
+	double gbps_uni, gbps_bidir; /* 0 when not measured */
+	double ceiling_gbps;	     /* per direction; 0 unknown */
+	const char *ceiling_from;    /* "nvlink", "pcie" or NULL */
+	int nvlinks;
+	enum gp_verdict verdict;
+	char why[256];
+};
+
+struct gp_nccl_point {
+	uint64_t bytes;
+	double ms;	     /* per all-reduce */
+	double algbw, busbw; /* GB/s */
+};
+
+struct gp_nccl_runs {
+	bool tried;
+	bool ok;
+	char why[200];
+	int version; /* ncclGetVersion: 22803 */
+	int ranks;   /* GPUs in the all-reduce */
+	int npoints;
+	struct gp_nccl_point points[GP_VERIFY_MAX_SIZES];
+};
+
+/* PCIe generation to GT/s, 0 unknown. */
+double gp_pcie_gen_gts(int gen);
+/* A pair's ceiling per direction: NVLink when joined, else the slower PCIe link. */
+void gp_verify_ceiling(struct gp_vpair *p, const struct gp_vgpu *a, const struct gp_vgpu *b,
+		       const struct gp_nv_view *v, int ia, int ib);
+/* Verdict and why, from what was measured. */
+void gp_verify_judge(struct gp_vpair *p, bool measured);
+/* nccl-tests' bus bandwidth of an all-reduce over n ranks. */
+double gp_allreduce_busbw(double algbw, int n);
+const char *gp_verdict_name(enum gp_verdict v);
+/* The largest BAR size in the ReBAR capability of config space, 0 without one. */
+uint64_t gp_rebar_max(const uint8_t *cfg, size_t len);
+
+#endif

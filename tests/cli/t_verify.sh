@@ -1,0 +1,169 @@
+#!/bin/sh
+# verify against a test double of NVML, CUDA and NCCL (tests/fake/fakegpu.c, answering
+# from tests/fake/gpus/*.gpu): every verdict and exit status the issue lists — NVLink
+# direct and through NVSwitch, PCIe only, P2P refused, a read-back mismatch, a slow
+# pair, a small BAR1, NCCL failing or absent, no NVML, no CUDA, one GPU.  The real
+# run on two H200s is in tests/fixtures/captured/h200x2-nvml.
+set -u
+G=${GPUPROV:-build/test/gpuprov}
+FAKE=build/test/libfakegpu.so
+[ -f "$FAKE" ] || { echo "no $FAKE: make build/test/libfakegpu.so"; exit 1; }
+T=$(mktemp -d /tmp/gp-verify.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+# one library directory per set of libraries present (NCCL absent: --nccl-lib, since
+# LD_LIBRARY_PATH cannot hide a real libnccl.so.2 the loader's cache knows)
+for set in all nonvml nocuda; do
+	mkdir -p "$T/$set"
+	for lib in libnvidia-ml.so.1 libcuda.so.1 libnccl.so.2; do
+		case "$set:$lib" in
+		nonvml:libnvidia-ml.so.1 | nocuda:libcuda.so.1) continue ;;
+		esac
+		ln -s "$PWD/$FAKE" "$T/$set/$lib"
+	done
+done
+bad=0
+
+# case NAME FIXTURE LIBS EXIT CHECK ARGS...: CHECK is Python run on the JSON document (doc)
+case_() {
+	name=$1 fix=$2 libs=$3 want=$4 check=$5
+	shift 5
+	GP_FAKE_GPU=tests/fake/gpus/$fix.gpu LD_LIBRARY_PATH=$T/$libs "$G" --json "$@" verify \
+		>"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "$name: exit $rc, want $want"
+		head -5 "$T/err"
+		bad=1
+		return
+	fi
+	if ! python3 -c "
+import json, sys
+doc = json.load(open('$T/out'))
+assert doc['command'] == 'verify' and doc['schema_version'] == 1, doc
+pairs = doc.get('pairs', [])
+gpus = doc.get('gpus', [])
+nccl = doc.get('nccl')
+$check
+"; then
+		echo "$name: check failed"
+		bad=1
+	fi
+}
+
+H200=build/hosts/h200x2-guest
+
+case_ h200-nvswitch h200-nvswitch all 0 "
+assert [g['bdf'] for g in gpus] == ['0000:00:06.0', '0000:00:07.0']
+assert all(g['nvlinks'] == 18 and g['bar1_bytes'] == g['bar_bytes'] == 256 << 30 for g in gpus), gpus
+assert len(pairs) == 2 and {(p['from'], p['to']) for p in pairs} == {(0, 1), (1, 0)}
+for p in pairs:
+    assert p['p2p'] == {'read': 'ok', 'write': 'ok', 'atomics': 'ok', 'nvlink': 'ok'}, p
+    assert p['can_access_peer'] and p['readback_ok'] and p['readback_by'] == 'kernel', p
+    assert p['nvlinks'] == 18 and p['ceiling_from'] == 'nvlink', p
+    assert abs(p['ceiling_gbps'] - 18 * 26.5625) < 1e-6, p
+    assert 394 < p['gbps_uni'] < 395 and 789 < p['gbps_bidir'] < 790, p
+    assert p['verdict'] == 'ok', p
+big = nccl['p2p']['results'][-1]
+assert nccl['version'] == 22803 and big['bytes'] == 1 << 30, nccl
+assert abs(big['busbw_gbps'] - 327.4) < 0.5 and abs(big['algbw_gbps'] - 327.4) < 0.5, big
+assert nccl['no_p2p'] is None
+assert doc['exit_status'] == 0
+" -r $H200
+
+case_ nccl-compare h200-nvswitch all 0 "
+cmp = nccl['no_p2p']['results']
+assert [r['bytes'] for r in cmp] == [64 << 20, 256 << 20, 1 << 30], cmp
+assert all(abs(r['busbw_gbps'] - 27.8) < 0.1 for r in cmp), cmp
+" -r $H200 --nccl-compare --size 4MiB
+
+case_ quick h200-nvswitch all 0 "
+assert doc['bytes'] == 16 << 20 and doc['iterations'] == 5, doc
+assert not nccl['ran'] and nccl['p2p'] is None, nccl
+" -r $H200 --quick
+
+case_ size h200-nvswitch all 0 "
+assert doc['bytes'] == 1 << 20, doc
+" -r $H200 --size 1MiB --no-nccl
+
+case_ a100-bridge a100-bridge all 0 "
+for p in pairs:
+    assert p['nvlinks'] == 12 and abs(p['ceiling_gbps'] - 300) < 1e-6, p
+assert gpus[1]['nvlink_gbps'] == 25.0 and gpus[0]['nvlink_gbps'] == 25.0, gpus
+" --no-nccl
+
+case_ nvswitch4 nvswitch4 all 0 "
+assert len(pairs) == 12
+links = {(p['from'], p['to']): p['nvlinks'] for p in pairs}
+assert links[(0, 1)] == 18 and links[(0, 2)] == 18 and links[(0, 3)] == 12 and links[(3, 2)] == 12, links
+" --quick
+
+case_ pcie-only pcie-only all 0 "
+for p in pairs:
+    assert p['nvlinks'] == 0 and p['ceiling_from'] == 'pcie', p
+    assert abs(p['ceiling_gbps'] - 63.015) < 0.01, p
+    assert p['verdict'] == 'ok', p
+" --quick
+
+case_ refused refused all 2 "
+for p in pairs:
+    assert p['p2p']['read'] == 'not supported' and p['can_access_peer'] is False, p
+    assert p['readback_ok'] is None and not p['peer_enabled'], p
+    assert p['verdict'] == 'fail' and 'cuDeviceCanAccessPeer' in p['why'], p
+" --quick
+
+case_ mirror mirror all 2 "
+f = {(p['from'], p['to']): p for p in pairs}
+assert f[(0, 1)]['readback_ok'] is False and f[(0, 1)]['readback_mismatches'] == 262144, f
+assert f[(0, 1)]['readback_by'] == 'copy' and f[(0, 1)]['verdict'] == 'fail', f
+assert 'read back' in f[(0, 1)]['why'], f
+assert f[(1, 0)]['readback_ok'] is True and f[(1, 0)]['verdict'] == 'ok', f
+" --quick
+
+case_ slow slow all 1 "
+f = {(p['from'], p['to']): p for p in pairs}
+assert f[(0, 1)]['verdict'] == 'warn' and 'one way 150.0 GB/s' in f[(0, 1)]['why'], f
+# the slow direction slows the pair both ways at once, not GPU1's own copies
+assert 'one way' not in f[(1, 0)]['why'] and 'both ways' in f[(1, 0)]['why'], f
+" --quick
+
+case_ bar-small bar-small all 1 "
+assert gpus[0]['bar_small'] and gpus[0]['bar1_bytes'] == 256 << 20 and gpus[0]['bar_bytes'] == 256 << 30, gpus
+assert not gpus[1]['bar_small'], gpus
+assert all(p['verdict'] == 'ok' for p in pairs)
+" -r $H200 --quick
+
+case_ nccl-fail nccl-fail all 2 "
+assert nccl['ran'] and not nccl['p2p']['ok'] and 'ncclCommInitAll' in nccl['p2p']['why'], nccl
+assert nccl['verdict'] == 'fail', nccl
+" --size 4MiB
+
+case_ nccl-absent h200-nvswitch all 0 "
+assert not nccl['ran'] and 'no-such-nccl.so' in nccl['why'], nccl
+" --nccl-lib "$T/no-such-nccl.so" --size 4MiB
+
+case_ no-nvml h200-nvswitch nonvml 3 "
+assert 'libnvidia-ml.so.1' in doc['error'], doc
+"
+case_ nvml-initfail nvml-initfail all 3 "
+assert 'Driver Not Loaded' in doc['error'], doc
+"
+case_ no-cuda h200-nvswitch nocuda 3 "
+assert 'libcuda.so.1' in doc['error'], doc
+"
+case_ one-gpu one all 3 "
+assert 'NVML sees 1 GPU' in doc['error'], doc
+"
+case_ cuda-hidden cuda-hidden all 3 "
+assert 'CUDA sees 1 of' in doc['error'], doc
+"
+
+# the text: one line per pair with its verdict, the read-back failure said in words
+GP_FAKE_GPU=tests/fake/gpus/mirror.gpu LD_LIBRARY_PATH=$T/all "$G" verify --quick >"$T/out" 2>&1
+grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   MISMATCH .* fail$' "$T/out" &&
+	grep -q 'P2P writes land somewhere the other GPU does not read' "$T/out" ||
+	{ echo "text: mirror not reported"; cat "$T/out"; bad=1; }
+GP_FAKE_GPU=tests/fake/gpus/bar-small.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify --quick \
+	>"$T/out" 2>&1
+grep -q 'vm.mmio: BAR1 is 256MiB, the card advertises 256GiB' "$T/out" ||
+	{ echo "text: small BAR1 not reported"; cat "$T/out"; bad=1; }
+exit $bad
