@@ -4,10 +4,10 @@
  * profile wants, 1 when changes are pending, 2 when a failed check not
  * accepted by name (--accept) blocks them (apply would refuse).
  */
-#include <string.h>
-
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "act/apply.h"
 #include "cli/cmd.h"
@@ -26,6 +26,14 @@ static void vm_files(struct gp_host *h, const char *xml)
 		gp_host_vm_files(h, files, n);
 }
 
+/* A template only root may read can hold a password (VNC, SPICE): so can its XML. */
+static bool world_readable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && (st.st_mode & S_IROTH);
+}
+
 /* The VM's XML and where it goes, when the profile has a [vm]. */
 static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target *vm)
 {
@@ -38,6 +46,7 @@ static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target 
 	    gp_domxml_build(h, ctx->profile, tmpl, &xml, vm->digest, sizeof(vm->digest)))
 		return GP_EXIT_INPUT;
 	vm->xml = xml;
+	vm->secret = !world_readable(tmpl);
 	vm_files(h, xml);
 	if (gp_nccl_topo_build(h, ctx->profile, false, &xml)) {
 		free((char *)vm->xml); /* said why: the guest cannot number its buses */

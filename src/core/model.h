@@ -225,8 +225,9 @@ struct gp_holder {
 /* A file gpuprov writes, as the host has it now: plan --diff and the report compare. */
 struct gp_owned {
 	char path[300];
-	char *text; /* NULL: absent, or unreadable (err) */
-	int err;    /* the -errno that kept it unread, -ENOENT aside; 0 */
+	char *text;   /* NULL: absent, or unreadable (err) */
+	int err;      /* the -errno that kept it unread, -ENOENT aside; 0 */
+	bool private; /* not root's, or not readable by all: its text is shown by digest only */
 };
 
 struct gp_host {

@@ -63,8 +63,8 @@ static void add(const struct gp_host *h, struct gp_pfiles *pf, const char *step,
 	/* not among what the host read: an override file that is not there */
 	f->now = o && o->text ? gp_xstrdup(o->text) : NULL;
 	f->now_err = o ? o->err : 0;
-	f->secret =
-		!(mode & 0077) || (net && (has_secret(path, f->text) || has_secret(path, f->now)));
+	f->secret = !(mode & 0077) || (o && o->private) ||
+		    (net && (has_secret(path, f->text) || has_secret(path, f->now)));
 }
 
 static void vfio_files(const struct gp_host *h, const struct gp_profile *p,
@@ -103,8 +103,10 @@ void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		vfio_files(h, p, templates, out);
 	if (planned(plan, "persist.bond") && p->has_bond)
 		bond_files(h, p, out);
-	if (planned(plan, "domain.write") && vm && vm->xml)
+	if (planned(plan, "domain.write") && vm && vm->xml) {
 		add(h, out, "domain.write", vm->output, vm->xml, 0644, false);
+		out->f[out->n - 1].secret |= vm->secret;
+	}
 	if (planned(plan, "nccl.write") && vm && vm->nccl)
 		add(h, out, "nccl.write", vm->nccl_path, vm->nccl, 0644, false);
 }

@@ -62,6 +62,7 @@ char *gp_subst(const char *tmpl, const char *const *pairs);
 /* What domain.write and domain.define put in place. */
 struct gp_vm_target {
 	const char *xml;
+	bool secret; /* made from a template not everyone may read: shown by digest only */
 	char digest[24];
 	const char *output;
 	const char *uri;

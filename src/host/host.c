@@ -1190,6 +1190,20 @@ static void mark_gpu_groups(struct gp_host *h)
  * plan --diff and the report show what would change without reading the host
  * again; returns a copy for the fields the checks and the plan compare.
  */
+static bool owned_public(struct gp_host *h, const char *path)
+{
+	int fd = gp_root_openat(h->rootfd, path, O_RDONLY | O_NONBLOCK);
+	struct stat st;
+	bool public;
+
+	if (fd < 0)
+		return false;
+	/* a path a profile names (say [vm] output = /etc/shadow) must not print a file */
+	public = !fstat(fd, &st) && st.st_uid == 0 && (st.st_mode & S_IROTH);
+	close(fd);
+	return public;
+}
+
 static char *owned_file(struct gp_host *h, const char *path)
 {
 	struct gp_owned *o;
@@ -1206,6 +1220,7 @@ static char *owned_file(struct gp_host *h, const char *path)
 	n = gp_root_slurp(h->rootfd, path, GP_READ_MAX, &o->text);
 	if (n < 0 && n != -ENOENT)
 		o->err = (int)n;
+	o->private = o->text && !owned_public(h, path);
 	return o->text ? gp_xstrdup(o->text) : NULL;
 }
 

@@ -72,5 +72,26 @@ assert patched >= 8, patched
 secret = [f for f in files if f["secret"]]
 assert [f["path"] for f in secret] == ["/etc/network/interfaces.d/gpuprov-bond0"], secret
 PY
+# A profile is not the owner of the files it names: [vm] output pointing at a
+# file only root may read (/etc/shadow), or [vm] template at a template only
+# root may read (it may hold a VNC password), shows digests, never the text.
+printf 'root:$y$SHADOW-HASH-NOT-FOR-PRINT:19000::::::\n' >"$R/etc/shadow"
+chmod 0640 "$R/etc/shadow"
+sed 's|^output = .*|output = /etc/shadow|' $P >"$d/shadow.ini"
+grep -q '^output = /etc/shadow$' "$d/shadow.ini"
+sed "s|<devices>|<devices><graphics type='vnc' port='-1' passwd='VNC-PASS-NOT-FOR-PRINT'/>|" \
+	templates/domain-q35-ovmf.xml >"$d/private.xml"
+chmod 0600 "$d/private.xml"
+sed "s|^output = .*|output = /var/lib/gpuprov/a100-vm.xml\ntemplate = $d/private.xml|" $P >"$d/tmpl.ini"
+for prof in shadow tmpl; do
+	$G -r $R -p "$d/$prof.ini" plan --diff >"$d/$prof.txt" 2>&1 || true
+	$G -r $R -p "$d/$prof.ini" --json plan >"$d/$prof.json" 2>&1 || true
+	if grep -q 'NOT-FOR-PRINT' "$d/$prof.txt" "$d/$prof.json"; then
+		echo "$prof: a file the profile names was printed"
+		exit 1
+	fi
+	grep -q 'domain.write' "$d/$prof.txt" || { echo "$prof: no domain.write"; exit 1; }
+done
+grep -q 'VNC-PASS-NOT-FOR-PRINT' "$d/private.xml" || { echo "template has no password"; exit 1; }
 # apply's own JSON plan stays as it was: no "files"
 echo ok
