@@ -205,7 +205,9 @@ static void discover_bond(FILE *f, const struct gp_host *h)
 		const struct gp_iface *x = &h->ifaces[i];
 		const struct gp_dev *d = x->dev >= 0 ? &h->devs[x->dev] : NULL;
 
-		if (!d || !roce_driver(d->driver) || x->default_route || x->is_bond)
+		/* a name written into the INI must be one: a renamed link could add keys */
+		if (!d || !roce_driver(d->driver) || x->default_route || x->is_bond ||
+		    !gp_ifname_valid(x->name))
 			continue;
 		snprintf(node, sizeof(node), "%d", d->numa_node);
 		fprintf(f, ";   %s  %s  NUMA node %s  %s  %ld Mb/s\n", gp_tv(x->name), x->bdf,

@@ -53,3 +53,24 @@ bad = [f for f in json.load(open(path))["findings"]
 assert not bad, (root, bad)
 PY
 done
+
+# an interface name is text anyone who may rename a link chooses: one that is
+# not a valid name is left out of the skeleton, never written into the INI
+T=$(mktemp -d)
+cp -a build/hosts/r5350-ready "$T/tree"
+bad=$(printf 'z\n[server]\nmin_bios=99')
+ln -s "$(readlink "$T/tree/sys/class/net/ens1f1np1" | sed 's|net/ens1f1np1$|net/|')$bad" \
+	"$T/tree/sys/class/net/$bad"
+mkdir "$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/$bad"
+cp -a "$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/ens1f1np1/." \
+	"$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/$bad/"
+rm -rf "$T/tree/sys/class/net/ens1f1np1" "$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/ens1f1np1"
+$G -r "$T/tree" profile discover >"$T/out.ini" 2>/dev/null || { rm -rf "$T"; echo "discover failed"; exit 1; }
+if grep -q '^\[server\]' "$T/out.ini" && [ "$(grep -c '^\[server\]' "$T/out.ini")" != 1 ] ||
+	grep -q '^min_bios=99' "$T/out.ini"; then
+	rm -rf "$T"
+	echo "discover wrote a hostile interface name into the profile"
+	exit 1
+fi
+grep -q 'ens1f0np0' "$T/out.ini" || { rm -rf "$T"; echo "the valid port is gone"; exit 1; }
+rm -rf "$T"
