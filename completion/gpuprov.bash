@@ -21,12 +21,29 @@ _gpuprov_help()
 # interface but lo, for a bond the profile has not built yet.
 _gpuprov_bonds()
 {
-    local net=/sys/class/net names
-    names=$(cat "$net/bonding_masters" 2>/dev/null)
-    if [[ -z $names ]]; then
-        names=$(command ls "$net" 2>/dev/null | grep -vx -e lo -e bonding_masters)
+    local net=/sys/class/net n
+    local -a names
+    read -ra names 2>/dev/null <"$net/bonding_masters"
+    if ((${#names[@]})); then
+        printf '%s\n' "${names[@]}"
+        return
     fi
-    printf '%s\n' $names
+    for n in "$net"/*; do
+        n=${n##*/}
+        [[ $n == lo || $n == bonding_masters || $n == '*' ]] || printf '%s\n' "$n"
+    done
+}
+
+# The lines of stdin that start with $1, into COMPREPLY: never through
+# compgen -W, which expands $(...) in its words, and an interface can be named
+# '$(reboot)' by anyone who may rename one.
+_gpuprov_match()
+{
+    local w
+    while IFS= read -r w; do
+        [[ $w == "$1"* ]] && COMPREPLY+=("$w")
+    done
+    return 0
 }
 
 _gpuprov()
@@ -79,12 +96,12 @@ _gpuprov()
             COMPREPLY=($(compgen -W "$(_gpuprov_help "$bin" commands)" -- "$cur"))
             ;;
         rollback)
-            local runs
-            runs=$("$bin" rollback --list 2>/dev/null | awk 'NR > 1 { print $2 }')
-            COMPREPLY=($(compgen -W "$runs" -- "$cur"))
+            COMPREPLY=()
+            _gpuprov_match "$cur" < <("$bin" rollback --list 2>/dev/null | awk 'NR > 1 { print $2 }')
             ;;
         bond)
-            COMPREPLY=($(compgen -W "$(_gpuprov_bonds)" -- "$cur"))
+            COMPREPLY=()
+            _gpuprov_match "$cur" < <(_gpuprov_bonds)
             ;;
         profile)
             if [[ $prev == profile ]]; then

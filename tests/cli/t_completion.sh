@@ -75,11 +75,17 @@ want "20990102T000000Z-7" gpuprov -y rollback 20990102
 mkdir -p "$d/net/bond0/bonding" "$d/net/bond7/bonding" "$d/net/eth0" "$d/net/lo"
 printf 'bond0 bond7\n' >"$d/net/bonding_masters"
 mkdir -p "$d/net2/eth0" "$d/net2/ens1f0np0" "$d/net2/lo"
-declare -f comp want fail _gpuprov _gpuprov_help _gpuprov_bonds >"$d/fns.sh"
+declare -f comp want fail _gpuprov _gpuprov_help _gpuprov_bonds _gpuprov_match >"$d/fns.sh"
 got=$(unshare -m bash -c ". /usr/share/bash-completion/bash_completion; . $d/fns.sh
 	mount --bind $d/net /sys/class/net && comp gpuprov bond ''")
 [ "$got" = "bond0 bond7" ] || fail "bond <TAB> with bonds: '$got'"
 got=$(unshare -m bash -c ". /usr/share/bash-completion/bash_completion; . $d/fns.sh
 	mount --bind $d/net2 /sys/class/net && comp gpuprov bond e")
 [ "$got" = "ens1f0np0 eth0" ] || fail "bond e<TAB> without bonds: '$got'"
+# an interface name is anyone's text: offered as it is, never run
+mkdir -p "$d/net3/eth1" "$d/net3/\$(touch pwned-by-completion)"
+got=$(cd "$d" && unshare -m bash -c ". /usr/share/bash-completion/bash_completion; . $d/fns.sh
+	mount --bind $d/net3 /sys/class/net && comp gpuprov bond ''")
+[ ! -e "$d/pwned-by-completion" ] || fail "bond <TAB> ran a command from an interface name"
+case "$got" in *'$(touch pwned-by-completion)'*eth1*) ;; *) fail "bond <TAB> hostile name: '$got'" ;; esac
 BASH
