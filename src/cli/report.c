@@ -418,6 +418,12 @@ static void pci(struct doc *o, const struct gp_dossier *d)
 	     "every other function is counted in a box of its parent. P2P class between the GPUs: "
 	     "%s%s%s.",
 	     o->html ? "<strong>" : "**", gp_path_name(d->map.worst), o->html ? "</strong>" : "**");
+	if (d->map.nv_pairs)
+		para(o,
+		     "NVLink joins %d of the %d GPU pairs (NV%d%s): their P2P goes over NVLink, "
+		     "whatever the PCIe class.",
+		     d->map.nv_pairs, d->map.pairs, d->map.nv_min,
+		     d->map.nv_max != d->map.nv_min ? " or more" : "");
 	if (!o->html) {
 		tree_md(o, d);
 		return;
@@ -431,7 +437,7 @@ static void topo(struct doc *o, const struct gp_dossier *d)
 {
 	const struct gp_map *m = &d->map;
 	int *items = gp_xcalloc(m->nn + 1, sizeof(*items)), n = 0, i, j;
-	char hdr[4096] = "", lab[32];
+	char hdr[4096] = "", lab[32], (*nvs)[16];
 	const char **cells;
 	size_t k;
 
@@ -451,15 +457,20 @@ static void topo(struct doc *o, const struct gp_dossier *d)
 	strcat(hdr, "|NUMA");
 	table(o, "topo", hdr);
 	cells = gp_xcalloc((size_t)n + 2, sizeof(*cells));
+	nvs = gp_xcalloc((size_t)n, sizeof(*nvs));
 	for (i = 0; i < n; i++) {
 		const struct gp_map_node *a = &m->n[items[i]];
 
 		snprintf(lab, sizeof(lab), "%s%d %s", a->kind == GP_MAP_GPU ? "GPU" : "NIC",
 			 a->label, d->h->devs[a->dev].bdf);
 		cells[0] = E(o, lab);
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
+			int b = m->n[items[j]].dev, nv = gp_map_nv_links(d->h, a->dev, b);
+
+			snprintf(nvs[j], sizeof(nvs[j]), "NV%d", nv);
 			cells[j + 1] =
-				gp_path_name(gp_topo_classify(d->h, a->dev, m->n[items[j]].dev));
+				nv ? nvs[j] : gp_path_name(gp_topo_classify(d->h, a->dev, b));
+		}
 		snprintf(lab, sizeof(lab), "%d", d->h->devs[a->dev].numa_node);
 		cells[n + 1] = d->h->devs[a->dev].numa_node >= 0 ? E(o, lab) : "?";
 		row(o, NULL, cells);
@@ -467,7 +478,9 @@ static void topo(struct doc *o, const struct gp_dossier *d)
 	table_end(o);
 	para(o, "X self, PIX at most one bridge, PXB several bridges, PHB through a host bridge, "
 		"NODE between host bridges of one NUMA node, SYS across the SMP interconnect "
-		"(the classes of nvidia-smi topo -m).");
+		"(the classes of nvidia-smi topo -m); NV# the NVLinks joining two GPUs, where NVML "
+		"told them (or apply recorded them).");
+	free(nvs);
 	free(cells);
 	free(items);
 }
@@ -849,7 +862,8 @@ static const char css[] =
 	".pcimap .edge.p2p{stroke:var(--p2p);stroke-width:4}"
 	".pcimap .edge.degraded{stroke:var(--bad);stroke-dasharray:6 3}"
 	".pcimap .link{font-size:9px;text-anchor:end;fill:var(--mute)}"
-	".pcimap .link.degraded{fill:var(--bad)}.pcimap .p2pclass{font-weight:bold;"
+	".pcimap .link.degraded{fill:var(--bad)}.pcimap .p2pclass,.pcimap "
+	".nvclass{font-weight:bold;"
 	"fill:var(--p2p)}\n"
 	".pcimap .iommu rect{fill:none;stroke:#bf8700;stroke-dasharray:5 3;stroke-width:1.5}"
 	".pcimap .iommu text{fill:#7d4e00;font-size:10px}\n"

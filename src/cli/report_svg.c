@@ -252,6 +252,10 @@ static void legend(FILE *f, const struct gp_dossier *d)
 			gp_path_name(m->worst), m->ngpus > 2 ? ", the worst of every pair" : "");
 	else
 		fprintf(f, "%d GPU: no P2P path", m->ngpus);
+	if (m->nv_pairs)
+		fprintf(f, "; NVLink <tspan class=\"nvclass\">NV%d</tspan>%s on %d of %d pair%s",
+			m->nv_min, m->nv_max != m->nv_min ? "+" : "", m->nv_pairs, m->pairs,
+			m->pairs == 1 ? "" : "s");
 	fprintf(f,
 		"</text><text class=\"legend\" x=\"%d\" y=\"32\">links: trained speed and width"
 		" (trained/max, \xe2\x9a\xa0 and dashed red where lower); blue: the P2P path;"

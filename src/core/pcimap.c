@@ -270,6 +270,24 @@ static void number(struct build *b)
 	b->m->ngpus = ngpu;
 }
 
+int gp_map_nv_links(const struct gp_host *h, int a, int b)
+{
+	if (a == b || h->devs[a].role != GP_ROLE_GPU || h->devs[b].role != GP_ROLE_GPU)
+		return 0;
+	return gp_nv_pair_links(&h->nv, gp_nv_find(&h->nv, h->devs[a].bdf),
+				gp_nv_find(&h->nv, h->devs[b].bdf));
+}
+
+/* A pair's NVLinks into the counts the legend states. */
+static void nv_count(struct gp_map *m, int links)
+{
+	m->pairs++;
+	if (!links)
+		return;
+	m->nv_min = m->nv_pairs++ ? (links < m->nv_min ? links : m->nv_min) : links;
+	m->nv_max = links > m->nv_max ? links : m->nv_max;
+}
+
 static void p2p(struct build *b)
 {
 	struct gp_map *m = b->m;
@@ -286,6 +304,7 @@ static void p2p(struct build *b)
 			if (c > m->worst)
 				m->worst = c;
 			mark_path(m, (int)i, (int)j);
+			nv_count(m, gp_map_nv_links(b->h, m->n[i].dev, m->n[j].dev));
 		}
 }
 

@@ -64,9 +64,13 @@ struct gp_map {
 	int ngpus;
 	enum gp_path worst; /* the worst path class between two GPUs; X with fewer than two */
 	bool numa_hop;	    /* a GPU pair crosses NUMA nodes (SYS) */
-	int width, height;  /* of the drawing */
+	/* NVLink, where known: pairs joined, and the fewest and most links of a pair */
+	int nv_pairs, pairs, nv_min, nv_max;
+	int width, height; /* of the drawing */
 };
 
+/* NVLinks between two devices (nvidia-smi's NV#), 0 none or not known. */
+int gp_map_nv_links(const struct gp_host *h, int a, int b);
 /* p may be NULL (no bond ports then). */
 void gp_map_build(const struct gp_host *h, const struct gp_profile *p, struct gp_map *m);
 void gp_map_release(struct gp_map *m);

@@ -114,6 +114,28 @@ static void test_degraded(void **state)
 	gp_host_release(&h);
 }
 
+/* NVLink as a snapshot of a 2 x H200 host recorded it: NV18, whatever the PCIe class. */
+static void test_nvlink(void **state)
+{
+	struct gp_host h;
+	struct gp_map m;
+
+	(void)state;
+	unit_host("h200x2-nvlink", NULL, &h);
+	gp_map_build(&h, NULL, &m);
+	assert_int_equal(m.pairs, 1);
+	assert_int_equal(m.nv_pairs, 1);
+	assert_int_equal(m.nv_min, 18);
+	assert_int_equal(
+		gp_map_nv_links(&h, unit_index(&h, "0000:00:06.0"), unit_index(&h, "0000:00:07.0")),
+		18);
+	assert_int_equal(
+		gp_map_nv_links(&h, unit_index(&h, "0000:00:06.0"), unit_index(&h, "0000:00:03.0")),
+		0);
+	gp_map_release(&m);
+	gp_host_release(&h);
+}
+
 static void test_escape(void **state)
 {
 	char *b;
@@ -144,9 +166,8 @@ static void test_escape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_r5350),
-		cmocka_unit_test(test_switch16),
-		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_r5350),	 cmocka_unit_test(test_switch16),
+		cmocka_unit_test(test_degraded), cmocka_unit_test(test_nvlink),
 		cmocka_unit_test(test_escape),
 	};
 
