@@ -24,6 +24,8 @@
 #include "shared/progress.h"
 #include "cli/render.h"
 #include "core/verify.h"
+#include "core/nccl_topo.h"
+#include "shared/rootfs.h"
 
 #define MiB (1ull << 20)
 
@@ -43,6 +45,10 @@ struct vrun {
 	struct gp_nccl_runs nccl, cmp;
 	enum gp_verdict nccl_verdict;
 	char nccl_why[200];
+	const char *topo_path; /* NCCL_TOPO_FILE, NULL when unset */
+	int topo_read_rc;      /* the file could not be read: why */
+	int topo_rc;	       /* -EINVAL: no topology file */
+	struct gp_nccl_match topo;
 };
 
 static void sizes(const struct gp_ctx *ctx, struct vrun *v)
@@ -216,10 +222,57 @@ static void nccl_judge(struct vrun *v)
 	}
 }
 
+static bool topo_matches(const struct vrun *v)
+{
+	return !v->topo_read_rc && !v->topo_rc && !v->topo.nmissing && !v->topo.nunknown;
+}
+
+/*
+ * NCCL_TOPO_FILE as this process inherited it, against the GPUs NVML sees: a
+ * stale file makes NCCL ignore it or place GPUs that are not there.  The file
+ * is the operator's but hostile all the same: the one safe reader, bounded,
+ * refusing a FIFO or a device.
+ */
+static void topo_check(struct vrun *v)
+{
+	char(*seen)[GP_BDF_LEN];
+	char *text;
+	ssize_t len;
+	int i;
+
+	v->topo_path = getenv("NCCL_TOPO_FILE");
+	if (v->topo_path && !v->topo_path[0])
+		v->topo_path = NULL;
+	if (!v->topo_path)
+		return;
+	len = gp_root_slurp(AT_FDCWD, v->topo_path, GP_READ_MAX, &text);
+	if (len < 0) {
+		v->topo_read_rc = (int)len;
+		return;
+	}
+	seen = gp_xcalloc((size_t)v->n + 1, sizeof(*seen));
+	for (i = 0; i < v->n; i++)
+		gp_strlcpy(seen[i], v->g[i].nv.bdf, sizeof(seen[i]));
+	v->topo_rc = gp_nccl_topo_match(text, (size_t)len, (const char(*)[GP_BDF_LEN])seen, v->n,
+					&v->topo);
+	free(seen);
+	free(text);
+}
+
+static const char *topo_error(const struct vrun *v)
+{
+	if (v->topo_read_rc)
+		return gp_root_strerror(v->topo_read_rc);
+	return v->topo_rc ? "not an NCCL topology file (no <system>)" : NULL;
+}
+
 static int overall(const struct vrun *v)
 {
 	enum gp_verdict worst = v->nccl_verdict;
 	int i;
+
+	if (v->topo_path && !topo_matches(v))
+		worst = GP_VERDICT_WARN;
 
 	for (i = 0; i < v->np; i++)
 		worst = v->p[i].verdict > worst ? v->p[i].verdict : worst;
@@ -339,6 +392,35 @@ static void nccl_text(const struct vrun *v)
 		printf("  %s: %s\n", gp_verdict_name(v->nccl_verdict), v->nccl_why);
 }
 
+static void topo_list(const char *label, const char (*ids)[GP_BDF_LEN], int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		printf("%s%s", i ? ", " : label, ids[i]);
+}
+
+static void topo_text(const struct vrun *v)
+{
+	printf("\nNCCL_TOPO_FILE: ");
+	if (!v->topo_path) {
+		printf("not set\n");
+		return;
+	}
+	printf("%s: ", gp_tv(v->topo_path));
+	if (topo_error(v)) {
+		gp_fprintf_tone(stdout, GP_TONE_WARN, "%s%s", v->topo_read_rc ? "unreadable: " : "",
+				topo_error(v));
+	} else if (topo_matches(v)) {
+		gp_fprintf_tone(stdout, GP_TONE_OK, "its bus IDs match the %d GPUs seen", v->n);
+	} else {
+		gp_fprintf_tone(stdout, GP_TONE_WARN, "does not match the %d GPUs seen", v->n);
+		topo_list("; missing from it: ", v->topo.missing, v->topo.nmissing);
+		topo_list("; not here: ", v->topo.unknown, v->topo.nunknown);
+	}
+	printf("\n");
+}
+
 static void verify_text(const struct vrun *v, int rc)
 {
 	char sz[32];
@@ -353,6 +435,7 @@ static void verify_text(const struct vrun *v, int rc)
 	for (i = 0; i < v->np; i++)
 		pair_text(&v->p[i]);
 	nccl_text(v);
+	topo_text(v);
 	printf("\nverdict: %s (below %.0f%% of a ceiling warns)\n",
 	       rc == GP_EXIT_OK	    ? "ok"
 	       : rc == GP_EXIT_WARN ? "warn"
@@ -471,6 +554,34 @@ static json_object *nccl_json(const struct vrun *v)
 	return o;
 }
 
+static json_object *ids_json(const char (*ids)[GP_BDF_LEN], int n)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(ids[i]));
+	return a;
+}
+
+static json_object *topo_json(const struct vrun *v)
+{
+	json_object *o;
+
+	if (!v->topo_path)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "set", json_object_new_boolean(true));
+	json_object_object_add(o, "path", json_object_new_string(v->topo_path));
+	json_object_object_add(o, "match",
+			       topo_error(v) ? NULL : json_object_new_boolean(topo_matches(v)));
+	json_object_object_add(o, "missing", ids_json(v->topo.missing, v->topo.nmissing));
+	json_object_object_add(o, "extra", ids_json(v->topo.unknown, v->topo.nunknown));
+	json_object_object_add(o, "error",
+			       topo_error(v) ? json_object_new_string(topo_error(v)) : NULL);
+	return o;
+}
+
 static void verify_json(const struct vrun *v, int rc)
 {
 	json_object *doc = gp_json_doc("verify"), *g = json_object_new_array();
@@ -489,6 +600,7 @@ static void verify_json(const struct vrun *v, int rc)
 	json_object_object_add(doc, "gpus", g);
 	json_object_object_add(doc, "pairs", p);
 	json_object_object_add(doc, "nccl", nccl_json(v));
+	json_object_object_add(doc, "nccl_topo_file", topo_json(v));
 	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
 	gp_json_print(doc);
 }
@@ -561,6 +673,7 @@ int gp_cmd_verify(struct gp_ctx *ctx)
 	rc = with_nvml(&v);
 	gp_progress_clear();
 	if (!rc) {
+		topo_check(&v);
 		rc = overall(&v);
 		if (ctx->json)
 			verify_json(&v, rc);

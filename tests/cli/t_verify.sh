@@ -22,13 +22,15 @@ for set in all nonvml nocuda; do
 	done
 done
 bad=0
+unset NCCL_TOPO_FILE # TOPO: the NCCL_TOPO_FILE of a case, unset when empty
+TOPO=
 
 # case NAME FIXTURE LIBS EXIT CHECK ARGS...: CHECK is Python run on the JSON document (doc)
 case_() {
 	name=$1 fix=$2 libs=$3 want=$4 check=$5
 	shift 5
-	GP_FAKE_GPU=tests/fake/gpus/$fix.gpu LD_LIBRARY_PATH=$T/$libs "$G" --json "$@" verify \
-		>"$T/out" 2>"$T/err"
+	env ${TOPO:+"NCCL_TOPO_FILE=$TOPO"} GP_FAKE_GPU=tests/fake/gpus/$fix.gpu \
+		LD_LIBRARY_PATH=$T/$libs "$G" --json "$@" verify >"$T/out" 2>"$T/err"
 	rc=$?
 	if [ "$rc" != "$want" ]; then
 		echo "$name: exit $rc, want $want"
@@ -43,6 +45,7 @@ assert doc['command'] == 'verify' and doc['schema_version'] == 1, doc
 pairs = doc.get('pairs', [])
 gpus = doc.get('gpus', [])
 nccl = doc.get('nccl')
+topo = doc.get('nccl_topo_file', 'absent')
 $check
 "; then
 		echo "$name: check failed"
@@ -69,6 +72,52 @@ assert abs(big['busbw_gbps'] - 327.4) < 0.5 and abs(big['algbw_gbps'] - 327.4) <
 assert nccl['no_p2p'] is None
 assert doc['exit_status'] == 0
 " -r $H200
+
+# NCCL_TOPO_FILE: unset is said and no warning; the file nccl-topo writes for this machine
+# matches; one naming a GPU that is not here (and lacking one that is) warns, as does a
+# file that cannot be read (a FIFO must not hang) or is no topology
+case_ topo-unset h200-nvswitch all 0 "
+assert topo is None, topo
+" -r $H200 --quick
+"$G" -r $H200 nccl-topo --this-host >"$T/topo.xml" || { echo "nccl-topo --this-host failed"; bad=1; }
+sed 's/busid="0000:00:07.0"/busid="0000:00:08.0"/' "$T/topo.xml" >"$T/other.xml"
+mkfifo "$T/fifo"
+echo '<nccl/>' >"$T/not.xml"
+TOPO=$T/topo.xml
+case_ topo-match h200-nvswitch all 0 "
+assert topo == {'set': True, 'path': '$T/topo.xml', 'match': True, 'missing': [], 'extra': [],
+                'error': None}, topo
+" -r $H200 --quick
+TOPO=$T/other.xml
+case_ topo-mismatch h200-nvswitch all 1 "
+assert topo['set'] and topo['match'] is False and topo['error'] is None, topo
+assert topo['missing'] == ['0000:00:07.0'] and topo['extra'] == ['0000:00:08.0'], topo
+" -r $H200 --quick
+TOPO=$T/fifo
+case_ topo-fifo h200-nvswitch all 1 "
+assert topo['match'] is None and topo['error'] == 'not a regular file or directory', topo
+" -r $H200 --quick
+TOPO=$T/none.xml
+case_ topo-missing h200-nvswitch all 1 "
+assert topo['match'] is None and topo['error'] == 'No such file or directory', topo
+" -r $H200 --quick
+TOPO=$T/not.xml
+case_ topo-not-xml h200-nvswitch all 1 "
+assert topo['match'] is None and 'not an NCCL topology' in topo['error'], topo
+" -r $H200 --quick
+TOPO=
+for f in topo.xml other.xml fifo; do
+	NCCL_TOPO_FILE=$T/$f GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$T/all \
+		timeout 60 "$G" -r $H200 verify --quick >"$T/out.$f" 2>&1
+done
+grep -qx "NCCL_TOPO_FILE: $T/topo.xml: its bus IDs match the 2 GPUs seen" "$T/out.topo.xml" &&
+	grep -qx "NCCL_TOPO_FILE: $T/other.xml: does not match the 2 GPUs seen; missing from it: \
+0000:00:07.0; not here: 0000:00:08.0" "$T/out.other.xml" &&
+	grep -qx "NCCL_TOPO_FILE: $T/fifo: unreadable: not a regular file or directory" \
+		"$T/out.fifo" &&
+	GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify \
+		--quick 2>&1 | grep -qx "NCCL_TOPO_FILE: not set" ||
+	{ echo "text: NCCL_TOPO_FILE not reported"; cat "$T"/out.*; bad=1; }
 
 case_ nccl-compare h200-nvswitch all 0 "
 cmp = nccl['no_p2p']['results']
