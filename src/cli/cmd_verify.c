@@ -271,8 +271,8 @@ static int overall(const struct vrun *v)
 	enum gp_verdict worst = v->nccl_verdict;
 	int i;
 
-	if (v->topo_path && !topo_matches(v))
-		worst = GP_VERDICT_WARN;
+	if (v->topo_path && !topo_matches(v) && worst < GP_VERDICT_WARN)
+		worst = GP_VERDICT_WARN; /* never lowers an NCCL failure */
 
 	for (i = 0; i < v->np; i++)
 		worst = v->p[i].verdict > worst ? v->p[i].verdict : worst;

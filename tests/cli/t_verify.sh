@@ -185,6 +185,12 @@ case_ nccl-fail nccl-fail all 2 "
 assert nccl['ran'] and not nccl['p2p']['ok'] and 'ncclCommInitAll' in nccl['p2p']['why'], nccl
 assert nccl['verdict'] == 'fail', nccl
 " --size 4MiB
+# a stale NCCL_TOPO_FILE warns, and never lowers a failure to a warning
+TOPO=$T/other.xml
+case_ nccl-fail-topo nccl-fail all 2 "
+assert nccl['verdict'] == 'fail' and topo['match'] is False, (nccl, topo)
+" --size 4MiB
+TOPO=
 
 case_ nccl-absent h200-nvswitch all 0 "
 assert not nccl['ran'] and 'no-such-nccl.so' in nccl['why'], nccl
