@@ -38,9 +38,10 @@ void gp_host_nv_read(int rootfd, bool live, bool ask_nvml, struct gp_nv_view *v)
 
 	memset(v, 0, sizeof(*v));
 	if (!live || !ask_nvml) {
+		/* the same words live and from a snapshot of that host (the lab compares them) */
 		read_record(rootfd, v,
-			    live ? "no GPU is on the nvidia driver"
-				 : "NVML is read on the live host only");
+			    !ask_nvml ? "no GPU is on the nvidia driver"
+				      : "NVML is read on the live host only");
 		return;
 	}
 	gp_nvml_view(v);
