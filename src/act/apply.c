@@ -31,7 +31,7 @@ const struct gp_actuator *gp_actuator_find(const char *kind)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(actuators) / sizeof(actuators[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(actuators); i++)
 		if (!strcmp(actuators[i]->kind, kind))
 			return actuators[i];
 	return NULL;

@@ -78,7 +78,7 @@ static bool xml_path_ok(const char *path)
 	static const char *const never[] = { "/proc/", "/sys/", "/dev/" };
 	size_t n = strlen(path), i;
 
-	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(never); i++)
 		if (!strncmp(path, never[i], strlen(never[i])))
 			return false;
 	return n > 5 && !strcmp(path + n - 4, ".xml") && path[n - 5] != '/';
@@ -99,7 +99,7 @@ bool gp_path_owned(const char *kind, const char *path)
 	for (i = 0; !strcmp(kind, "persist.vfio") && i < GP_PERSIST_FILES; i++)
 		if (!strcmp(path, gp_persist_paths[i]))
 			return true;
-	for (i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(owned); i++)
 		if (!strcmp(kind, owned[i].kind) && !fnmatch(owned[i].pattern, path, FNM_PATHNAME))
 			return true;
 	return false;

@@ -16,7 +16,7 @@ static const char *const hashes[] = { "layer2",	  "layer3+4", "layer2+3",
 				      "encap2+3", "encap3+4", "vlan+srcmac" };
 static const char *const selects[] = { "stable", "bandwidth", "count" };
 
-#define PICK(a, i) ((unsigned)(i) < sizeof(a) / sizeof(a[0]) ? a[i] : "unknown")
+#define PICK(a, i) ((unsigned)(i) < ARRAY_SIZE(a) ? a[i] : "unknown")
 
 static void print_json(const char *name, const struct gp_bond_state *s, bool formed)
 {

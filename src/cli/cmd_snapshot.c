@@ -568,7 +568,7 @@ static void net_entry(struct snap *s, const char *dir, const char *name)
 	size_t i, n = strlen(name);
 	bool any = !strcmp(dir, "/etc/network/interfaces.d");
 
-	for (i = 0; !any && i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+	for (i = 0; !any && i < ARRAY_SIZE(suffixes); i++)
 		any = n > strlen(suffixes[i]) &&
 		      !strcmp(name + n - strlen(suffixes[i]), suffixes[i]);
 	if (!any)
@@ -633,7 +633,7 @@ static void vm_state(struct snap *s)
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		if (gp_root_stat(s->rootfd, dirs[i], &st) || !S_ISDIR(st.st_mode))
 			continue;
 		stage_mkdir(s, dirs[i]);

@@ -113,7 +113,7 @@ static const struct gp_cmd commands[] = {
 	{ "help", gp_cmd_help, 0, 0, " [COMMAND]", "this list, or what COMMAND takes" },
 };
 
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS (ARRAY_SIZE(commands))
 
 static void usage(FILE *f)
 {
@@ -204,7 +204,7 @@ static int gp_cmd_help(struct gp_ctx *ctx)
 	       c->flags & NEED_PROFILE ? " -p PROFILE"
 	       : c->opts & OPT_PROFILE ? " [-p PROFILE]"
 				       : "");
-	for (i = 0; i < sizeof(option_names) / sizeof(option_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(option_names); i++)
 		if ((c->opts & option_names[i].opt) && option_names[i].opt != OPT_PROFILE)
 			printf(" [%s%s]", option_names[i].name,
 			       option_names[i].opt == OPT_OUTPUT     ? " FILE"
@@ -223,7 +223,7 @@ static int unused_option(const struct gp_cmd *c, unsigned given)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(option_names) / sizeof(option_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(option_names); i++) {
 		if (!(given & option_names[i].opt) || (c->opts & option_names[i].opt))
 			continue;
 		gp_err("'%s' does not use %s (gpuprov help %s: what it takes)", c->name,

@@ -653,7 +653,7 @@ static void scan_text(const struct gp_host *h)
 
 	printf("%-13s %-6s %-9s %-5s %-12s %-4s %-5s %-27s %-6s %s\n", "DEVICE", "ROLE", "ID",
 	       "CLASS", "DRIVER", "NUMA", "GROUP", "LINK", "SLOT", "BARS");
-	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+	for (k = 0; k < ARRAY_SIZE(order); k++)
 		for (i = 0; i < h->ndevs; i++)
 			if (h->devs[i].role == order[k])
 				dev_row(&h->devs[i]);

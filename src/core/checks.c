@@ -136,7 +136,7 @@ static void check_iommu_off(const struct gp_host *h, struct gp_report *r)
 			   "'intel_iommu=on'; add 'iommu=pt' for host DMA performance";
 	size_t i;
 
-	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(off); i++)
 		if (cmdline_has(h->cmdline, off[i])) {
 			gp_report_add(r, "iommu.off", GP_FAIL, "host",
 				      "remove it from the kernel command line (GRUB_CMDLINE_LINUX) "

@@ -236,7 +236,7 @@ static int build(const struct gp_host *h, const struct gp_profile *p, struct gp_
 		}
 		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager"));
 		     i++) {
-			pairs[sizeof(pairs) / sizeof(pairs[0]) - 2] = ports[i];
+			pairs[ARRAY_SIZE(pairs) - 2] = ports[i];
 			if (!strcmp(o, "networkd")) {
 				snprintf(path, sizeof(path),
 					 "/etc/systemd/network/" GP_NETWORKD_PREFIX "%s.network",

@@ -55,7 +55,7 @@ double gp_link_speed_gts(unsigned code)
 {
 	static const double gts[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
 
-	return code < sizeof(gts) / sizeof(gts[0]) ? gts[code] : 0;
+	return code < ARRAY_SIZE(gts) ? gts[code] : 0;
 }
 
 /*

@@ -516,7 +516,7 @@ static int section_index(const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
 		if (!strcmp(s, sections[i]))
 			return (int)i;
 	return -1;
@@ -607,7 +607,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 			    section, prev);
 	if (!strncmp(section, "slot.", 5))
 		return slot_key(st, section + 5, key, value);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		const struct key_def *k = &keys[i];
 
 		if (strcmp(k->section, section) || strcmp(k->key, key))

@@ -61,7 +61,7 @@ static bool secret_key(const char *key, size_t n)
 	if (!strncasecmp(k, "wpa-", 4) || !strcasecmp(k, "pin") ||
 	    (n > 4 && !strcasecmp(k + n - 4, "-pin")))
 		return true;
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(words); i++)
 		if (strcasestr(k, words[i]))
 			return true;
 	return false;
@@ -79,7 +79,7 @@ static bool secret_section(const char *name, size_t n)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (n >= strlen(prefixes[i]) &&
 		    !strncasecmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;

@@ -1112,7 +1112,7 @@ static void scan_modprobe(struct gp_host *h)
 
 	if (cmdline_vfio_ids(h->cmdline, ids, sizeof(ids)))
 		add_ids_source(h, ids, "/proc/cmdline");
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		struct dirent *e;
 		DIR *dir = open_dir(h, rootp(h, path, "%s", dirs[i]));
 
@@ -1420,7 +1420,7 @@ static void read_networkd(struct gp_host *h)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(networkd_dirs) / sizeof(networkd_dirs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(networkd_dirs); i++)
 		read_networkd_dir(h, networkd_dirs[i]);
 	if (h->nnetfiles)
 		qsort(h->netfiles, h->nnetfiles, sizeof(*h->netfiles), netfile_cmp);
@@ -1761,7 +1761,7 @@ static bool fb_name(const char *name)
 					   "vesafb", "BOOTFB",	 "simpledrm" };
 	size_t i;
 
-	for (i = 0; i < sizeof(fbs) / sizeof(fbs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(fbs); i++)
 		if (strstr(name, fbs[i]))
 			return true;
 	return false;

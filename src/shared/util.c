@@ -175,7 +175,7 @@ int gp_parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	while (*end == ' ')
 		end++;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].unit))
 			continue;
 		if (units[i].shift && v > (UINT64_MAX >> units[i].shift))

@@ -10,6 +10,9 @@
 #define GP_BDF_LEN  16 /* "0000:41:00.0" plus slack */
 #define GP_NAME_LEN 64
 
+/* the number of elements of an array (not of a pointer) */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* version.c: debian/changelog's, through the Makefile */
 extern const char gp_version[];
 

@@ -76,7 +76,7 @@ static bool kmod_tree_safe(const char *root, const char *release)
 		return false;
 	snprintf(dir, sizeof(dir), "/lib/modules/%s", release);
 	rc = guard_dir(rootfd, root, dir, "modules.");
-	for (i = 0; !rc && i < sizeof(kmod_configs) / sizeof(kmod_configs[0]); i++)
+	for (i = 0; !rc && i < ARRAY_SIZE(kmod_configs); i++)
 		rc = guard_dir(rootfd, root, kmod_configs[i], "");
 	gp_root_close(rootfd);
 	if (rc && !warned)
