@@ -88,7 +88,6 @@ json_object *gp_journal_step(struct gp_journal *j, size_t i);
 size_t gp_journal_nsteps(struct gp_journal *j);
 void gp_journal_set(struct gp_journal *j, size_t i, const char *state);
 void gp_journal_status(struct gp_journal *j, const char *status);
-void gp_step_from_json(json_object *o, struct gp_step *st);
 const char *gp_journal_dir(void);
 
 /* apply.c */

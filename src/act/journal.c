@@ -586,21 +586,3 @@ json_object *gp_journal_public(struct gp_journal *j)
 		redact_step(json_object_array_get_idx(steps, i));
 	return copy;
 }
-
-static void get_str(json_object *o, const char *key, char *out, size_t len)
-{
-	const char *v = str(o, key);
-
-	gp_strlcpy(out, v ? v : "", len);
-}
-
-void gp_step_from_json(json_object *o, struct gp_step *st)
-{
-	memset(st, 0, sizeof(*st));
-	get_str(o, "kind", st->kind, sizeof(st->kind));
-	get_str(o, "subject", st->subject, sizeof(st->subject));
-	get_str(o, "current", st->current, sizeof(st->current));
-	get_str(o, "target", st->target, sizeof(st->target));
-	get_str(o, "arg", st->arg, sizeof(st->arg));
-	st->reversible = true;
-}

@@ -539,3 +539,23 @@ json_object *gp_step_json(const struct gp_step *st)
 	json_object_object_add(o, "reversible", json_object_new_boolean(st->reversible));
 	return o;
 }
+
+static void get_str(json_object *o, const char *key, char *out, size_t len)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	gp_strlcpy(out, json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "",
+		   len);
+}
+
+/* The step back from the journal (its document is checked before this). */
+void gp_step_from_json(json_object *o, struct gp_step *st)
+{
+	memset(st, 0, sizeof(*st));
+	get_str(o, "kind", st->kind, sizeof(st->kind));
+	get_str(o, "subject", st->subject, sizeof(st->subject));
+	get_str(o, "current", st->current, sizeof(st->current));
+	get_str(o, "target", st->target, sizeof(st->target));
+	get_str(o, "arg", st->arg, sizeof(st->arg));
+	st->reversible = true;
+}

@@ -93,7 +93,9 @@ struct gp_persist_file {
 #define GP_PERSIST_MAX (GP_PERSIST_FILES + GP_MAX_OVERRIDES)
 int gp_persist_files(const struct gp_persist *ps, struct gp_persist_file *t, int max);
 int gp_parse_groups(const char *list, unsigned *groups);
+/* a step to and from JSON, as plan --json and the journal hold it */
 json_object *gp_step_json(const struct gp_step *st);
+void gp_step_from_json(json_object *o, struct gp_step *st);
 
 /* render.c */
 struct gp_pfiles;
