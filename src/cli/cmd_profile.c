@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hostq.h"
 #include "cli/cmd.h"
 #include "cli/render.h"
 

@@ -13,6 +13,7 @@
 
 #include <json.h>
 
+#include "core/hostq.h"
 #include "core/model.h"
 #include "core/pfiles.h"
 #include "core/plan.h"

@@ -12,6 +12,7 @@
 
 #include "cli/render.h"
 #include "cli/report.h"
+#include "core/hostq.h"
 
 /* ---- escaping ---- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/report.h"
+#include "core/hostq.h"
 
 #define LABEL_CHARS 34 /* what a box's line holds at 11px; the <title> has it all */
 

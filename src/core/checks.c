@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hostq.h"
 #include "core/model.h"
 #include "core/netconf.h"
 #include "core/vm.h"
@@ -92,19 +93,6 @@ int gp_report_count(const struct gp_report *r, enum gp_severity sev)
 	for (i = 0; i < r->n; i++)
 		n += r->items[i].severity == sev;
 	return n;
-}
-
-/* The GPUs' indices, as many as the host has (free() the array). */
-int *gp_gpus(const struct gp_host *h, int *n)
-{
-	int *out = gp_xcalloc(h->ndevs + 1, sizeof(*out));
-	size_t i;
-
-	*n = 0;
-	for (i = 0; i < h->ndevs; i++)
-		if (h->devs[i].role == GP_ROLE_GPU)
-			out[(*n)++] = (int)i;
-	return out;
 }
 
 static bool cmdline_has(const char *cmdline, const char *word)

@@ -290,6 +290,7 @@ struct gp_host {
 	struct gp_nv_view nv; /* NVLinks: NVML now, or what apply recorded */
 };
 
+/* plan.c: the files persist.vfio owns */
 extern const char *const gp_persist_paths[GP_PERSIST_FILES];
 
 struct gp_profile;
@@ -297,10 +298,6 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 void gp_host_release(struct gp_host *host);
 /* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
 void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
-int gp_host_find(const struct gp_host *host, const char *bdf);
-bool gp_dev_is_gpu(const struct gp_dev *d);
-int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
-const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
 /* The file as the host had it when read; NULL when not read (absent).  pfiles.c */
 const struct gp_owned *gp_host_owned(const struct gp_host *host, const char *path);
 
@@ -443,6 +440,5 @@ int gp_report_count(const struct gp_report *r, enum gp_severity sev);
 const char *gp_severity_name(enum gp_severity s);
 extern const char *const gp_finding_ids[]; /* NULL-terminated */
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
-int *gp_gpus(const struct gp_host *h, int *n);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/hostq.h"
 #include "core/netconf.h"
 #include "core/plan.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/pcimap.h"
+#include "core/hostq.h"
 
 struct build {
 	const struct gp_host *h;

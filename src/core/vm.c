@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hostq.h"
 #include "core/vm.h"
 
 #define GIB (1ull << 30)

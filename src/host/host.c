@@ -22,6 +22,7 @@
 
 #include <pci/pci.h>
 
+#include "core/hostq.h"
 #include "core/model.h"
 #include "host/nvread.h"
 #include "sys/kmod.h"
@@ -135,32 +136,6 @@ static void pci_debug_cb(char *msg, ...)
 }
 
 /* ---- per device ---- */
-
-static int dev_cmp(const void *a, const void *b)
-{
-	const struct gp_dev *x = a, *y = b;
-
-	if (x->domain != y->domain)
-		return x->domain < y->domain ? -1 : 1;
-	if (x->bus != y->bus)
-		return x->bus < y->bus ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->func != y->func)
-		return x->func < y->func ? -1 : 1;
-	return 0;
-}
-
-int gp_host_find(const struct gp_host *host, const char *bdf)
-{
-	struct gp_dev key;
-	const struct gp_dev *d;
-
-	if (sscanf(bdf, "%x:%x:%x.%u", &key.domain, &key.bus, &key.dev, &key.func) != 4)
-		return -1;
-	d = bsearch(&key, host->devs, host->ndevs, sizeof(key), dev_cmp);
-	return d ? (int)(d - host->devs) : -1;
-}
 
 /*
  * The bus link ("../../../devices/pci0000:40/0000:40:01.1/0000:41:00.0")
@@ -310,31 +285,6 @@ static void read_config(struct pci_dev *pd, struct gp_dev *d)
 	d->ncaps = c.ncaps;
 }
 
-/*
- * Without a profile, the one rule for what is a GPU (scan, topo, profile
- * discover): every 3D controller, and the display controllers of the GPU
- * vendors.  A server's BMC VGA (ASPEED, Matrox, Hisilicon) is a display
- * controller too, but nothing anyone passes through.
- */
-bool gp_dev_is_gpu(const struct gp_dev *d)
-{
-	if (d->class == 0x0302)
-		return true;
-	return (d->class >> 8) == 0x03 &&
-	       (d->vendor == 0x10de || d->vendor == 0x1002 || d->vendor == 0x8086);
-}
-
-static enum gp_role role_of(const struct gp_dev *d, const struct gp_profile *p)
-{
-	if (p ? gp_profile_matches(p, d) : gp_dev_is_gpu(d))
-		return GP_ROLE_GPU;
-	if ((d->class >> 8) == 0x02)
-		return GP_ROLE_NIC;
-	if (d->is_bridge || d->class == 0x0604 || d->class == 0x0609)
-		return GP_ROLE_BRIDGE;
-	return GP_ROLE_OTHER;
-}
-
 static void read_reset_method(const struct gp_host *h, struct gp_dev *d)
 {
 	char path[PATH_LEN];
@@ -368,7 +318,7 @@ static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
 	read_numa_node(h, d);
 	read_bars(h, d);
 	read_config(pd, d);
-	d->role = role_of(d, p);
+	d->role = gp_dev_role(d, p);
 	if (d->role == GP_ROLE_GPU)
 		read_reset_method(h, d);
 }
@@ -454,7 +404,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 		fill_dev(h, pd, &h->devs[i], p);
 	h->ndevs = n;
 	/* sort as lspci does; parents resolve by binary search afterwards */
-	qsort(h->devs, n, sizeof(*h->devs), dev_cmp);
+	qsort(h->devs, n, sizeof(*h->devs), gp_dev_cmp);
 	for (i = 0; i < n; i++)
 		h->devs[i].parent =
 			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
@@ -549,16 +499,6 @@ static void single_node(struct gp_host *h)
 			h->devs[i].numa_node = h->numa[0].id;
 }
 
-const struct gp_numa *gp_host_numa(const struct gp_host *host, int id)
-{
-	size_t i;
-
-	for (i = 0; i < host->nnuma; i++)
-		if (host->numa[i].id == id)
-			return &host->numa[i];
-	return NULL;
-}
-
 /* ---- network interfaces ---- */
 
 static void iface_pci(struct gp_host *h, struct gp_iface *f, const char *link)
@@ -624,16 +564,6 @@ static void scan_ifaces(struct gp_host *h)
 	}
 	closedir(dir);
 	qsort(h->ifaces, h->nifaces, sizeof(*h->ifaces), iface_cmp);
-}
-
-int gp_host_iface(const struct gp_host *host, const char *spec)
-{
-	size_t i;
-
-	for (i = 0; i < host->nifaces; i++)
-		if (!strcmp(host->ifaces[i].name, spec) || !strcmp(host->ifaces[i].bdf, spec))
-			return (int)i;
-	return -1;
 }
 
 /*
@@ -1154,37 +1084,6 @@ static void read_kernel(struct gp_host *h)
 
 /* ---- what binding needs: overrides, modaliases, persistent files ---- */
 
-const char *const gp_persist_paths[GP_PERSIST_FILES] = {
-	"/etc/gpuprov/vfio-rebind",
-	"/etc/modprobe.d/gpuprov-vfio.conf",
-	"/etc/modules-load.d/gpuprov-vfio.conf",
-	"/etc/udev/rules.d/60-gpuprov-vfio.rules",
-	"/etc/systemd/system/gpuprov-vfio.service",
-};
-
-/*
- * Marks the GPUs and the other members of their IOMMU groups, once: the GPUs
- * are few, so this is one pass over the devices, not one per device.
- */
-static void mark_gpu_groups(struct gp_host *h)
-{
-	int *groups = gp_xcalloc(h->ndevs + 1, sizeof(*groups)), n = 0, k;
-	size_t i;
-
-	/* as many as there are GPUs: a group left out would hide a companion */
-	for (i = 0; i < h->ndevs; i++)
-		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group >= 0)
-			groups[n++] = h->devs[i].iommu_group;
-	for (i = 0; i < h->ndevs; i++) {
-		struct gp_dev *d = &h->devs[i];
-
-		d->with_gpu = d->role == GP_ROLE_GPU;
-		for (k = 0; k < n && !d->with_gpu && d->iommu_group >= 0; k++)
-			d->with_gpu = groups[k] == d->iommu_group;
-	}
-	free(groups);
-}
-
 /*
  * A file gpuprov may write, read whole and kept as it is (h->owned), so that
  * plan --diff and the report show what would change without reading the host
@@ -1631,7 +1530,7 @@ static void read_binding_state(struct gp_host *h)
 	char path[PATH_LEN], text[16];
 	size_t i;
 
-	mark_gpu_groups(h);
+	gp_host_mark_gpu_groups(h);
 	for (i = 0; i < h->ndevs; i++) {
 		struct gp_dev *d = &h->devs[i];
 

@@ -5,6 +5,7 @@
  * a snapshot), the rest is a profile.  What is rendered holds no control
  * character and no name the interface-name rule refuses.
  */
+#include "core/hostq.h"
 #include "fuzz.h"
 #include "core/netconf.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* persist.bond's files in each owner's format, from the shipped templates. */
+#include "core/hostq.h"
 #include "unit.h"
 #include "core/netconf.h"
 

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "core/hostq.h"
 #include "core/model.h"
 
 /* Loads build/hosts/NAME with the profile text (NULL: no profile). */

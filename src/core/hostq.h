@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hostq.c: pure queries of the host model, and the one rule for what is a GPU. */
+#ifndef GP_HOSTQ_H
+#define GP_HOSTQ_H
+
+#include <stdbool.h>
+
+#include "core/model.h"
+
+/* the order of host->devs: domain, bus, device, function */
+int gp_dev_cmp(const void *a, const void *b);
+/* the index of bdf in host->devs, -1 when absent */
+int gp_host_find(const struct gp_host *host, const char *bdf);
+/* without a profile: a 3D controller, or a display controller of a GPU vendor */
+bool gp_dev_is_gpu(const struct gp_dev *d);
+/* GPU (the profile's match, else gp_dev_is_gpu), NIC, bridge or other */
+enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p);
+/* the index of the interface named so, or of the PCI function's, -1 when absent */
+int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
+const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
+/* sets with_gpu on the GPUs and the other members of their IOMMU groups */
+void gp_host_mark_gpu_groups(struct gp_host *h);
+/* the GPUs' indices, as many as the host has (free() the array) */
+int *gp_gpus(const struct gp_host *h, int *n);
+
+#endif
