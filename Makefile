@@ -18,9 +18,11 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
 CC ?= cc
 CFLAGS ?= -O2 -g
-# snprintf into bounded buffers truncates on purpose: -Wno-format-truncation
+# snprintf into bounded buffers truncates on purpose: -Wno-format-truncation;
+# callbacks (the actuators' ops) take what their type says, used or not, as in
+# the kernel: -Wno-unused-parameter
 WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
-	-Wno-format-truncation
+	-Wno-format-truncation -Wno-unused-parameter
 GP_DEFS = -DGP_DATADIR='"$(DATADIR)"' -DGP_VERSION='"$(VERSION)"'
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) -Isrc $(PKG_CFLAGS) $(GP_DEFS)
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

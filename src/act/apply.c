@@ -191,6 +191,9 @@ static void step_ended(int rc, const char *what, size_t i, size_t n, const struc
 			 rc ? "failed" : what, gp_now() - t0);
 }
 
+/* Undo works from the journal's record alone: no context. */
+static const struct gp_apply_ctx none;
+
 static int undo_one(struct gp_journal *j, size_t i)
 {
 	json_object *o = gp_journal_step(j, i), *undo;
@@ -214,7 +217,7 @@ static int undo_one(struct gp_journal *j, size_t i)
 	else
 		gp_info("undo %s %s", st.kind, st.subject);
 	t0 = gp_now();
-	rc = a->undo(&st, undo);
+	rc = a->undo(&none, &st, undo);
 	step_ended(rc, "undone", i, gp_journal_nsteps(j), &st, t0);
 	if (rc) {
 		by_hand(j, i, &st);
@@ -238,7 +241,7 @@ static int undo_range(struct gp_journal *j, size_t upto)
 	return rc;
 }
 
-static int precheck_all(const struct gp_plan *plan)
+static int precheck_all(const struct gp_apply_ctx *ctx, const struct gp_plan *plan)
 {
 	size_t i;
 	int rc = 0;
@@ -250,20 +253,33 @@ static int precheck_all(const struct gp_plan *plan)
 			gp_err("no actuator for '%s'", plan->steps[i].kind);
 			return -EINVAL;
 		}
-		if (a->precheck && a->precheck(&plan->steps[i]))
+		if (a->precheck && a->precheck(ctx, &plan->steps[i]))
 			rc = -EINVAL;
 	}
 	return rc;
 }
 
-static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i, size_t n)
+/* The actuator's verify, or else: done() must say the step holds now. */
+static int verify(const struct gp_apply_ctx *ctx, const struct gp_actuator *a,
+		  const struct gp_step *st)
+{
+	if (a->verify)
+		return a->verify(ctx, st);
+	if (a->done(ctx, st) > 0)
+		return 0;
+	gp_err("%s %s: not as the step left it", st->kind, st->subject);
+	return -EIO;
+}
+
+static int run_one(const struct gp_apply_ctx *ctx, struct gp_journal *j, const struct gp_step *st,
+		   size_t i, size_t n)
 {
 	const struct gp_actuator *a = gp_actuator_find(st->kind);
 	json_object *undo = json_object_object_get(gp_journal_step(j, i), "undo");
 	double t0 = gp_now();
 	int rc;
 
-	if (a->done(st) > 0) {
+	if (a->done(ctx, st) > 0) {
 		if (gp_progress_on())
 			gp_progress_line(GP_TONE_OK, "ok   ", "[%zu/%zu] %s %s: already done",
 					 i + 1, n, st->kind, st->subject);
@@ -272,7 +288,7 @@ static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i, siz
 		gp_journal_set(j, i, "skipped");
 		return gp_journal_save(j);
 	}
-	rc = a->record(st, undo);
+	rc = a->record(ctx, st, undo);
 	if (rc)
 		return rc;
 	gp_journal_set(j, i, "doing");
@@ -284,9 +300,9 @@ static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i, siz
 	else
 		gp_info("[%zu] %s %s: %s -> %s", i + 1, st->kind, st->subject, st->current,
 			st->target);
-	rc = a->run(st);
+	rc = a->run(ctx, st);
 	if (!rc)
-		rc = a->verify(st);
+		rc = verify(ctx, a, st);
 	step_ended(rc, "verified", i, n, st, t0);
 	if (rc)
 		return rc;
@@ -296,12 +312,13 @@ static int run_one(struct gp_journal *j, const struct gp_step *st, size_t i, siz
 	return rc;
 }
 
-int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j)
+int gp_apply_run(const struct gp_apply_ctx *ctx, struct gp_plan *plan, const char *profile,
+		 struct gp_journal *j)
 {
 	size_t i;
 	int rc;
 
-	rc = precheck_all(plan);
+	rc = precheck_all(ctx, plan);
 	if (rc) {
 		gp_err("a precondition does not hold: nothing was changed");
 		return -ECANCELED;
@@ -312,7 +329,7 @@ int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j
 	gp_info("run %s: journal %s", j->run_id, j->path);
 	/* the point of no return: from here on the host changes */
 	for (i = 0; i < plan->n; i++) {
-		rc = run_one(j, &plan->steps[i], i, plan->n);
+		rc = run_one(ctx, j, &plan->steps[i], i, plan->n);
 		if (!rc)
 			continue;
 		gp_err("step %zu (%s %s) failed: undoing the steps before it", i + 1,

@@ -10,17 +10,31 @@
 
 #include <json.h>
 
+#include "core/netconf.h"
 #include "core/plan.h"
 
+/*
+ * What a run acts on besides its steps: rendered by the command before apply,
+ * read by the actuators (NULL where the run has no such part; rollback has
+ * none, it works from each step's undo record).
+ */
+struct gp_apply_ctx {
+	const struct gp_profile *profile; /* bond.*, link.up */
+	const struct gp_persist *persist; /* persist.vfio */
+	const struct gp_netconf *netconf; /* persist.bond */
+	const struct gp_vm_target *vm;	  /* domain.write, domain.define */
+};
+
+/* One step kind.  verify may be NULL: then done() must say the step holds. */
 struct gp_actuator {
 	const char *kind;
-	int (*precheck)(const struct gp_step *st);
-	int (*done)(const struct gp_step *st);
+	int (*precheck)(const struct gp_apply_ctx *ctx, const struct gp_step *st);
+	int (*done)(const struct gp_apply_ctx *ctx, const struct gp_step *st);
 	/* records in undo what undoing will need, before anything changes */
-	int (*record)(const struct gp_step *st, json_object *undo);
-	int (*run)(const struct gp_step *st);
-	int (*verify)(const struct gp_step *st);
-	int (*undo)(const struct gp_step *st, json_object *undo);
+	int (*record)(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo);
+	int (*run)(const struct gp_apply_ctx *ctx, const struct gp_step *st);
+	int (*verify)(const struct gp_apply_ctx *ctx, const struct gp_step *st);
+	int (*undo)(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo);
 };
 
 const struct gp_actuator *gp_actuator_find(const char *kind);
@@ -29,19 +43,13 @@ const struct gp_actuator *gp_actuator_find(const char *kind);
 extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind, gp_act_bind;
 /* files.c */
 extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write, gp_act_nccl_write;
-void gp_files_set_persist(const struct gp_persist *ps);
 
-void gp_files_set_vm(const struct gp_vm_target *t);
 /* bond.c */
 extern const struct gp_actuator gp_act_bond_create, gp_act_bond_enslave, gp_act_link_up;
-void gp_bond_set_target(const struct gp_profile *p);
 /* files.c: persist.bond */
 extern const struct gp_actuator gp_act_persist_bond;
-struct gp_netconf;
-void gp_files_set_netconf(const struct gp_netconf *nc);
 /* virt.c */
 extern const struct gp_actuator gp_act_domain_define;
-void gp_virt_set_target(const struct gp_vm_target *t);
 
 /* persist.vfio's `systemctl enable`: a link it writes and undo puts back */
 #define GP_WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"
@@ -99,7 +107,8 @@ int gp_lock_take(int wait);
  * -ENOTRECOVERABLE when an undo failed: the host is left changed, each such
  * step said with how to finish it by hand.
  */
-int gp_apply_run(struct gp_plan *plan, const char *profile, struct gp_journal *j);
+int gp_apply_run(const struct gp_apply_ctx *ctx, struct gp_plan *plan, const char *profile,
+		 struct gp_journal *j);
 int gp_rollback_run(struct gp_journal *j);
 
 #endif

@@ -494,17 +494,9 @@ bool gp_bond_lacp_formed(const struct gp_bond_state *st, int nslaves)
 
 /* ================= the actuators: bond.create, bond.enslave, link.up ================= */
 
-static const struct gp_profile *bond_profile; /* what apply builds */
-
-void gp_bond_set_target(const struct gp_profile *p)
+static int bond_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	bond_profile = p;
-}
-
-static int bond_precheck(const struct gp_step *st)
-{
-	(void)st;
-	if (bond_profile)
+	if (ctx->profile)
 		return 0;
 	gp_err("%s: no bond to build", st->kind);
 	return -EINVAL;
@@ -512,32 +504,32 @@ static int bond_precheck(const struct gp_step *st)
 
 /* ---- bond.create ---- */
 
-static int create_done(const struct gp_step *st)
+static int create_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_bond_state s;
 
 	return !gp_bond_state_read(st->subject, &s) && s.exists && s.is_bond;
 }
 
-static int create_record(const struct gp_step *st, json_object *undo)
+static int create_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			 json_object *undo)
 {
 	json_object_object_add(undo, "created", json_object_new_string(st->subject));
 	return 0;
 }
 
-static int create_run(const struct gp_step *st)
+static int create_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_bond_opts o;
 	int rc;
 
-	(void)st;
-	if (gp_bond_opts_from_profile(bond_profile, &o))
+	if (gp_bond_opts_from_profile(ctx->profile, &o))
 		return -EINVAL;
 	rc = gp_bond_load_module();
 	return rc ? rc : gp_bond_create(&o);
 }
 
-static int create_verify(const struct gp_step *st)
+static int create_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_bond_state s;
 	struct gp_bond_opts o;
@@ -546,7 +538,7 @@ static int create_verify(const struct gp_step *st)
 		gp_err("bond '%s' does not exist after creating it", st->subject);
 		return -EIO;
 	}
-	gp_bond_opts_from_profile(bond_profile, &o);
+	gp_bond_opts_from_profile(ctx->profile, &o);
 	if (s.opts.mode != o.mode || s.opts.miimon != o.miimon ||
 	    (o.mode == 4 && s.opts.lacp_rate != o.lacp_rate)) {
 		gp_err("bond '%s' reads back as mode %s, miimon %u", st->subject,
@@ -556,22 +548,26 @@ static int create_verify(const struct gp_step *st)
 	return 0;
 }
 
-static int create_undo(const struct gp_step *st, json_object *undo)
+static int create_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *c = json_object_object_get(undo, "created");
 
-	(void)st;
 	return c ? gp_link_delete(json_object_get_string(c)) : 0;
 }
 
 const struct gp_actuator gp_act_bond_create = {
-	"bond.create", bond_precheck, create_done, create_record,
-	create_run,    create_verify, create_undo,
+	.kind = "bond.create",
+	.precheck = bond_precheck,
+	.done = create_done,
+	.record = create_record,
+	.run = create_run,
+	.verify = create_verify,
+	.undo = create_undo,
 };
 
 /* ---- bond.enslave: down, then enslaved, as two requests (kernel 6.1+) ---- */
 
-static int port_precheck(const struct gp_step *st)
+static int port_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	if (!if_nametoindex(st->subject)) {
 		gp_err("no interface '%s'", st->subject);
@@ -580,7 +576,7 @@ static int port_precheck(const struct gp_step *st)
 	return 0;
 }
 
-static int enslave_done(const struct gp_step *st)
+static int enslave_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char master[IF_NAMESIZE];
 	bool up;
@@ -590,7 +586,8 @@ static int enslave_done(const struct gp_step *st)
 	       !strcmp(master, st->arg);
 }
 
-static int enslave_record(const struct gp_step *st, json_object *undo)
+static int enslave_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			  json_object *undo)
 {
 	char master[IF_NAMESIZE];
 	bool up;
@@ -604,23 +601,23 @@ static int enslave_record(const struct gp_step *st, json_object *undo)
 	return 0;
 }
 
-static int enslave_run(const struct gp_step *st)
+static int enslave_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	int rc = gp_link_updown(st->subject, false);
 
 	return rc ? rc : gp_link_master(st->subject, st->arg);
 }
 
-static int enslave_verify(const struct gp_step *st)
+static int enslave_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (enslave_done(st) > 0)
+	if (enslave_done(ctx, st) > 0)
 		return 0;
 	gp_err("'%s' is not in '%s' after enslaving it", st->subject, st->arg);
 	return -EIO;
 }
 
 /* Out of the bond, its MTU and up/down state as before. */
-static int enslave_undo(const struct gp_step *st, json_object *undo)
+static int enslave_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *up = json_object_object_get(undo, "up");
 	json_object *mtu = json_object_object_get(undo, "mtu");
@@ -640,28 +637,33 @@ static int enslave_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_bond_enslave = {
-	"bond.enslave", port_precheck,	enslave_done, enslave_record,
-	enslave_run,	enslave_verify, enslave_undo,
+	.kind = "bond.enslave",
+	.precheck = port_precheck,
+	.done = enslave_done,
+	.record = enslave_record,
+	.run = enslave_run,
+	.verify = enslave_verify,
+	.undo = enslave_undo,
 };
 
 /* ---- link.up: MTU, address, up, and for 802.3ad a formed LACP ---- */
 
-static int up_done(const struct gp_step *st)
+static int up_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_bond_state s;
 
-	if (gp_bond_state_read(st->subject, &s) || !s.up || s.mtu != (int)bond_profile->bond.mtu)
+	if (gp_bond_state_read(st->subject, &s) || !s.up || s.mtu != (int)ctx->profile->bond.mtu)
 		return 0;
-	return s.opts.mode != 4 || gp_bond_lacp_formed(&s, bond_profile->bond.nslaves);
+	return s.opts.mode != 4 || gp_bond_lacp_formed(&s, ctx->profile->bond.nslaves);
 }
 
 /*
  * The link as it is before: a bond that already existed keeps its state on
  * undo (up or down, MTU, and an address only removed if we added it).
  */
-static int up_record(const struct gp_step *st, json_object *undo)
+static int up_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
-	const char *addr = bond_profile->bond.address;
+	const char *addr = ctx->profile->bond.address;
 	char master[IF_NAMESIZE];
 	bool up;
 	int mtu, had = 0;
@@ -683,12 +685,12 @@ static int up_record(const struct gp_step *st, json_object *undo)
 	return 0;
 }
 
-static int up_run(const struct gp_step *st)
+static int up_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	int rc = gp_link_mtu(st->subject, (int)bond_profile->bond.mtu);
+	int rc = gp_link_mtu(st->subject, (int)ctx->profile->bond.mtu);
 
-	if (!rc && bond_profile->bond.address[0])
-		rc = gp_link_addr(st->subject, bond_profile->bond.address, true);
+	if (!rc && ctx->profile->bond.address[0])
+		rc = gp_link_addr(st->subject, ctx->profile->bond.address, true);
 	if (!rc)
 		rc = gp_link_updown(st->subject, true);
 	return rc;
@@ -759,9 +761,9 @@ void gp_bond_lacp_progress(const struct gp_bond_state *s, struct gp_bond_state *
  * A bond whose LACP never formed still looks up: wait, bounded, until every
  * port sits in the active aggregator and a partner answers.
  */
-static int up_verify(const struct gp_step *st)
+static int up_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	const struct gp_profile *p = bond_profile;
+	const struct gp_profile *p = ctx->profile;
 	unsigned limit = p->bond.lacp_timeout		      ? p->bond.lacp_timeout
 			 : !strcmp(p->bond.lacp_rate, "fast") ? 15
 							      : 90;
@@ -790,7 +792,7 @@ static int up_verify(const struct gp_step *st)
 	return -ETIMEDOUT;
 }
 
-static int up_undo(const struct gp_step *st, json_object *undo)
+static int up_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *link = json_object_object_get(undo, "link");
 	json_object *addr = json_object_object_get(undo, "address");
@@ -802,7 +804,6 @@ static int up_undo(const struct gp_step *st, json_object *undo)
 	const char *name = json_object_get_string(link);
 	int rc = 0;
 
-	(void)st;
 	if (!link || !if_nametoindex(name))
 		return 0;
 	if (addr && json_object_get_string(addr)[0] && !json_object_get_boolean(had))
@@ -817,5 +818,11 @@ static int up_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_link_up = {
-	"link.up", bond_precheck, up_done, up_record, up_run, up_verify, up_undo,
+	.kind = "link.up",
+	.precheck = bond_precheck,
+	.done = up_done,
+	.record = up_record,
+	.run = up_run,
+	.verify = up_verify,
+	.undo = up_undo,
 };

@@ -13,54 +13,45 @@
 #include "act/apply.h"
 #include "sys/virt.h"
 
-static const struct gp_vm_target *target; /* what apply defines */
-
-void gp_virt_set_target(const struct gp_vm_target *t)
-{
-	target = t;
-}
-
 /* ---- the domain.define actuator ---- */
 
-static int define_precheck(const struct gp_step *st)
+static int define_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	virConnectPtr c;
 
-	(void)st;
-	if (!target) {
+	if (!ctx->vm) {
 		gp_err("domain.define: no domain XML to define");
 		return -EINVAL;
 	}
-	c = gp_virt_connect(target->uri, true);
+	c = gp_virt_connect(ctx->vm->uri, true);
 	if (!c)
 		return -EIO;
 	virConnectClose(c);
 	return 0;
 }
 
-static int define_done(const struct gp_step *st)
+static int define_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char digest[24], why[8];
 	int running;
 
-	(void)st;
-	return gp_virt_digest(target->uri, target->name, digest, sizeof(digest), &running, why,
+	return gp_virt_digest(ctx->vm->uri, ctx->vm->name, digest, sizeof(digest), &running, why,
 			      sizeof(why)) == 1 &&
-	       !strcmp(digest, target->digest);
+	       !strcmp(digest, ctx->vm->digest);
 }
 
-static int define_record(const struct gp_step *st, json_object *undo)
+static int define_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			 json_object *undo)
 {
-	virConnectPtr c = gp_virt_connect(target->uri, true);
+	virConnectPtr c = gp_virt_connect(ctx->vm->uri, true);
 	virDomainPtr d;
 	char *xml;
 
-	(void)st;
 	if (!c)
 		return -EIO;
-	json_object_object_add(undo, "uri", json_object_new_string(target->uri));
-	json_object_object_add(undo, "name", json_object_new_string(target->name));
-	d = virDomainLookupByName(c, target->name);
+	json_object_object_add(undo, "uri", json_object_new_string(ctx->vm->uri));
+	json_object_object_add(undo, "name", json_object_new_string(ctx->vm->name));
+	d = virDomainLookupByName(c, ctx->vm->name);
 	xml = d ? virDomainGetXMLDesc(d, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE) : NULL;
 	json_object_object_add(undo, "previous", xml ? json_object_new_string(xml) : NULL);
 	free(xml);
@@ -86,22 +77,21 @@ static int define_xml(const char *uri, const char *xml)
 	return d ? 0 : -EINVAL;
 }
 
-static int define_run(const struct gp_step *st)
+static int define_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	(void)st;
-	return define_xml(target->uri, target->xml);
+	return define_xml(ctx->vm->uri, ctx->vm->xml);
 }
 
-static int define_verify(const struct gp_step *st)
+static int define_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (define_done(st) > 0)
+	if (define_done(ctx, st) > 0)
 		return 0;
-	gp_err("domain '%s' is not defined as written", target->name);
+	gp_err("domain '%s' is not defined as written", ctx->vm->name);
 	return -EIO;
 }
 
 /* Put back the previous definition, or undefine the one we added. */
-static int define_undo(const struct gp_step *st, json_object *undo)
+static int define_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *uri = json_object_object_get(undo, "uri");
 	json_object *name = json_object_object_get(undo, "name");
@@ -110,7 +100,6 @@ static int define_undo(const struct gp_step *st, json_object *undo)
 	virDomainPtr d;
 	int rc = 0;
 
-	(void)st;
 	if (!uri || !name)
 		return 0; /* nothing was recorded: nothing was defined */
 	if (prev)
@@ -131,6 +120,11 @@ static int define_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_domain_define = {
-	"domain.define", define_precheck, define_done, define_record,
-	define_run,	 define_verify,	  define_undo,
+	.kind = "domain.define",
+	.precheck = define_precheck,
+	.done = define_done,
+	.record = define_record,
+	.run = define_run,
+	.verify = define_verify,
+	.undo = define_undo,
 };

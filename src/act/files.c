@@ -18,13 +18,6 @@
 #define WANTS_LINK   GP_WANTS_LINK
 #define WANTS_TARGET "../gpuprov-vfio.service"
 
-static const struct gp_persist *persist; /* rendered by the plan */
-
-void gp_files_set_persist(const struct gp_persist *ps)
-{
-	persist = ps;
-}
-
 static int write_atomic(const char *path, const char *text, mode_t mode)
 {
 	int rc = gp_mkdir_p(path, true);
@@ -32,9 +25,9 @@ static int write_atomic(const char *path, const char *text, mode_t mode)
 	return rc ? rc : gp_write_file(path, text, strlen(text), mode);
 }
 
-static int targets(struct gp_persist_file *t, int max)
+static int targets(const struct gp_apply_ctx *ctx, struct gp_persist_file *t, int max)
 {
-	return persist ? gp_persist_files(persist, t, max) : 0;
+	return ctx->persist ? gp_persist_files(ctx->persist, t, max) : 0;
 }
 
 /* Each file as it is now, into undo's "files" (or under key): absent, a link or every byte. */
@@ -75,10 +68,9 @@ static bool same(const char *path, const char *text)
 	return eq;
 }
 
-static int persist_precheck(const struct gp_step *st)
+static int persist_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	(void)st;
-	if (!persist) {
+	if (!ctx->persist) {
 		gp_err("persist.vfio: nothing rendered to write");
 		return -EINVAL;
 	}
@@ -89,12 +81,11 @@ static int persist_precheck(const struct gp_step *st)
 	return 0;
 }
 
-static int persist_done(const struct gp_step *st)
+static int persist_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_persist_file t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
-	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+	int i, n = targets(ctx, t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
-	(void)st;
 	for (i = 0; i < n; i++)
 		if (!same(t[i].path, t[i].text))
 			return 0;
@@ -102,26 +93,25 @@ static int persist_done(const struct gp_step *st)
 }
 
 /* Every file it writes, and the boot unit's enabling link, as they are now. */
-static int persist_record(const struct gp_step *st, json_object *undo)
+static int persist_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			  json_object *undo)
 {
 	struct gp_persist_file t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
 	const char *paths[GP_PERSIST_FILES + GP_MAX_OVERRIDES + 1];
-	int i, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+	int i, n = targets(ctx, t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
-	(void)st;
 	for (i = 0; i < n; i++)
 		paths[i] = t[i].path;
-	if (!persist->driverctl)
+	if (!ctx->persist->driverctl)
 		paths[n++] = WANTS_LINK;
 	return record_files(undo, NULL, paths, n);
 }
 
-static int persist_run(const struct gp_step *st)
+static int persist_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_persist_file t[GP_PERSIST_FILES + GP_MAX_OVERRIDES];
-	int i, rc, n = targets(t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
+	int i, rc, n = targets(ctx, t, GP_PERSIST_FILES + GP_MAX_OVERRIDES);
 
-	(void)st;
 	for (i = 0; i < n; i++) {
 		rc = write_atomic(t[i].path, t[i].text, t[i].mode);
 		if (rc) {
@@ -129,7 +119,7 @@ static int persist_run(const struct gp_step *st)
 			return rc;
 		}
 	}
-	if (persist->driverctl)
+	if (ctx->persist->driverctl)
 		return 0;
 	/* `systemctl enable`, done by hand so it works without a running systemd */
 	rc = gp_mkdir_p(WANTS_LINK, true);
@@ -140,22 +130,21 @@ static int persist_run(const struct gp_step *st)
 	return rc;
 }
 
-static int persist_verify(const struct gp_step *st)
+static int persist_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (persist_done(st) > 0)
+	if (persist_done(ctx, st) > 0)
 		return 0;
 	gp_err("persist.vfio: the files do not read back as written");
 	return -EIO;
 }
 
-static int persist_undo(const struct gp_step *st, json_object *undo)
+static int persist_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *files = json_object_object_get(undo, "files");
 	json_object *wl = json_object_object_get(undo, "wants_link_existed");
 	size_t i;
 	int rc = 0;
 
-	(void)st;
 	for (i = 0; files && i < json_object_array_length(files); i++)
 		if (gp_fstate_restore(json_object_array_get_idx(files, i)))
 			rc = -EIO;
@@ -165,183 +154,180 @@ static int persist_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_persist_vfio = {
-	"persist.vfio", persist_precheck, persist_done, persist_record,
-	persist_run,	persist_verify,	  persist_undo,
+	.kind = "persist.vfio",
+	.precheck = persist_precheck,
+	.done = persist_done,
+	.record = persist_record,
+	.run = persist_run,
+	.verify = persist_verify,
+	.undo = persist_undo,
 };
 
 /* ---- domain.write: the VM's XML where the profile says ---- */
 
-static const struct gp_vm_target *vm; /* rendered by the command */
-
-void gp_files_set_vm(const struct gp_vm_target *t)
+static int domain_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	vm = t;
-}
-
-static int domain_precheck(const struct gp_step *st)
-{
-	(void)st;
-	if (vm)
+	if (ctx->vm)
 		return 0;
 	gp_err("domain.write: no domain XML to write");
 	return -EINVAL;
 }
 
-static int domain_done(const struct gp_step *st)
+static int domain_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	(void)st;
-	return same(vm->output, vm->xml);
+	return same(ctx->vm->output, ctx->vm->xml);
 }
 
-static int domain_record(const struct gp_step *st, json_object *undo)
+static int domain_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			 json_object *undo)
 {
-	(void)st;
-	return record_files(undo, "file", &vm->output, 1);
+	return record_files(undo, "file", &ctx->vm->output, 1);
 }
 
-static int domain_run(const struct gp_step *st)
+static int domain_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	int rc = write_atomic(vm->output, vm->xml, 0644);
+	int rc = write_atomic(ctx->vm->output, ctx->vm->xml, 0644);
 
-	(void)st;
 	if (rc)
-		gp_err("cannot write '%s': %s", vm->output, strerror(-rc));
+		gp_err("cannot write '%s': %s", ctx->vm->output, strerror(-rc));
 	return rc;
 }
 
-static int domain_verify(const struct gp_step *st)
+static int domain_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (domain_done(st) > 0)
+	if (domain_done(ctx, st) > 0)
 		return 0;
-	gp_err("'%s' does not read back as written", vm->output);
+	gp_err("'%s' does not read back as written", ctx->vm->output);
 	return -EIO;
 }
 
-static int domain_undo(const struct gp_step *st, json_object *undo)
+static int domain_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *f = json_object_object_get(undo, "file");
 
-	(void)st;
 	return f ? gp_fstate_restore(f) : 0;
 }
 
 const struct gp_actuator gp_act_domain_write = {
-	"domain.write", domain_precheck, domain_done, domain_record,
-	domain_run,	domain_verify,	 domain_undo,
+	.kind = "domain.write",
+	.precheck = domain_precheck,
+	.done = domain_done,
+	.record = domain_record,
+	.run = domain_run,
+	.verify = domain_verify,
+	.undo = domain_undo,
 };
 
 /* ---- nccl.write: NCCL's topology file beside the VM's XML ---- */
 
-static int nccl_precheck(const struct gp_step *st)
+static int nccl_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (vm && vm->nccl && !strcmp(st->subject, vm->nccl_path))
+	if (ctx->vm && ctx->vm->nccl && !strcmp(st->subject, ctx->vm->nccl_path))
 		return 0;
 	gp_err("nccl.write: no NCCL topology file to write");
 	return -EINVAL;
 }
 
-static int nccl_done(const struct gp_step *st)
+static int nccl_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	(void)st;
-	return same(vm->nccl_path, vm->nccl);
+	return same(ctx->vm->nccl_path, ctx->vm->nccl);
 }
 
-static int nccl_record(const struct gp_step *st, json_object *undo)
+static int nccl_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
-	const char *path = vm->nccl_path;
+	const char *path = ctx->vm->nccl_path;
 
-	(void)st;
 	return record_files(undo, "file", &path, 1);
 }
 
-static int nccl_run(const struct gp_step *st)
+static int nccl_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	int rc = write_atomic(vm->nccl_path, vm->nccl, 0644);
+	int rc = write_atomic(ctx->vm->nccl_path, ctx->vm->nccl, 0644);
 
-	(void)st;
 	if (rc)
-		gp_err("cannot write '%s': %s", vm->nccl_path, strerror(-rc));
+		gp_err("cannot write '%s': %s", ctx->vm->nccl_path, strerror(-rc));
 	return rc;
 }
 
-static int nccl_verify(const struct gp_step *st)
+static int nccl_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (nccl_done(st) > 0)
+	if (nccl_done(ctx, st) > 0)
 		return 0;
-	gp_err("'%s' does not read back as written", vm->nccl_path);
+	gp_err("'%s' does not read back as written", ctx->vm->nccl_path);
 	return -EIO;
 }
 
 /* Its undo is domain.write's: the file as it was, or no file. */
 const struct gp_actuator gp_act_nccl_write = {
-	"nccl.write", nccl_precheck, nccl_done, nccl_record, nccl_run, nccl_verify, domain_undo,
+	.kind = "nccl.write",
+	.precheck = nccl_precheck,
+	.done = nccl_done,
+	.record = nccl_record,
+	.run = nccl_run,
+	.verify = nccl_verify,
+	.undo = domain_undo,
 };
 
 /* ---- persist.bond: the bond in the network owner's format ---- */
 
-static const struct gp_netconf *netconf;
-
-void gp_files_set_netconf(const struct gp_netconf *nc)
+static int bondfiles_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	netconf = nc;
-}
-
-static int bondfiles_precheck(const struct gp_step *st)
-{
-	(void)st;
-	if (netconf && netconf->n)
+	if (ctx->netconf && ctx->netconf->n)
 		return 0;
 	gp_err("persist.bond: nothing rendered to write");
 	return -EINVAL;
 }
 
-static int bondfiles_done(const struct gp_step *st)
+static int bondfiles_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	int i;
 
-	(void)st;
-	for (i = 0; i < netconf->n; i++)
-		if (!same(netconf->files[i].path, netconf->files[i].text))
+	for (i = 0; i < ctx->netconf->n; i++)
+		if (!same(ctx->netconf->files[i].path, ctx->netconf->files[i].text))
 			return 0;
 	return 1;
 }
 
-static int bondfiles_record(const struct gp_step *st, json_object *undo)
+static int bondfiles_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			    json_object *undo)
 {
 	const char *paths[GP_NETCONF_MAX];
 	int i;
 
-	(void)st;
-	for (i = 0; i < netconf->n; i++)
-		paths[i] = netconf->files[i].path;
-	return record_files(undo, NULL, paths, netconf->n);
+	for (i = 0; i < ctx->netconf->n; i++)
+		paths[i] = ctx->netconf->files[i].path;
+	return record_files(undo, NULL, paths, ctx->netconf->n);
 }
 
-static int bondfiles_run(const struct gp_step *st)
+static int bondfiles_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	int i, rc;
 
-	(void)st;
-	for (i = 0; i < netconf->n; i++) {
-		rc = write_atomic(netconf->files[i].path, netconf->files[i].text,
-				  (mode_t)netconf->files[i].mode);
+	for (i = 0; i < ctx->netconf->n; i++) {
+		rc = write_atomic(ctx->netconf->files[i].path, ctx->netconf->files[i].text,
+				  (mode_t)ctx->netconf->files[i].mode);
 		if (rc) {
-			gp_err("cannot write '%s': %s", netconf->files[i].path, strerror(-rc));
+			gp_err("cannot write '%s': %s", ctx->netconf->files[i].path, strerror(-rc));
 			return rc;
 		}
 	}
 	return 0;
 }
 
-static int bondfiles_verify(const struct gp_step *st)
+static int bondfiles_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (bondfiles_done(st) > 0)
+	if (bondfiles_done(ctx, st) > 0)
 		return 0;
 	gp_err("persist.bond: the files do not read back as written");
 	return -EIO;
 }
 
 const struct gp_actuator gp_act_persist_bond = {
-	"persist.bond", bondfiles_precheck, bondfiles_done, bondfiles_record,
-	bondfiles_run,	bondfiles_verify,   persist_undo,
+	.kind = "persist.bond",
+	.precheck = bondfiles_precheck,
+	.done = bondfiles_done,
+	.record = bondfiles_record,
+	.run = bondfiles_run,
+	.verify = bondfiles_verify,
+	.undo = persist_undo,
 };

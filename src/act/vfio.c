@@ -161,17 +161,17 @@ int gp_write_deadline(const char *path, const char *value)
 
 /* ---- module.load ---- */
 
-static int with_module(const char *name, struct kmod_ctx **ctx, struct kmod_module **mod)
+static int with_module(const char *name, struct kmod_ctx **kctx, struct kmod_module **mod)
 {
 	struct kmod_list *list = NULL;
 	int rc;
 
-	*ctx = gp_kmod_live();
-	if (!*ctx)
+	*kctx = gp_kmod_live();
+	if (!*kctx)
 		return -ENOMEM;
-	rc = kmod_module_new_from_lookup(*ctx, name, &list);
+	rc = kmod_module_new_from_lookup(*kctx, name, &list);
 	if (rc < 0 || !list) {
-		kmod_unref(*ctx);
+		kmod_unref(*kctx);
 		gp_err("module '%s' not found for the running kernel", name);
 		return rc < 0 ? rc : -ENOENT;
 	}
@@ -180,16 +180,16 @@ static int with_module(const char *name, struct kmod_ctx **ctx, struct kmod_modu
 	return 0;
 }
 
-static int module_precheck(const struct gp_step *st)
+static int module_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	struct kmod_ctx *ctx;
+	struct kmod_ctx *kctx;
 	struct kmod_module *mod;
-	int rc = with_module(st->arg, &ctx, &mod);
+	int rc = with_module(st->arg, &kctx, &mod);
 
 	if (rc)
 		return rc;
 	kmod_module_unref(mod);
-	kmod_unref(ctx);
+	kmod_unref(kctx);
 	return 0;
 }
 
@@ -204,7 +204,7 @@ static void step_module(const struct gp_step *st, char *name, size_t len)
 			*c = '_';
 }
 
-static int module_done(const struct gp_step *st)
+static int module_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char name[GP_NAME_LEN];
 
@@ -224,7 +224,8 @@ static int undo_modules(const struct gp_step *st, char names[][GP_NAME_LEN], int
 	return n;
 }
 
-static int module_record(const struct gp_step *st, json_object *undo)
+static int module_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			 json_object *undo)
 {
 	json_object *before = json_object_new_array();
 	char names[8][GP_NAME_LEN];
@@ -237,11 +238,11 @@ static int module_record(const struct gp_step *st, json_object *undo)
 	return 0;
 }
 
-static int module_run(const struct gp_step *st)
+static int module_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	struct kmod_ctx *ctx;
+	struct kmod_ctx *kctx;
 	struct kmod_module *mod;
-	int rc = with_module(st->arg, &ctx, &mod);
+	int rc = with_module(st->arg, &kctx, &mod);
 
 	if (rc)
 		return rc;
@@ -254,13 +255,13 @@ static int module_run(const struct gp_step *st)
 		gp_err("cannot load '%s': %s", st->arg, strerror(-rc));
 	}
 	kmod_module_unref(mod);
-	kmod_unref(ctx);
+	kmod_unref(kctx);
 	return rc;
 }
 
-static int module_verify(const struct gp_step *st)
+static int module_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (module_done(st) > 0)
+	if (module_done(ctx, st) > 0)
 		return 0;
 	gp_err("'%s' does not show in /sys/module after loading", st->arg);
 	return -EIO;
@@ -277,17 +278,17 @@ static bool was_loaded(json_object *before, const char *name)
 }
 
 /* Unloads what the load brought in; a built-in or busy module stays. */
-static int module_undo(const struct gp_step *st, json_object *undo)
+static int module_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *before = json_object_object_get(undo, "loaded_before");
 	char names[8][GP_NAME_LEN];
-	struct kmod_ctx *ctx;
+	struct kmod_ctx *kctx;
 	int i, n, rc = 0;
 
 	if (!before)
 		return 0; /* nothing was recorded: nothing was loaded */
-	ctx = gp_kmod_live();
-	if (!ctx)
+	kctx = gp_kmod_live();
+	if (!kctx)
 		return -ENOMEM;
 	n = undo_modules(st, names, 8);
 	for (i = 0; i < n; i++) {
@@ -296,7 +297,7 @@ static int module_undo(const struct gp_step *st, json_object *undo)
 
 		if (was_loaded(before, names[i]) || !module_loaded(names[i]))
 			continue;
-		if (kmod_module_new_from_name(ctx, names[i], &mod) < 0)
+		if (kmod_module_new_from_name(kctx, names[i], &mod) < 0)
 			continue;
 		if (kmod_module_get_initstate(mod) != KMOD_MODULE_BUILTIN) {
 			r = kmod_module_remove_module(mod, 0);
@@ -307,18 +308,23 @@ static int module_undo(const struct gp_step *st, json_object *undo)
 		}
 		kmod_module_unref(mod);
 	}
-	kmod_unref(ctx);
+	kmod_unref(kctx);
 	return rc;
 }
 
 const struct gp_actuator gp_act_module_load = {
-	"module.load", module_precheck, module_done, module_record,
-	module_run,    module_verify,	module_undo,
+	.kind = "module.load",
+	.precheck = module_precheck,
+	.done = module_done,
+	.record = module_record,
+	.run = module_run,
+	.verify = module_verify,
+	.undo = module_undo,
 };
 
 /* ---- device.override ---- */
 
-static int device_precheck(const struct gp_step *st)
+static int device_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char path[256];
 
@@ -329,7 +335,7 @@ static int device_precheck(const struct gp_step *st)
 	return -errno;
 }
 
-static int override_done(const struct gp_step *st)
+static int override_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char cur[64];
 
@@ -337,7 +343,8 @@ static int override_done(const struct gp_step *st)
 	       !strcmp(cur, st->arg);
 }
 
-static int override_record(const struct gp_step *st, json_object *undo)
+static int override_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			   json_object *undo)
 {
 	char cur[64];
 	int rc = read_attr(st->subject, "driver_override", cur, sizeof(cur));
@@ -378,22 +385,23 @@ static int driver_registered(const char *bdf, const char *driver)
 	return -ENOENT;
 }
 
-static int override_run(const struct gp_step *st)
+static int override_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	int rc = driver_registered(st->subject, st->arg);
 
 	return rc ? rc : set_override(st->subject, st->arg);
 }
 
-static int override_verify(const struct gp_step *st)
+static int override_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (override_done(st) > 0)
+	if (override_done(ctx, st) > 0)
 		return 0;
 	gp_err("%s: driver_override does not read back as '%s'", st->subject, st->arg);
 	return -EIO;
 }
 
-static int override_undo(const struct gp_step *st, json_object *undo)
+static int override_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			 json_object *undo)
 {
 	json_object *prev = json_object_object_get(undo, "previous");
 
@@ -401,13 +409,18 @@ static int override_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_override = {
-	"device.override", device_precheck, override_done, override_record,
-	override_run,	   override_verify, override_undo,
+	.kind = "device.override",
+	.precheck = device_precheck,
+	.done = override_done,
+	.record = override_record,
+	.run = override_run,
+	.verify = override_verify,
+	.undo = override_undo,
 };
 
 /* ---- device.unbind ---- */
 
-static int unbind_done(const struct gp_step *st)
+static int unbind_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char drv[64];
 
@@ -415,7 +428,8 @@ static int unbind_done(const struct gp_step *st)
 	return strcmp(drv, st->arg) != 0;
 }
 
-static int unbind_record(const struct gp_step *st, json_object *undo)
+static int unbind_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
+			 json_object *undo)
 {
 	char drv[64];
 
@@ -432,7 +446,7 @@ static int unbind_from(const char *bdf, const char *driver)
 	return gp_write_deadline(path, bdf);
 }
 
-static int unbind_run(const struct gp_step *st)
+static int unbind_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	int rc = unbind_from(st->subject, st->arg);
 
@@ -441,7 +455,7 @@ static int unbind_run(const struct gp_step *st)
 	return rc;
 }
 
-static int unbind_verify(const struct gp_step *st)
+static int unbind_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char drv[64];
 
@@ -454,7 +468,7 @@ static int unbind_verify(const struct gp_step *st)
 
 /* Gives the device its driver back: the override must go first, or the
  * kernel will not match the device to any other driver. */
-static int unbind_undo(const struct gp_step *st, json_object *undo)
+static int unbind_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *o = json_object_object_get(undo, "driver");
 	const char *orig = o ? json_object_get_string(o) : "";
@@ -484,13 +498,18 @@ static int unbind_undo(const struct gp_step *st, json_object *undo)
 }
 
 const struct gp_actuator gp_act_unbind = {
-	"device.unbind", device_precheck, unbind_done, unbind_record,
-	unbind_run,	 unbind_verify,	  unbind_undo,
+	.kind = "device.unbind",
+	.precheck = device_precheck,
+	.done = unbind_done,
+	.record = unbind_record,
+	.run = unbind_run,
+	.verify = unbind_verify,
+	.undo = unbind_undo,
 };
 
 /* ---- device.bind ---- */
 
-static int bind_done(const struct gp_step *st)
+static int bind_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char drv[64];
 
@@ -498,14 +517,12 @@ static int bind_done(const struct gp_step *st)
 	return !strcmp(drv, st->arg);
 }
 
-static int bind_record(const struct gp_step *st, json_object *undo)
+static int bind_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
-	(void)st;
-	(void)undo;
 	return 0;
 }
 
-static int bind_run(const struct gp_step *st)
+static int bind_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	int rc = driver_registered(st->subject, st->arg);
 
@@ -519,12 +536,12 @@ static int bind_run(const struct gp_step *st)
 }
 
 /* The driver link and the group's /dev/vfio node are what QEMU needs. */
-static int bind_verify(const struct gp_step *st)
+static int bind_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	char path[256], link[256], node[64];
 	ssize_t n;
 
-	if (bind_done(st) <= 0) {
+	if (bind_done(ctx, st) <= 0) {
 		char drv[64];
 
 		current_driver(st->subject, drv, sizeof(drv));
@@ -545,14 +562,19 @@ static int bind_verify(const struct gp_step *st)
 	return 0;
 }
 
-static int bind_undo(const struct gp_step *st, json_object *undo)
+static int bind_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
-	(void)undo;
-	if (bind_done(st) <= 0)
+	if (bind_done(ctx, st) <= 0)
 		return 0;
 	return unbind_from(st->subject, st->arg);
 }
 
 const struct gp_actuator gp_act_bind = {
-	"device.bind", device_precheck, bind_done, bind_record, bind_run, bind_verify, bind_undo,
+	.kind = "device.bind",
+	.precheck = device_precheck,
+	.done = bind_done,
+	.record = bind_record,
+	.run = bind_run,
+	.verify = bind_verify,
+	.undo = bind_undo,
 };

@@ -173,24 +173,21 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	struct gp_journal j = { 0 };
 	struct gp_netconf nc = { 0 };
 	struct gp_persist ps;
+	struct gp_apply_ctx ac;
 	int rc;
 
 	gp_persist_render(&pl->h, ctx->profile, pl->templates, &ps);
 	if (ctx->profile->has_bond)
 		gp_netconf_render(&pl->h, ctx->profile, &nc);
-	gp_files_set_persist(&ps);
-	gp_files_set_vm(pl->vm.xml ? &pl->vm : NULL);
-	gp_virt_set_target(pl->vm.xml ? &pl->vm : NULL);
-	gp_files_set_netconf(&nc);
-	gp_bond_set_target(ctx->profile);
+	ac = (struct gp_apply_ctx){
+		.profile = ctx->profile,
+		.persist = &ps,
+		.netconf = &nc,
+		.vm = pl->vm.xml ? &pl->vm : NULL,
+	};
 	/* what NVML sees now is gone once the GPUs are on vfio-pci: keep it first */
 	gp_nv_remember(&pl->h.nv);
-	rc = outcome(gp_apply_run(&pl->plan, ctx->profile_path, &j));
-	gp_files_set_persist(NULL);
-	gp_files_set_vm(NULL);
-	gp_virt_set_target(NULL);
-	gp_files_set_netconf(NULL);
-	gp_bond_set_target(NULL);
+	rc = outcome(gp_apply_run(&ac, &pl->plan, ctx->profile_path, &j));
 	gp_netconf_release(&nc);
 	gp_persist_release(&ps);
 	if (j.doc)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/drift.h"
+#include "core/hostq.h"
 
 /* Each kind, and what its ok finding says. */
 static const struct {

@@ -37,6 +37,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "core/hostq.h"
 #include "core/nccl_topo.h"
 #include "core/vm.h"
 

@@ -66,6 +66,7 @@ static void test_driver_names(void **state)
  */
 static void test_unregistered_driver(void **state)
 {
+	const struct gp_apply_ctx none = { 0 };
 	struct gp_step st;
 
 	(void)state;
@@ -73,10 +74,10 @@ static void test_unregistered_driver(void **state)
 	strcpy(st.subject, "0000:ff:1f.7");
 	strcpy(st.arg, "gpuprov_no_such_vfio_pci");
 	gp_verbosity = 0;
-	assert_int_equal(gp_act_override.run(&st), -ENOENT);
+	assert_int_equal(gp_act_override.run(&none, &st), -ENOENT);
 	assert_non_null(strstr(gp_last_error, "no PCI driver 'gpuprov_no_such_vfio_pci'"));
 	gp_last_error[0] = '\0';
-	assert_int_equal(gp_act_bind.run(&st), -ENOENT);
+	assert_int_equal(gp_act_bind.run(&none, &st), -ENOENT);
 	assert_non_null(strstr(gp_last_error, "no PCI driver 'gpuprov_no_such_vfio_pci'"));
 }
 
