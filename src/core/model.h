@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * gpuprov: shared types.  Data flows one way: host.c (the only reader of the
- * machine) and profile.c fill these structures, topo.c / checks.c compute on
- * them, render.c prints.  Internal calls return 0 or a negative errno; only
- * main.c turns results into exit codes.
+ * gpuprov's model.  Data flows one way: host/host.c (the only reader of the
+ * machine) and core/profile.c fill these structures, core/ computes on them
+ * (topo, checks, the VM's layout, the plan), cli/render.c prints and act/
+ * carries out the plan.  Below cli/, calls return 0 or a negative errno; the
+ * commands (cli/cmd_*.c, run by main.c) turn results into exit statuses
+ * (shared/exit.h).  tests/cli/t_layers.sh checks both rules.
  */
 #ifndef GP_MODEL_H
 #define GP_MODEL_H

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The exit status of every command (DESIGN.md); only main returns it. */
+/*
+ * The exit status of every command (DESIGN.md).  Only cli/ uses these: a
+ * command turns its calls' 0 or -errno into one, main exits with it.  The one
+ * exception is util.c's allocators, which exit GP_EXIT_HOST out of memory.
+ */
 #ifndef GP_EXIT_H
 #define GP_EXIT_H
 

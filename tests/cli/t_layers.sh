@@ -1,7 +1,8 @@
 #!/bin/sh
 # The layer rule (ARCHITECTURE.md): cli -> {host, act} -> sys -> core -> shared.
 # A file of src/L includes only headers of L and of the layers below it; host
-# and act never include each other; every include names its folder.
+# and act never include each other; every include names its folder.  Only
+# cli/ deals in exit statuses.
 set -eu
 cd "$(dirname "$0")/../.."
 
@@ -32,5 +33,13 @@ for f in src/*/*.c src/*/*.h; do
 			bad=1
 		fi
 	done
+done
+# Exit statuses are cli's: below it, calls return 0 or a negative errno
+# (shared/exit.h defines them; util.c's allocators exit out of memory).
+for f in $(grep -l 'GP_EXIT_' src/*/*.c src/*/*.h); do
+	case $f in
+	src/cli/* | src/shared/exit.h | src/shared/util.c) ;;
+	*) echo "$f: an exit status below cli/ (return 0 or -errno)"; bad=1 ;;
+	esac
 done
 exit $bad
