@@ -15,6 +15,9 @@ PKGS = libpci libkmod libnl-3.0 libnl-route-3.0 inih libvirt libxml-2.0 json-c
 # lazy (=): pkg-config runs only after `deps` has installed the packages
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+# what src/core and src/shared link: no libvirt, libnl, libkmod or libpci
+CORE_PKGS = libxml-2.0 inih json-c
+CORE_LIBS = $(shell pkg-config --libs $(CORE_PKGS))
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -41,6 +44,13 @@ UNIT = $(patsubst tests/unit/%.c,build/test/%,$(wildcard tests/unit/test_*.c))
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Isrc $(PKG_CFLAGS) $(GP_DEFS)
 FUZZ_LIB_OBJ = $(LIB_SRC:src/%.c=build/fuzz/obj/%.o)
+# the unit tests and fuzzers of the pure core link core/ and shared/ alone:
+# a call from there into an upper layer fails the link
+CORE_SRC = $(filter src/shared/% src/core/%,$(SRC))
+TEST_CORE_OBJ = $(CORE_SRC:src/%.c=build/test/obj/%.o)
+FUZZ_CORE_OBJ = $(CORE_SRC:src/%.c=build/fuzz/obj/%.o)
+CORE_UNIT = $(patsubst %,build/test/test_%,pcicfg profile rootfs)
+CORE_FUZZ = $(patsubst %,build/fuzz/fuzz_%,pcicfg profile text)
 FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps check demo bench fuzz install uninstall clean fixtures unit cli lab
@@ -70,16 +80,22 @@ build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -o $@ $< $(TEST_LIB_OBJ) \
 		$(PKG_LIBS) -lcmocka
 
+$(CORE_UNIT): build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_CORE_OBJ)
+	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -o $@ $< $(TEST_CORE_OBJ) $(CORE_LIBS) -lcmocka
+
 # the library is compiled once for every harness, with coverage;
 # -fno-sanitize-recover=all: a UBSan report is a crash, not a line in a log
 build/fuzz/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-.SECONDARY: $(FUZZ_LIB_OBJ)
+.SECONDARY: $(FUZZ_LIB_OBJ) $(TEST_LIB_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) | build/fuzz
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
+
+$(CORE_FUZZ): build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_CORE_OBJ) | build/fuzz
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_OBJ) $(CORE_LIBS)
 
 # a test double for NVML, CUDA and NCCL (tests/fake/fakegpu.c), loaded by dlopen
 build/test/libfakegpu.so: tests/fake/fakegpu.c
