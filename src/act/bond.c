@@ -25,34 +25,19 @@
 
 #include "act/apply.h"
 #include "act/bond.h"
+#include "core/bondopt.h"
 #include "shared/progress.h"
-
-static const char *const modes[] = { "balance-rr", "active-backup", "balance-xor", "broadcast",
-				     "802.3ad",	   "balance-tlb",   "balance-alb" };
-static const char *const hashes[] = { "layer2",	  "layer3+4", "layer2+3",
-				      "encap2+3", "encap3+4", "vlan+srcmac" };
-static const char *const selects[] = { "stable", "bandwidth", "count" };
-
-static int index_of(const char *v, const char *const *names, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(v, names[i]))
-			return i;
-	return -1;
-}
 
 const char *gp_bond_mode_name(int mode)
 {
-	return mode >= 0 && mode < 7 ? modes[mode] : "unknown";
+	return mode >= 0 ? GP_BOND_NAME(gp_bond_modes, (unsigned)mode) : "unknown";
 }
 
 int gp_bond_opts_from_profile(const struct gp_profile *p, struct gp_bond_opts *o)
 {
-	int mode = index_of(p->bond.mode, modes, 7);
-	int hash = index_of(p->bond.xmit_hash_policy, hashes, 6);
-	int sel = index_of(p->bond.ad_select, selects, 3);
+	int mode = GP_BOND_VALUE(gp_bond_modes, p->bond.mode);
+	int hash = GP_BOND_VALUE(gp_bond_hashes, p->bond.xmit_hash_policy);
+	int sel = GP_BOND_VALUE(gp_bond_selects, p->bond.ad_select);
 
 	memset(o, 0, sizeof(*o));
 	if (mode < 0 || hash < 0 || sel < 0)
@@ -60,7 +45,7 @@ int gp_bond_opts_from_profile(const struct gp_profile *p, struct gp_bond_opts *o
 	gp_strlcpy(o->name, p->bond.name, sizeof(o->name));
 	o->mode = (uint8_t)mode;
 	o->miimon = p->bond.miimon;
-	o->lacp_rate = !strcmp(p->bond.lacp_rate, "fast");
+	o->lacp_rate = GP_BOND_VALUE(gp_bond_rates, p->bond.lacp_rate) == 1;
 	o->xmit_hash_policy = (uint8_t)hash;
 	o->ad_select = (uint8_t)sel;
 	o->min_links = p->bond.min_links;
@@ -91,11 +76,11 @@ struct nl_msg *gp_bond_newlink_msg(const struct gp_bond_opts *o)
 		goto fail;
 	NLA_PUT_U8(msg, IFLA_BOND_MODE, o->mode);
 	NLA_PUT_U32(msg, IFLA_BOND_MIIMON, o->miimon);
-	if (o->mode == 4) {
+	if (o->mode == GP_BOND_MODE_8023AD) {
 		NLA_PUT_U8(msg, IFLA_BOND_AD_LACP_RATE, o->lacp_rate);
 		NLA_PUT_U8(msg, IFLA_BOND_AD_SELECT, o->ad_select);
 	}
-	if (o->mode == 2 || o->mode == 4)
+	if (o->mode == GP_BOND_MODE_XOR || o->mode == GP_BOND_MODE_8023AD)
 		NLA_PUT_U8(msg, IFLA_BOND_XMIT_HASH_POLICY, o->xmit_hash_policy);
 	NLA_PUT_U32(msg, IFLA_BOND_MIN_LINKS, o->min_links);
 	nla_nest_end(msg, data);
@@ -540,7 +525,7 @@ static int create_verify(const struct gp_apply_ctx *ctx, const struct gp_step *s
 	}
 	gp_bond_opts_from_profile(ctx->profile, &o);
 	if (s.opts.mode != o.mode || s.opts.miimon != o.miimon ||
-	    (o.mode == 4 && s.opts.lacp_rate != o.lacp_rate)) {
+	    (o.mode == GP_BOND_MODE_8023AD && s.opts.lacp_rate != o.lacp_rate)) {
 		gp_err("bond '%s' reads back as mode %s, miimon %u", st->subject,
 		       gp_bond_mode_name(s.opts.mode), s.opts.miimon);
 		return -EIO;
@@ -654,7 +639,8 @@ static int up_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 
 	if (gp_bond_state_read(st->subject, &s) || !s.up || s.mtu != (int)ctx->profile->bond.mtu)
 		return 0;
-	return s.opts.mode != 4 || gp_bond_lacp_formed(&s, ctx->profile->bond.nslaves);
+	return s.opts.mode != GP_BOND_MODE_8023AD ||
+	       gp_bond_lacp_formed(&s, ctx->profile->bond.nslaves);
 }
 
 /*
@@ -776,9 +762,10 @@ static int up_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	for (waited = 0; waited <= limit * 5; waited++) {
 		if (gp_bond_state_read(st->subject, &s))
 			return -EIO;
-		if (s.up && (s.opts.mode != 4 || gp_bond_lacp_formed(&s, p->bond.nslaves)))
+		if (s.up && (s.opts.mode != GP_BOND_MODE_8023AD ||
+			     gp_bond_lacp_formed(&s, p->bond.nslaves)))
 			return 0;
-		if (s.opts.mode == 4)
+		if (s.opts.mode == GP_BOND_MODE_8023AD)
 			gp_bond_lacp_progress(&s, &shown, st->subject, waited / 5, limit,
 					      p->bond.nslaves);
 		nanosleep(&tick, NULL);

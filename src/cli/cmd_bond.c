@@ -8,15 +8,9 @@
 #include <string.h>
 
 #include "act/bond.h"
+#include "core/bondopt.h"
 #include "cli/cmd.h"
 #include "cli/render.h"
-
-static const char *const rates[] = { "slow", "fast" };
-static const char *const hashes[] = { "layer2",	  "layer3+4", "layer2+3",
-				      "encap2+3", "encap3+4", "vlan+srcmac" };
-static const char *const selects[] = { "stable", "bandwidth", "count" };
-
-#define PICK(a, i) ((unsigned)(i) < ARRAY_SIZE(a) ? a[i] : "unknown")
 
 static void print_json(const char *name, const struct gp_bond_state *s, bool formed)
 {
@@ -31,12 +25,15 @@ static void print_json(const char *name, const struct gp_bond_state *s, bool for
 	json_object_object_add(doc, "mode",
 			       json_object_new_string(gp_bond_mode_name(s->opts.mode)));
 	json_object_object_add(doc, "miimon", json_object_new_int((int)s->opts.miimon));
-	json_object_object_add(doc, "lacp_rate",
-			       json_object_new_string(PICK(rates, s->opts.lacp_rate)));
-	json_object_object_add(doc, "xmit_hash_policy",
-			       json_object_new_string(PICK(hashes, s->opts.xmit_hash_policy)));
-	json_object_object_add(doc, "ad_select",
-			       json_object_new_string(PICK(selects, s->opts.ad_select)));
+	json_object_object_add(
+		doc, "lacp_rate",
+		json_object_new_string(GP_BOND_NAME(gp_bond_rates, s->opts.lacp_rate)));
+	json_object_object_add(
+		doc, "xmit_hash_policy",
+		json_object_new_string(GP_BOND_NAME(gp_bond_hashes, s->opts.xmit_hash_policy)));
+	json_object_object_add(
+		doc, "ad_select",
+		json_object_new_string(GP_BOND_NAME(gp_bond_selects, s->opts.ad_select)));
 	json_object_object_add(doc, "min_links", json_object_new_int((int)s->opts.min_links));
 	json_object_object_add(doc, "up", json_object_new_boolean(s->up));
 	json_object_object_add(doc, "mtu", json_object_new_int(s->mtu));
@@ -66,13 +63,15 @@ static void print_text(const char *name, const struct gp_bond_state *s, bool for
 
 	printf("%s: %s, %s, mtu %d, miimon %u", gp_tv(name), gp_bond_mode_name(s->opts.mode),
 	       s->up ? "up" : "down", s->mtu, s->opts.miimon);
-	if (s->opts.mode == 4)
-		printf(", lacp_rate %s, ad_select %s", PICK(rates, s->opts.lacp_rate),
-		       PICK(selects, s->opts.ad_select));
-	if (s->opts.mode == 2 || s->opts.mode == 4)
-		printf(", xmit_hash_policy %s", PICK(hashes, s->opts.xmit_hash_policy));
+	if (s->opts.mode == GP_BOND_MODE_8023AD)
+		printf(", lacp_rate %s, ad_select %s",
+		       GP_BOND_NAME(gp_bond_rates, s->opts.lacp_rate),
+		       GP_BOND_NAME(gp_bond_selects, s->opts.ad_select));
+	if (s->opts.mode == GP_BOND_MODE_XOR || s->opts.mode == GP_BOND_MODE_8023AD)
+		printf(", xmit_hash_policy %s",
+		       GP_BOND_NAME(gp_bond_hashes, s->opts.xmit_hash_policy));
 	printf(", min_links %u\n", s->opts.min_links);
-	if (s->opts.mode == 4)
+	if (s->opts.mode == GP_BOND_MODE_8023AD)
 		printf("LACP: %s; active aggregator %d with %d port%s; partner "
 		       "%02x:%02x:%02x:%02x:%02x:%02x\n",
 		       formed ? "formed" : "NOT formed", s->aggregator, s->num_ports,
@@ -110,7 +109,7 @@ int gp_cmd_bond(struct gp_ctx *ctx)
 		gp_err("'%s' is %s", name, s.exists ? "not a bond" : "not there");
 		return GP_EXIT_FAIL;
 	}
-	formed = s.opts.mode != 4 || gp_bond_lacp_formed(&s, s.nports);
+	formed = s.opts.mode != GP_BOND_MODE_8023AD || gp_bond_lacp_formed(&s, s.nports);
 	if (ctx->json)
 		print_json(name, &s, formed);
 	else

@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <ini.h>
 
+#include "core/bondopt.h"
 #include "core/model.h"
 #include "core/uri.h"
 
@@ -355,12 +356,20 @@ static int v_slaves(struct gp_profile *p, const char *v, void *field, const char
 
 ENUM_FN(v_mode, bond.mode, "expected 802.3ad, active-backup or balance-xor", "802.3ad",
 	"active-backup", "balance-xor")
-ENUM_FN(v_lacp, bond.lacp_rate, "expected fast or slow", "fast", "slow")
-ENUM_FN(v_hash, bond.xmit_hash_policy,
-	"expected layer2, layer2+3, layer3+4, encap2+3, encap3+4 or vlan+srcmac", "layer2",
-	"layer2+3", "layer3+4", "encap2+3", "encap3+4", "vlan+srcmac")
-ENUM_FN(v_adsel, bond.ad_select, "expected stable, bandwidth or count", "stable", "bandwidth",
-	"count")
+/* a bond option the kernel names (core/bondopt.c's tables) */
+#define BOND_FN(fn, dst, msg, names)                                                      \
+	static int fn(struct gp_profile *p, const char *v, void *field, const char **why) \
+	{                                                                                 \
+		*why = msg;                                                               \
+		if (GP_BOND_VALUE(names, v) < 0)                                          \
+			return -EINVAL;                                                   \
+		return set_string(p->dst, sizeof(p->dst), v, why);                        \
+	}
+
+BOND_FN(v_lacp, bond.lacp_rate, "expected fast or slow", gp_bond_rates)
+BOND_FN(v_hash, bond.xmit_hash_policy,
+	"expected layer2, layer2+3, layer3+4, encap2+3, encap3+4 or vlan+srcmac", gp_bond_hashes)
+BOND_FN(v_adsel, bond.ad_select, "expected stable, bandwidth or count", gp_bond_selects)
 ENUM_FN(v_persist, bond.persist,
 	"expected auto, networkd, networkmanager, netplan, ifupdown or none", "auto", "networkd",
 	"networkmanager", "netplan", "ifupdown", "none")
