@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "cli/cmd.h"
+#include "core/manifest.h"
 #include "core/model.h"
 #include "shared/progress.h"
 #include "sys/nvml.h"
@@ -583,10 +584,6 @@ static void config_state(struct snap *s)
 	struct stat st;
 	int i;
 
-	copy_file(s, "/proc/net/route");
-	copy_file(s, "/proc/net/ipv6_route");
-	copy_file(s, "/proc/net/fib_trie");
-	copy_file(s, "/proc/net/if_inet6");
 	copy_tcp(s, "/proc/net/tcp");
 	copy_tcp(s, "/proc/net/tcp6");
 	same_dir(s, "/run/NetworkManager");
@@ -672,8 +669,10 @@ static void nvlink_record(struct snap *s)
 	gp_nv_view_release(&v);
 }
 
+/* What host/ reads; the single files and modprobe.d from core/manifest.c. */
 static void collect(struct snap *s)
 {
+	const char *const *f;
 	struct stat st;
 
 	/* a host without PCI functions still has the directory: the copy reads back */
@@ -684,26 +683,16 @@ static void collect(struct snap *s)
 	each_entry(s, "/sys/bus/pci/slots", pci_slot);
 	each_entry(s, "/sys/devices/system/node", numa_node);
 	each_entry(s, "/sys/class/net", net_iface);
-	copy_file(s, "/sys/class/dmi/id/bios_version");
-	copy_file(s, "/sys/class/dmi/id/bios_vendor");
-	copy_file(s, "/sys/class/dmi/id/product_name");
-	copy_file(s, "/sys/class/dmi/id/sys_vendor");
+	for (f = gp_host_files; *f; f++)
+		copy_file(s, *f);
 	if (!gp_root_stat(s->rootfd, "/sys/module/vfio_pci", &st))
 		stage_mkdir(s, "/sys/module/vfio_pci");
 	each_entry(s, "/sys/class/block", block_dev);
 	each_entry(s, "/sys/class/vtconsole", vtconsole);
-	copy_file(s, "/proc/self/mountinfo");
-	copy_file(s, "/proc/swaps");
-	copy_file(s, "/proc/iomem");
-	copy_file(s, "/proc/cmdline");
-	copy_file(s, "/proc/cpuinfo");
-	copy_file(s, "/proc/sys/kernel/osrelease");
-	copy_file(s, "/proc/sys/kernel/hostname");
 	each_entry(s, "/proc/driver/nvidia/gpus", nvidia_gpu);
 	each_entry(s, "/proc", process);
-	each_entry(s, "/etc/modprobe.d", modprobe_conf);
-	each_entry(s, "/run/modprobe.d", modprobe_conf);
-	each_entry(s, "/lib/modprobe.d", modprobe_conf);
+	for (f = gp_modprobe_dirs; f < gp_modprobe_dirs + GP_MODPROBE_DIRS; f++)
+		each_entry(s, *f, modprobe_conf);
 	modules(s);
 	dpkg_qemu(s);
 	config_state(s);

@@ -23,6 +23,7 @@
 #include <pci/pci.h>
 
 #include "core/hostq.h"
+#include "core/manifest.h"
 #include "core/model.h"
 #include "host/nvread.h"
 #include "sys/kmod.h"
@@ -602,7 +603,7 @@ static void read_routes4(struct gp_host *h, struct netfacts *nf)
 {
 	char path[PATH_LEN], ifname[64];
 	unsigned long dst, mask, flags;
-	char *text = read_file(h, rootp(h, path, "/proc/net/route")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_ROUTE)), *cur = text, *line;
 	int k;
 
 	while ((line = strsep(&cur, "\n"))) {
@@ -634,7 +635,7 @@ static bool hex16(const char *s, uint8_t *out)
 static void read_routes6(struct gp_host *h)
 {
 	char path[PATH_LEN], ifname[64], dst[64];
-	char *text = read_file(h, rootp(h, path, "/proc/net/ipv6_route")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_ROUTE6)), *cur = text, *line;
 	uint8_t a[16];
 	int plen, k;
 
@@ -677,7 +678,7 @@ static void set_addr(struct gp_iface *f, int family, const void *a)
 static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
 {
 	char path[PATH_LEN], last[64] = "";
-	char *text = read_file(h, rootp(h, path, "/proc/net/fib_trie")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_FIB_TRIE)), *cur = text, *line;
 	struct in_addr in;
 	uint32_t a;
 	int k;
@@ -702,7 +703,7 @@ static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
 static void read_addrs6(struct gp_host *h, struct netfacts *nf)
 {
 	char path[PATH_LEN], hex[64], ifname[64];
-	char *text = read_file(h, rootp(h, path, "/proc/net/if_inet6")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_INET6)), *cur = text, *line;
 	unsigned scope;
 	uint8_t a[16];
 	int k;
@@ -942,7 +943,7 @@ static void cpu_identity(struct gp_host *h, const char *line)
 static void read_cpu_bits(struct gp_host *h)
 {
 	char path[PATH_LEN];
-	char *text = read_file(h, rootp(h, path, "/proc/cpuinfo")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_CPUINFO)), *cur = text, *line;
 	bool bits = false;
 
 	h->cpu_family = h->cpu_model = -1;
@@ -1035,16 +1036,14 @@ static void scan_modprobe_file(struct gp_host *h, const char *path, const char *
 
 static void scan_modprobe(struct gp_host *h)
 {
-	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d",
-					    "/usr/local/lib/modprobe.d", "/lib/modprobe.d" };
 	char path[PATH_LEN], shown[PATH_LEN], ids[256];
 	size_t i;
 
 	if (cmdline_vfio_ids(h->cmdline, ids, sizeof(ids)))
-		add_ids_source(h, ids, "/proc/cmdline");
-	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		add_ids_source(h, ids, GP_PROC_CMDLINE);
+	for (i = 0; i < GP_MODPROBE_DIRS; i++) {
 		struct dirent *e;
-		DIR *dir = open_dir(h, rootp(h, path, "%s", dirs[i]));
+		DIR *dir = open_dir(h, rootp(h, path, "%s", gp_modprobe_dirs[i]));
 
 		if (!dir)
 			continue;
@@ -1053,7 +1052,7 @@ static void scan_modprobe(struct gp_host *h)
 
 			if (n < 6 || strcmp(e->d_name + n - 5, ".conf"))
 				continue;
-			snprintf(shown, sizeof(shown), "%s/%s", dirs[i], e->d_name);
+			snprintf(shown, sizeof(shown), "%s/%s", gp_modprobe_dirs[i], e->d_name);
 			scan_modprobe_file(h, shown, shown);
 		}
 		closedir(dir);
@@ -1064,16 +1063,12 @@ static void read_kernel(struct gp_host *h)
 {
 	char path[PATH_LEN];
 
-	read_text(h, rootp(h, path, "/proc/cmdline"), h->cmdline, sizeof(h->cmdline));
-	read_text(h, rootp(h, path, "/proc/sys/kernel/osrelease"), h->kernel_release,
-		  sizeof(h->kernel_release));
-	read_text(h, rootp(h, path, "/proc/sys/kernel/hostname"), h->hostname, sizeof(h->hostname));
-	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_version"), h->bios_version,
-		  sizeof(h->bios_version));
-	read_text(h, rootp(h, path, "/sys/class/dmi/id/bios_vendor"), h->bios_vendor,
-		  sizeof(h->bios_vendor));
-	read_text(h, rootp(h, path, "/sys/class/dmi/id/product_name"), h->product,
-		  sizeof(h->product));
+	read_text(h, rootp(h, path, GP_PROC_CMDLINE), h->cmdline, sizeof(h->cmdline));
+	read_text(h, rootp(h, path, GP_PROC_RELEASE), h->kernel_release, sizeof(h->kernel_release));
+	read_text(h, rootp(h, path, GP_PROC_HOSTNAME), h->hostname, sizeof(h->hostname));
+	read_text(h, rootp(h, path, GP_DMI_BIOS), h->bios_version, sizeof(h->bios_version));
+	read_text(h, rootp(h, path, GP_DMI_BIOS_VENDOR), h->bios_vendor, sizeof(h->bios_vendor));
+	read_text(h, rootp(h, path, GP_DMI_PRODUCT), h->product, sizeof(h->product));
 	read_cpu_bits(h);
 	h->iommu_groups = count_entries(h, rootp(h, path, "/sys/kernel/iommu_groups"));
 	h->vfio_loaded = exists(h, rootp(h, path, "/sys/module/vfio_pci"));
@@ -1631,7 +1626,7 @@ static struct gp_block *block_named(struct gp_host *h, const char *majmin, const
 static void read_mounts(struct gp_host *h)
 {
 	char path[PATH_LEN], majmin[32], point[PATH_LEN], source[PATH_LEN];
-	char *text = read_file(h, rootp(h, path, "/proc/self/mountinfo")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_MOUNTINFO)), *cur = text, *line;
 	struct gp_block *b;
 
 	if (!text)
@@ -1647,7 +1642,7 @@ static void read_mounts(struct gp_host *h)
 			gp_strlcpy(b->mount, point, sizeof(b->mount));
 	}
 	free(text);
-	text = cur = read_file(h, rootp(h, path, "/proc/swaps"));
+	text = cur = read_file(h, rootp(h, path, GP_PROC_SWAPS));
 	while ((line = strsep(&cur, "\n")))
 		if (sscanf(line, "%4095s", source) == 1 && (b = block_named(h, NULL, source)))
 			b->swap = true;
@@ -1670,7 +1665,7 @@ static bool fb_name(const char *name)
 static void read_iomem(struct gp_host *h)
 {
 	char path[PATH_LEN], name[256];
-	char *text = read_file(h, rootp(h, path, "/proc/iomem")), *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, GP_PROC_IOMEM)), *cur = text, *line;
 	unsigned long long start, end;
 
 	while ((line = strsep(&cur, "\n"))) {

@@ -17,6 +17,7 @@
 
 #include <libkmod.h>
 
+#include "core/manifest.h"
 #include "sys/kmod.h"
 #include "core/model.h"
 
@@ -34,9 +35,6 @@ static void kmod_log(void *data, int priority, const char *file, int line, const
 	buf[strcspn(buf, "\n")] = '\0';
 	gp_debug("libkmod: %s", buf);
 }
-
-static const char *const kmod_configs[] = { "/etc/modprobe.d", "/run/modprobe.d",
-					    "/lib/modprobe.d" };
 
 /* Every entry of dir whose name starts with prefix passes gp_root_guard(). */
 static int guard_dir(int rootfd, const char *root, const char *dir, const char *prefix)
@@ -76,8 +74,8 @@ static bool kmod_tree_safe(const char *root, const char *release)
 		return false;
 	snprintf(dir, sizeof(dir), "/lib/modules/%s", release);
 	rc = guard_dir(rootfd, root, dir, "modules.");
-	for (i = 0; !rc && i < ARRAY_SIZE(kmod_configs); i++)
-		rc = guard_dir(rootfd, root, kmod_configs[i], "");
+	for (i = 0; !rc && i < GP_MODPROBE_DIRS; i++)
+		rc = guard_dir(rootfd, root, gp_modprobe_dirs[i], "");
 	gp_root_close(rootfd);
 	if (rc && !warned)
 		gp_warn("'%s': %s: vfio-pci's availability is unknown", root, gp_root_strerror(rc));
@@ -87,10 +85,11 @@ static bool kmod_tree_safe(const char *root, const char *release)
 
 static struct kmod_ctx *kmod_open(const char *root, const char *release)
 {
-	char dir[4096], c1[4096], c2[4096], c3[4096];
-	const char *configs[4];
+	char dir[4096], conf[GP_MODPROBE_DIRS][4096];
+	const char *configs[GP_MODPROBE_DIRS + 1];
 	struct kmod_ctx *ctx;
 	struct stat st;
+	size_t i;
 
 	/* the release comes from the tree: a name, never a path */
 	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") ||
@@ -99,13 +98,11 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release)
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, release);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return NULL;
-	snprintf(c1, sizeof(c1), "%s/etc/modprobe.d", root);
-	snprintf(c2, sizeof(c2), "%s/run/modprobe.d", root);
-	snprintf(c3, sizeof(c3), "%s/lib/modprobe.d", root);
-	configs[0] = c1;
-	configs[1] = c2;
-	configs[2] = c3;
-	configs[3] = NULL;
+	for (i = 0; i < GP_MODPROBE_DIRS; i++) {
+		snprintf(conf[i], sizeof(conf[i]), "%s%s", root, gp_modprobe_dirs[i]);
+		configs[i] = conf[i];
+	}
+	configs[i] = NULL;
 	ctx = kmod_new(dir, configs);
 	if (ctx)
 		kmod_set_log_fn(ctx, kmod_log, NULL);

@@ -20,6 +20,10 @@ for root in build/hosts/*/; do
 		cmp -s "$d/a" "$d/b" || { echo "$root: '$c' differs"; diff "$d/a" "$d/b" | head; exit 1; }
 	done
 done
+# every modprobe.d directory the reader and libkmod read is in the snapshot
+$G -q -r build/hosts/variant-local -o "$d/v.tar.gz" snapshot
+tar tzf "$d/v.tar.gz" | grep -q 'usr/local/lib/modprobe.d/nvgrace.conf$' ||
+	{ echo "variant-local: /usr/local/lib/modprobe.d not in the snapshot"; exit 1; }
 set +e
 $G -r build/hosts/r5350-ready snapshot >/dev/null 2>&1; [ $? -eq 4 ] || { echo "no -o: not 4"; exit 1; }
 $G -r build/hosts/nonexistent -o "$d/x.tgz" snapshot 2>/dev/null; [ $? -eq 3 ] || { echo "bad root: not 3"; exit 1; }

@@ -204,6 +204,11 @@ static void test_variant(void **state)
 	assert_non_null(
 		strstr(text, "device.override 0000:41:00.0 (none)->nvgrace-gpu-vfio-pci\n"));
 	done(&x);
+	/* the alias in /usr/local/lib/modprobe.d: libkmod reads it too */
+	plan_for(&x, "variant-local", gh200, ALL);
+	assert_string_equal(x.h.devs[unit_index(&x.h, "0000:41:00.0")].vfio_module,
+			    "nvgrace_gpu_vfio_pci");
+	done(&x);
 	/* no variant: vfio-pci, as before */
 	plan_for(&x, "r5350-ready", A100, ALL);
 	assert_string_equal(x.h.devs[unit_index(&x.h, "0000:41:00.0")].vfio_module, "vfio_pci");
