@@ -14,6 +14,7 @@
 
 #include "act/apply.h"
 #include "core/netconf.h"
+#include "act/fstate.h"
 
 #define WANTS_LINK   GP_WANTS_LINK
 #define WANTS_TARGET "../gpuprov-vfio.service"

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "act/apply.h"
+#include "act/fstate.h"
 
 /*
  * The paths each step kind writes, besides gp_persist_paths (persist.vfio),

@@ -24,6 +24,7 @@
 
 #include "act/apply.h"
 #include "core/uri.h"
+#include "act/fstate.h"
 
 #define JOURNAL_MAX (256u << 20) /* 16 files of GP_RECORD_MAX, in base64 */
 

@@ -17,6 +17,7 @@
 #include "cli/cmd.h"
 #include "core/netconf.h"
 #include "cli/render.h"
+#include "core/templates.h"
 
 static int confirm(const struct gp_ctx *ctx, const char *question)
 {

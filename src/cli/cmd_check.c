@@ -7,6 +7,7 @@
 #include "cli/cmd.h"
 #include "cli/render.h"
 #include "core/drift.h"
+#include "host/host.h"
 
 /* The baseline is the operator's input: one that cannot be read is exit 4. */
 static int drift(struct gp_ctx *ctx, const struct gp_host *h, struct gp_report *r)

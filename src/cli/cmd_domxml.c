@@ -10,6 +10,9 @@
 #include "cli/cmd.h"
 #include "core/plan.h"
 #include "core/vm.h"
+#include "core/domxml.h"
+#include "core/templates.h"
+#include "host/host.h"
 
 /*
  * [vm] template: an absolute path as it is; a relative one in the profile's

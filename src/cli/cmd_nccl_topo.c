@@ -10,6 +10,7 @@
 
 #include "cli/cmd.h"
 #include "core/nccl_topo.h"
+#include "host/host.h"
 
 int gp_cmd_nccl_topo(struct gp_ctx *ctx)
 {

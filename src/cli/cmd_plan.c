@@ -15,6 +15,10 @@
 #include "core/pfiles.h"
 #include "core/plan.h"
 #include "core/vm.h"
+#include "cli/render.h"
+#include "core/domxml.h"
+#include "core/templates.h"
+#include "host/host.h"
 
 /* Whether what the domain needs (disks, firmware) is on the host: the VM's preflight. */
 static void vm_files(struct gp_host *h, const char *xml)

@@ -10,6 +10,8 @@
 #include "core/hostq.h"
 #include "cli/cmd.h"
 #include "cli/render.h"
+#include "core/profile.h"
+#include "host/host.h"
 
 static int validate(struct gp_ctx *ctx, const char *path)
 {

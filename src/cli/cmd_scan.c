@@ -2,6 +2,7 @@
 /* gpuprov scan: what the host has, GPUs and NICs first. */
 #include "cli/cmd.h"
 #include "cli/render.h"
+#include "host/host.h"
 
 int gp_cmd_scan(struct gp_ctx *ctx)
 {

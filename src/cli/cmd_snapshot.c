@@ -29,6 +29,7 @@
 #include "cli/cmd.h"
 #include "core/manifest.h"
 #include "core/model.h"
+#include "core/redact.h"
 #include "shared/progress.h"
 #include "sys/nvml.h"
 

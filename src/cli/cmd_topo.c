@@ -2,6 +2,7 @@
 /* gpuprov topo: the nvidia-smi topo -m matrix, from the PCI tree. */
 #include "cli/cmd.h"
 #include "cli/render.h"
+#include "host/host.h"
 
 int gp_cmd_topo(struct gp_ctx *ctx)
 {

@@ -17,6 +17,8 @@
 #include "core/model.h"
 #include "shared/progress.h"
 #include "cli/render.h"
+#include "core/profile.h"
+#include "host/host.h"
 
 enum {
 	NEED_PROFILE = 1 << 0,	/* fails without -p */

@@ -19,6 +19,8 @@
 #include "core/plan.h"
 #include "shared/progress.h"
 #include "cli/render.h"
+#include "core/pcicfg.h"
+#include "core/topo.h"
 
 #define MAX_TOPO 256
 

@@ -6,7 +6,9 @@
 
 #include <json.h>
 
+#include "core/checks.h"
 #include "core/model.h"
+#include "core/plan.h"
 
 extern bool gp_json_printed;
 json_object *gp_json_doc(const char *command);
@@ -18,6 +20,11 @@ void gp_term_streams(void);
 json_object *gp_scan_json(const struct gp_host *h);
 void gp_render_scan(const struct gp_host *h, bool json);
 void gp_render_topo(const struct gp_host *h, bool json);
+struct gp_pfiles;
+/* pf: the files the steps write, into the JSON document's "files" (NULL: none) */
+void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const struct gp_plan *plan,
+		    const struct gp_pfiles *pf, bool json);
+void gp_render_plan_diff(const struct gp_pfiles *pf);
 void gp_render_check(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
 		     bool json);
 void gp_render_host_line(const struct gp_host *h, const struct gp_profile *p);

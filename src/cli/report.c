@@ -13,6 +13,7 @@
 #include "cli/render.h"
 #include "cli/report.h"
 #include "core/hostq.h"
+#include "core/topo.h"
 
 /* ---- escaping ---- */
 

@@ -10,6 +10,7 @@
 
 #include "cli/report.h"
 #include "core/hostq.h"
+#include "core/topo.h"
 
 #define LABEL_CHARS 34 /* what a box's line holds at 11px; the <title> has it all */
 

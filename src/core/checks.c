@@ -14,6 +14,9 @@
 #include "core/model.h"
 #include "core/netconf.h"
 #include "core/vm.h"
+#include "core/checks.h"
+#include "core/pcicfg.h"
+#include "core/topo.h"
 
 /* Every finding id the checks report (DESIGN.md; t_docs.sh keeps it complete). */
 const char *const gp_finding_ids[] = {

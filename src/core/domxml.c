@@ -16,6 +16,7 @@
 #include <libxml/tree.h>
 
 #include "core/vm.h"
+#include "core/domxml.h"
 
 #define QEMU_NS	   "http://libvirt.org/schemas/domain/qemu/1.0"
 #define OWN_PREFIX "ua-gpu" /* every alias gpuprov gives starts with it */

@@ -3,6 +3,7 @@
 #ifndef GP_DRIFT_H
 #define GP_DRIFT_H
 
+#include "core/checks.h"
 #include "core/model.h"
 
 /* Appends drift.* findings (an ok one per kind that did not drift) to r. */

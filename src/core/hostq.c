@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/hostq.h"
+#include "core/profile.h"
 
 int gp_dev_cmp(const void *a, const void *b)
 {

@@ -45,9 +45,6 @@ struct gp_vm_file {
 	int exists; /* 1, 0, or -1: cannot tell (its directory is not in the -r tree) */
 };
 
-/* ---- what a snapshot keeps of a network configuration (redact.c) ---- */
-char *gp_net_redact(const char *path, const char *text);
-
 /* ---- the host (host.c, pcicfg.c) ---- */
 
 /* The files persist.vfio owns; host.c reads them, plan.c compares. */
@@ -292,22 +289,7 @@ struct gp_host {
 	struct gp_nv_view nv; /* NVLinks: NVML now, or what apply recorded */
 };
 
-/* plan.c: the files persist.vfio owns */
-extern const char *const gp_persist_paths[GP_PERSIST_FILES];
-
-struct gp_profile;
-int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
-void gp_host_release(struct gp_host *host);
-/* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
-void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
-/* The file as the host had it when read; NULL when not read (absent).  pfiles.c */
-const struct gp_owned *gp_host_owned(const struct gp_host *host, const char *path);
-
 /* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */
-int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out);
-int gp_resource_parse(const char *text, struct gp_bar *bars, int max);
-double gp_link_speed_gts(unsigned code);
-double gp_link_bandwidth(double gts, int width);
 
 /* ---- the profile (profile.c) ---- */
 enum gp_p2p {
@@ -380,67 +362,5 @@ struct gp_profile {
 		unsigned lacp_timeout; /* seconds; 0: 15 with fast, 90 with slow */
 	} bond;
 };
-
-int gp_profile_load(const char *path, struct gp_profile *p);
-int gp_profile_parse_string(const char *name, const char *text, struct gp_profile *p);
-const char *gp_profile_error(void);
-bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d);
-
-/* ---- topology (topo.c) ---- */
-enum gp_path {
-	GP_PATH_X,
-	GP_PATH_PIX,
-	GP_PATH_PXB,
-	GP_PATH_PHB,
-	GP_PATH_NODE,
-	GP_PATH_SYS,
-};
-
-/* The slowest link of a path: what every hop and both its ends support (the
- * P2P ceiling), and what the slowest hop trained at now (idle GPUs drop to
- * 2.5 GT/s). */
-struct gp_hop {
-	double speed; /* GT/s, 0 when unknown */
-	int width;
-	double cur_speed;
-	int cur_width;
-};
-
-const char *gp_path_name(enum gp_path p);
-enum gp_path gp_topo_classify(const struct gp_host *h, int a, int b);
-struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b);
-/* The link above dev: the lower of its two ends' maxima, its trained state. */
-void gp_topo_link(const struct gp_host *h, int dev, struct gp_link *out);
-bool gp_hop_trained_lower(const struct gp_hop *hop);
-int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int max);
-int gp_host_root_port(const struct gp_host *h, int dev);
-
-/* ---- findings (checks.c) ---- */
-enum gp_severity {
-	GP_OK,
-	GP_WARN,
-	GP_FAIL
-};
-
-struct gp_finding {
-	char id[32];
-	enum gp_severity severity;
-	char subject[64];
-	char message[512];
-	char hint[512];
-};
-
-struct gp_report {
-	struct gp_finding *items;
-	size_t n, cap;
-};
-
-void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
-		   const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void gp_report_release(struct gp_report *r);
-int gp_report_count(const struct gp_report *r, enum gp_severity sev);
-const char *gp_severity_name(enum gp_severity s);
-extern const char *const gp_finding_ids[]; /* NULL-terminated */
-void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
 
 #endif

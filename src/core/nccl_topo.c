@@ -39,6 +39,7 @@
 
 #include "core/hostq.h"
 #include "core/nccl_topo.h"
+#include "core/topo.h"
 #include "core/vm.h"
 
 #define MAX_DEPTH    64

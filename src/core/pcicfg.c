@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "core/pcicfg.h"
 
 #define CFG_STATUS	    0x06
 #define CFG_STATUS_CAP_LIST 0x10

@@ -13,6 +13,7 @@
 
 #include "core/pcimap.h"
 #include "core/hostq.h"
+#include "core/topo.h"
 
 struct build {
 	const struct gp_host *h;

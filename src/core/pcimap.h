@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "core/model.h"
+#include "core/topo.h"
 
 enum gp_map_kind {
 	GP_MAP_NUMA,   /* a NUMA node and its CPUs */

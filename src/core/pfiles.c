@@ -12,6 +12,7 @@
 #include "core/netconf.h"
 #include "core/pfiles.h"
 #include "core/udiff.h"
+#include "core/redact.h"
 
 const struct gp_owned *gp_host_owned(const struct gp_host *h, const char *path)
 {

@@ -14,6 +14,7 @@
 #include "core/netconf.h"
 #include "core/plan.h"
 #include "core/vm.h"
+#include "core/templates.h"
 
 /*
  * Every failed finding blocks the steps it bears on, unless the operator

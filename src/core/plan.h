@@ -12,6 +12,7 @@
 
 #include <json.h>
 
+#include "core/checks.h"
 #include "core/model.h"
 
 enum gp_group {
@@ -50,15 +51,10 @@ struct gp_persist {
 	int noverrides;
 };
 
-/* templates.c */
-int gp_templates_load(char *out[GP_PERSIST_FILES]);
-int gp_template_path(const char *name, char *path, size_t len);
-/* The directory the templates come from (GPUPROV_TEMPLATES, the source tree, DATADIR). */
-int gp_templates_dir(char *dir, size_t len);
-void gp_templates_release(char *t[GP_PERSIST_FILES]);
-char *gp_subst(const char *tmpl, const char *const *pairs);
-
 /* plan.c */
+/* the files persist.vfio owns */
+extern const char *const gp_persist_paths[GP_PERSIST_FILES];
+
 /* What domain.write and domain.define put in place. */
 struct gp_vm_target {
 	const char *xml;
@@ -96,12 +92,5 @@ int gp_parse_groups(const char *list, unsigned *groups);
 /* a step to and from JSON, as plan --json and the journal hold it */
 json_object *gp_step_json(const struct gp_step *st);
 void gp_step_from_json(json_object *o, struct gp_step *st);
-
-/* render.c */
-struct gp_pfiles;
-/* pf: the files the steps write, into the JSON document's "files" (NULL: none) */
-void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const struct gp_plan *plan,
-		    const struct gp_pfiles *pf, bool json);
-void gp_render_plan_diff(const struct gp_pfiles *pf);
 
 #endif

@@ -19,6 +19,7 @@
 #include "core/bondopt.h"
 #include "core/model.h"
 #include "core/uri.h"
+#include "core/profile.h"
 
 #define MAX_SEEN       256
 #define GP_PROFILE_MAX (1u << 20) /* bytes; a profile is a page or two */

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "core/model.h"
+#include "core/redact.h"
 
 #define REDACTED "REDACTED"
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/plan.h"
+#include "core/templates.h"
 
 #ifndef GP_DATADIR
 #define GP_DATADIR "/usr/local/share/gpuprov"

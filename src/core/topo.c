@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "core/pcicfg.h"
+#include "core/topo.h"
 
 #define MAX_DEPTH 64
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "core/pcicfg.h"
 #include "core/verify.h"
 
 double gp_pcie_gen_gts(int gen)

@@ -67,8 +67,6 @@ uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory);
 int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len);
 
 /* domxml.c: the domain XML for the profile's VM, merged into a template */
-int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
-		    char **out, char *digest, size_t dlen);
 
 /* domxml.c: the files the domain XML needs on the host; their number, or -EINVAL */
 int gp_domxml_files(const char *xml, struct gp_vm_file *files, int max);

@@ -30,6 +30,9 @@
 #include "sys/virt.h"
 #include "core/nccl_topo.h"
 #include "core/netconf.h"
+#include "core/pcicfg.h"
+#include "core/plan.h"
+#include "host/host.h"
 
 #define PATH_LEN    4096
 #define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */

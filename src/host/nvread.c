@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "core/pcicfg.h"
 #include "host/nvread.h"
 #include "sys/nvml.h"
 #include "core/verify.h"

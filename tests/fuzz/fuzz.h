@@ -15,6 +15,8 @@
 #include <libxml/parser.h>
 
 #include "core/model.h"
+#include "host/host.h"
+#include "core/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,6 +6,8 @@
  */
 #include "fuzz.h"
 #include "core/vm.h"
+#include "core/domxml.h"
+#include "core/profile.h"
 
 /* ";path:NAME" on the first line (an INI comment): the profile's path. */
 static const char *profile_path(const char *text, char *buf, size_t len)

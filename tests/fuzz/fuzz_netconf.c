@@ -8,6 +8,7 @@
 #include "core/hostq.h"
 #include "fuzz.h"
 #include "core/netconf.h"
+#include "core/profile.h"
 
 static const char *const owners[] = { "networkd", "networkmanager", "netplan", "ifupdown" };
 

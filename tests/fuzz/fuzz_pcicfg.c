@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "core/pcicfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,6 +5,7 @@
  */
 
 #include "fuzz.h"
+#include "core/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,6 +13,9 @@
 #include <limits.h>
 
 #include "fuzz.h"
+#include "core/checks.h"
+#include "core/profile.h"
+#include "host/host.h"
 
 #define FIXTURE "build/hosts/r5350-ready"
 #define MAX_REC 32

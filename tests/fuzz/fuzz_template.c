@@ -8,6 +8,9 @@
 #include "fuzz.h"
 #include "core/plan.h"
 #include "core/vm.h"
+#include "core/domxml.h"
+#include "core/profile.h"
+#include "core/templates.h"
 
 static const char profile[] = "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 			      "[vm]\nname = fuzz-vm\nvcpus = 8\nmemory = 16GiB\n";

@@ -13,6 +13,7 @@
 #include "shared/progress.h"
 #include "pty.h"
 #include "cli/render.h"
+#include "core/profile.h"
 
 static struct nlattr *data_of(struct nl_msg *msg, struct nlattr **tb, struct nlattr **bond)
 {

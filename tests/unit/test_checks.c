@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Every check, on the fixture host that provokes it and on the one that does not. */
 #include "unit.h"
+#include "core/checks.h"
+#include "host/host.h"
 
 #define A100 "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 

@@ -8,6 +8,8 @@
 #include "act/apply.h"
 #include "core/nccl_topo.h"
 #include "core/netconf.h"
+#include "act/fstate.h"
+#include "host/host.h"
 
 #include <unistd.h>
 

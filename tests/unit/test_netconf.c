@@ -3,6 +3,7 @@
 #include "core/hostq.h"
 #include "unit.h"
 #include "core/netconf.h"
+#include "host/host.h"
 
 #define BOND                                                           \
 	"[gpus]\nmatch = 10de:20b5\ncount = 2\n[bond]\nname = bond0\n" \

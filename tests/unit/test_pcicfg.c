@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Config-space and resource-file parsers, on hand-made bytes. */
 #include "unit.h"
+#include "core/pcicfg.h"
 
 static void put16(uint8_t *b, size_t off, unsigned v)
 {

@@ -2,6 +2,8 @@
 /* The plan on fixture hosts: the expected steps, in order, or the blockers. */
 #include "unit.h"
 #include "core/plan.h"
+#include "core/templates.h"
+#include "host/host.h"
 
 struct run {
 	struct gp_host h;

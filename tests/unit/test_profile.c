@@ -2,6 +2,7 @@
 /* The profile parser: every key, every kind of error, each naming file:line. */
 #include "unit.h"
 #include "core/uri.h"
+#include "core/profile.h"
 
 #define GPUS "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "core/redact.h"
 
 static char base[64], root[128];
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Path classes and slowest hops, on fixture hosts and on hand-built trees. */
 #include "unit.h"
+#include "core/topo.h"
+#include "host/host.h"
 
 static enum gp_path cls(const struct gp_host *h, const char *a, const char *b)
 {

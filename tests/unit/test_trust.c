@@ -13,6 +13,7 @@
 
 #include "act/apply.h"
 #include "unit.h"
+#include "act/fstate.h"
 
 #define NOBODY 65534
 

@@ -3,6 +3,8 @@
 #include "unit.h"
 #include "core/nccl_topo.h"
 #include "core/vm.h"
+#include "core/checks.h"
+#include "host/host.h"
 
 #define GIB (1ull << 30)
 

@@ -16,6 +16,8 @@
 
 #include "core/hostq.h"
 #include "core/model.h"
+#include "core/profile.h"
+#include "host/host.h"
 
 /* Loads build/hosts/NAME with the profile text (NULL: no profile). */
 static inline void unit_host(const char *name, const struct gp_profile *p, struct gp_host *h)

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fstate.c: a file's state before gpuprov replaces it, and undo's restoring it. */
+#ifndef GP_FSTATE_H
+#define GP_FSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <json.h>
+
+#define GP_RECORD_MAX (16u << 20) /* bigger files are refused, never cut */
+int gp_fstate_record(const char *path, json_object **out);
+int gp_fstate_restore(json_object *rec);
+int gp_fstate_check(json_object *rec, const char *kind, char *why, size_t len);
+bool gp_path_owned(const char *kind, const char *path);
+
+#endif

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* domxml.c: the libvirt domain XML of the profile's VM, from the template. */
+#ifndef GP_DOMXML_H
+#define GP_DOMXML_H
+
+#include <stddef.h>
+#include "core/model.h"
+
+int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
+		    char **out, char *digest, size_t dlen);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* host.c: the host as the reader finds it under root (all of it, for the profile p). */
+#ifndef GP_HOST_H
+#define GP_HOST_H
+
+#include "core/model.h"
+
+int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
+void gp_host_release(struct gp_host *host);
+/* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
+void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
+
+#endif
