@@ -396,3 +396,9 @@ int gp_root_mkparent(int dirfd, const char *path, const char **name)
 	close(cur);
 	return -EINVAL;
 }
+
+/* A whole file of the live host, or one the operator named. */
+char *gp_read_file(const char *path)
+{
+	return gp_root_read_file(AT_FDCWD, path);
+}

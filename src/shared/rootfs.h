@@ -25,6 +25,7 @@ int gp_root_openat(int rootfd, const char *path, int flags);
 ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len);
 ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out);
 char *gp_root_read_file(int rootfd, const char *path);
+char *gp_read_file(const char *path);
 ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len);
 DIR *gp_root_opendir(int rootfd, const char *path);
 int gp_root_stat(int rootfd, const char *path, struct stat *st);

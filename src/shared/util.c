@@ -12,7 +12,6 @@
 
 #include "shared/exit.h"
 #include "shared/log.h"
-#include "shared/rootfs.h"
 #include "shared/util.h"
 
 void *gp_xcalloc(size_t n, size_t size)
@@ -378,11 +377,6 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 }
 
 /* A whole (small) file named by the operator, through the safe reader. */
-char *gp_read_file(const char *path)
-{
-	return gp_root_read_file(AT_FDCWD, path);
-}
-
 /* mkdir -p: path and its parents; with parents_only, not path itself. */
 int gp_mkdir_p(const char *path, bool parents_only)
 {
