@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The processes holding GPU device nodes, from /proc under the root. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/hostq.h"
+#include "core/model.h"
+#include "host/host.h"
+#include "host/read.h"
+
+/* ---- processes holding GPU device nodes ---- */
+
+/* /proc/driver/nvidia/gpus/<bdf>/information maps /dev/nvidiaN to a device. */
+static int nvidia_minor_dev(const struct gp_host *h, int minor)
+{
+	char path[PATH_LEN], text[2048];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/proc/driver/nvidia/gpus"));
+	int found = -1;
+
+	if (!dir)
+		return -1;
+	while (found < 0 && (e = readdir(dir))) {
+		const char *m;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_text(h,
+			      rootp(h, path, "/proc/driver/nvidia/gpus/%s/information", e->d_name),
+			      text, sizeof(text)) <= 0)
+			continue;
+		m = strstr(text, "Device Minor:");
+		if (m && atoi(m + 13) == minor)
+			found = gp_host_find(h, e->d_name);
+	}
+	closedir(dir);
+	return found;
+}
+
+static void add_holder(struct gp_host *h, int pid, const char *comm, const char *node)
+{
+	struct gp_holder *x;
+	int dev = -1;
+
+	if (!strncmp(node, "/dev/nvidia", 11) && isdigit((unsigned char)node[11]))
+		dev = nvidia_minor_dev(h, atoi(node + 11));
+	else if (!strncmp(node, "/dev/vfio/", 10) && isdigit((unsigned char)node[10]))
+		dev = -2 - atoi(node + 10); /* -2 - group: resolved by checks */
+	h->holders = gp_xrealloc(h->holders, h->nholders + 1, sizeof(*h->holders));
+	x = &h->holders[h->nholders++];
+	x->pid = pid;
+	x->dev = dev;
+	gp_strlcpy(x->comm, comm, sizeof(x->comm));
+	gp_strlcpy(x->path, node, sizeof(x->path));
+}
+
+static bool gpu_node(const char *t)
+{
+	return !strncmp(t, "/dev/nvidia", 11) ||
+	       (!strncmp(t, "/dev/vfio/", 10) && isdigit((unsigned char)t[10]));
+}
+
+static void scan_process(struct gp_host *h, const char *pid)
+{
+	char path[PATH_LEN], link[256], comm[GP_NAME_LEN] = "?", seen[8][GP_NAME_LEN];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/proc/%s/fd", pid));
+	int nseen = 0, i;
+
+	if (!dir)
+		return;
+	read_text(h, rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_link(h, rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
+			      sizeof(link)) <= 0 ||
+		    !gpu_node(link))
+			continue;
+		for (i = 0; i < nseen && strcmp(seen[i], link); i++)
+			;
+		if (i < nseen || nseen == 8)
+			continue; /* one entry per process and node */
+		gp_strlcpy(seen[nseen++], link, GP_NAME_LEN);
+		add_holder(h, atoi(pid), comm, link);
+	}
+	closedir(dir);
+}
+
+void gp_read_holders(struct gp_host *h)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	DIR *dir = open_dir(h, rootp(h, path, "/proc"));
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (isdigit((unsigned char)e->d_name[0]))
+			scan_process(h, e->d_name);
+	closedir(dir);
+}

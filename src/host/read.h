@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside host/: reading under the root (the helpers every reader uses) and
+ * the readers gp_host_load() runs, one file per concern.
+ */
+#ifndef GP_HOST_READ_H
+#define GP_HOST_READ_H
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/model.h"
+
+#define PATH_LEN 4096
+
+/*
+ * ---- paths under the root ----
+ * Paths are formatted as on the host ("/sys/..."); the safe reader (rootfs.c)
+ * opens them under h->rootfd, links resolved inside the root.
+ */
+
+static inline const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	(void)h;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_LEN, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= PATH_LEN)
+		buf[0] = '\0'; /* too long: a path nothing opens */
+	return buf;
+}
+
+/* Reads a small file whole; returns its length or -errno.  Trailing newline cut. */
+static inline ssize_t read_text(const struct gp_host *h, const char *path, char *buf, size_t len)
+{
+	ssize_t n = gp_root_read(h->rootfd, path, buf, len);
+
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
+static inline ssize_t read_link(const struct gp_host *h, const char *path, char *buf, size_t len)
+{
+	return gp_root_readlink(h->rootfd, path, buf, len);
+}
+
+static inline char *read_file(const struct gp_host *h, const char *path)
+{
+	return gp_root_read_file(h->rootfd, path);
+}
+
+static inline DIR *open_dir(const struct gp_host *h, const char *path)
+{
+	return gp_root_opendir(h->rootfd, path);
+}
+
+static inline bool exists(const struct gp_host *h, const char *path)
+{
+	struct stat st;
+
+	return !gp_root_stat(h->rootfd, path, &st);
+}
+
+static inline const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static inline bool is_bdf(const char *s, size_t len)
+{
+	unsigned d, b, dv, f;
+	int n = 0;
+
+	return len >= 12 && sscanf(s, "%x:%x:%x.%u%n", &d, &b, &dv, &f, &n) == 4 &&
+	       (size_t)n == len;
+}
+
+/* host.c: a file gpuprov may write, read whole and kept in h->owned; a copy */
+char *gp_read_owned(struct gp_host *h, const char *path);
+/* net.c */
+void gp_read_ifaces(struct gp_host *h);
+void gp_read_net_use(struct gp_host *h);
+void gp_read_net_owner(struct gp_host *h, const struct gp_profile *p);
+void gp_read_networkd(struct gp_host *h);
+/* proc.c */
+void gp_read_holders(struct gp_host *h);
+
+#endif
