@@ -14,35 +14,6 @@
 #include "core/templates.h"
 #include "host/host.h"
 
-/*
- * [vm] template: an absolute path as it is; a relative one in the profile's
- * directory, else among the templates (never in the working directory, which
- * may be anyone's); without one, the shipped domain-q35-ovmf.xml.
- */
-int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len)
-{
-	const char *t = ctx->profile->vm.template;
-	const char *slash = strrchr(ctx->profile_path, '/');
-	char shipped[PATH_MAX];
-
-	if (!t[0])
-		return gp_template_path("domain-q35-ovmf.xml", path, len);
-	if (t[0] == '/') {
-		snprintf(path, len, "%s", t);
-		return 0;
-	}
-	if (slash)
-		snprintf(path, len, "%.*s%s", (int)(slash - ctx->profile_path + 1),
-			 ctx->profile_path, t);
-	else
-		snprintf(path, len, "./%s", t);
-	if (!access(path, F_OK) || errno != ENOENT)
-		return 0;
-	if (!gp_template_path(t, shipped, sizeof(shipped)) && !access(shipped, F_OK))
-		snprintf(path, len, "%s", shipped);
-	return 0; /* not found: the message names the profile's directory */
-}
-
 int gp_cmd_domxml(struct gp_ctx *ctx)
 {
 	char tmpl[PATH_MAX], *xml, digest[24];

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the commands share (cli/cmd.h): the host under --root, the VM's
+ * template, the plan with its findings and the VM's XML, and -o output.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "act/apply.h"
+#include "cli/cmd.h"
+#include "cli/render.h"
+#include "core/domxml.h"
+#include "core/model.h"
+#include "core/nccl_topo.h"
+#include "core/plan.h"
+#include "core/templates.h"
+#include "core/vm.h"
+#include "host/host.h"
+
+int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
+{
+	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
+}
+
+/*
+ * -o naming a character device or a FIFO (/dev/null, /dev/full, a pipe) is
+ * written through, as a shell redirection would, and its errors count: the
+ * one writer would put a regular file in its place.  A link to one is refused:
+ * replacing /dev/stdout is not what was asked, and a link someone else planted
+ * must not lead root's write into a device.  1: a file for the one writer.
+ */
+static int output_node(const char *path, const char *text, size_t len)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st) || S_ISREG(st.st_mode))
+		return 1;
+	if (S_ISLNK(st.st_mode) && (stat(path, &st) || S_ISREG(st.st_mode)))
+		return 1; /* the writer replaces the link, never writes through it */
+	if (S_ISLNK(st.st_mode) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
+		gp_err("cannot write '%s': not a regular file, a character device or a FIFO "
+		       "(a link to a device: name the device itself)",
+		       path);
+		return -EINVAL;
+	}
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+	    fcntl(fd, F_SETFL, 0))
+		rc = fd < 0 ? -errno : -EINVAL;
+	else
+		rc = gp_write_all(fd, text, len);
+	if (fd >= 0 && close(fd) && !rc)
+		rc = -errno;
+	if (rc)
+		gp_err("cannot write '%s': %s", path, strerror(-rc));
+	return rc;
+}
+
+/* A command's document to -o FILE (through the one writer) or to stdout. */
+static int output_file(const char *path, const char *text, size_t len)
+{
+	int rc = output_node(path, text, len);
+
+	if (rc <= 0)
+		return rc ? GP_EXIT_INPUT : 0;
+	rc = gp_write_file(path, text, len, 0644);
+	if (rc) {
+		gp_err("cannot write '%s': %s", path, strerror(-rc));
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* Under --json the text goes into the one document (or -o FILE, named there). */
+static int output_json(const struct gp_ctx *ctx, const char *text, size_t len)
+{
+	json_object *doc;
+	int rc = ctx->output ? output_file(ctx->output, text, len) : 0;
+
+	if (rc)
+		return rc;
+	doc = gp_json_doc(ctx->command);
+	json_object_object_add(doc, "file",
+			       ctx->output ? json_object_new_string(ctx->output) : NULL);
+	json_object_object_add(doc, "text",
+			       ctx->output ? NULL : json_object_new_string_len(text, (int)len));
+	gp_json_print(doc);
+	return 0;
+}
+
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
+{
+	if (ctx->json)
+		return output_json(ctx, text, len);
+	if (ctx->output)
+		return output_file(ctx->output, text, len);
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
+		gp_err("cannot write to standard output: %s", strerror(errno));
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+/*
+ * [vm] template: an absolute path as it is; a relative one in the profile's
+ * directory, else among the templates (never in the working directory, which
+ * may be anyone's); without one, the shipped domain-q35-ovmf.xml.
+ */
+int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len)
+{
+	const char *t = ctx->profile->vm.template;
+	const char *slash = strrchr(ctx->profile_path, '/');
+	char shipped[PATH_MAX];
+
+	if (!t[0])
+		return gp_template_path("domain-q35-ovmf.xml", path, len);
+	if (t[0] == '/') {
+		snprintf(path, len, "%s", t);
+		return 0;
+	}
+	if (slash)
+		snprintf(path, len, "%.*s%s", (int)(slash - ctx->profile_path + 1),
+			 ctx->profile_path, t);
+	else
+		snprintf(path, len, "./%s", t);
+	if (!access(path, F_OK) || errno != ENOENT)
+		return 0;
+	if (!gp_template_path(t, shipped, sizeof(shipped)) && !access(shipped, F_OK))
+		snprintf(path, len, "%s", shipped);
+	return 0; /* not found: the message names the profile's directory */
+}
+
+/* Whether what the domain needs (disks, firmware) is on the host: the VM's preflight. */
+static void vm_files(struct gp_host *h, const char *xml)
+{
+	struct gp_vm_file files[GP_VM_FILES];
+	int n = gp_domxml_files(xml, files, GP_VM_FILES);
+
+	if (n > 0)
+		gp_host_vm_files(h, files, n);
+}
+
+/* A template only root may read can hold a password (VNC, SPICE): so can its XML. */
+static bool world_readable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && (st.st_mode & S_IROTH);
+}
+
+/* The VM's XML and where it goes, when the profile has a [vm]. */
+static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target *vm)
+{
+	char tmpl[PATH_MAX], *xml;
+
+	memset(vm, 0, sizeof(*vm));
+	if (!ctx->profile->has_vm)
+		return 0;
+	if (gp_ctx_template(ctx, tmpl, sizeof(tmpl)) ||
+	    gp_domxml_build(h, ctx->profile, tmpl, &xml, vm->digest, sizeof(vm->digest)))
+		return GP_EXIT_INPUT;
+	vm->xml = xml;
+	vm->secret = !world_readable(tmpl);
+	vm_files(h, xml);
+	if (gp_nccl_topo_build(h, ctx->profile, false, &xml)) {
+		free((char *)vm->xml); /* said why: the guest cannot number its buses */
+		vm->xml = NULL;
+		return GP_EXIT_INPUT;
+	}
+	vm->nccl = xml;
+	gp_nccl_topo_path(ctx->profile->vm.output, vm->nccl_path, sizeof(vm->nccl_path));
+	vm->output = ctx->profile->vm.output;
+	vm->uri = ctx->profile->vm.uri;
+	vm->name = ctx->profile->vm.name;
+	return 0;
+}
+
+/* --accept names finding ids: a typo would otherwise accept nothing, silently. */
+static int accept_valid(const char *accept)
+{
+	char buf[512], *items[64];
+	const char *near;
+	int n, i, k;
+
+	gp_strlcpy(buf, accept, sizeof(buf));
+	n = gp_split_list(buf, items, 64);
+	if (n <= 0 || strlen(accept) >= sizeof(buf)) {
+		gp_err("--accept takes a list of finding ids: '%s'", accept);
+		return GP_EXIT_INPUT;
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; gp_finding_ids[k] && strcmp(gp_finding_ids[k], items[i]); k++)
+			;
+		if (gp_finding_ids[k] && !gp_finding_acceptable(items[i])) {
+			gp_err("--accept: '%s' cannot be accepted: it guards the host itself (see "
+			       "gpuprov(8), --accept); fix what it reports",
+			       items[i]);
+			return GP_EXIT_INPUT;
+		}
+		if (gp_finding_ids[k])
+			continue;
+		near = gp_closest(items[i], gp_finding_ids);
+		gp_err("--accept: no finding is called '%s'%s%s%s (the ids are in gpuprov(8), "
+		       "FINDINGS)",
+		       items[i], near ? "; did you mean '" : "", near ? near : "",
+		       near ? "'?" : "");
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
+{
+	struct gp_host *h = &pl->h;
+	struct gp_vm_target *vm = &pl->vm;
+	unsigned groups = GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM;
+	int rc;
+
+	if (ctx->only && gp_parse_groups(ctx->only, &groups)) {
+		gp_err("--only takes a list of vfio, bond, vm: '%s'", ctx->only);
+		return GP_EXIT_INPUT;
+	}
+	if (ctx->accept && accept_valid(ctx->accept))
+		return GP_EXIT_INPUT;
+	if (ctx->force_mgmt)
+		groups |= GP_FORCE_MGMT;
+	memset(pl, 0, sizeof(*pl));
+	if (gp_templates_load(pl->templates))
+		return GP_EXIT_INPUT;
+	rc = gp_ctx_host(ctx, h);
+	if (rc) {
+		gp_templates_release(pl->templates);
+		return rc;
+	}
+	rc = (groups & GP_GROUP_VM) ? vm_target(ctx, h, vm) : 0;
+	if (rc) {
+		gp_templates_release(pl->templates);
+		gp_host_release(h);
+		return rc;
+	}
+	gp_checks_run(h, ctx->profile, &pl->r);
+	gp_plan_build(h, ctx->profile, &pl->r, pl->templates, vm->xml ? vm : NULL, groups,
+		      ctx->accept, &pl->plan);
+	return 0;
+}
+
+/*
+ * check: the VM's preflight needs its XML too.  A template that does not
+ * build is said (domxml and plan refuse it) and check goes on without the
+ * file checks: the rest of its report stands.
+ */
+int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h)
+{
+	struct gp_vm_target vm;
+	int verbosity = gp_verbosity, rc;
+
+	/* its warnings are check's findings too (vm.qemu_clique): said once */
+	gp_verbosity = verbosity > 0 ? 0 : verbosity;
+	rc = vm_target(ctx, h, &vm);
+	gp_verbosity = verbosity;
+	if (!rc) {
+		free((char *)vm.xml);
+		free((char *)vm.nccl);
+	}
+	return 0;
+}
+
+void gp_planned_release(struct gp_planned *pl)
+{
+	free((char *)pl->vm.xml);
+	free((char *)pl->vm.nccl);
+	gp_plan_release(&pl->plan);
+	gp_report_release(&pl->r);
+	gp_templates_release(pl->templates);
+	gp_host_release(&pl->h);
+}
