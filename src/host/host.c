@@ -612,72 +612,6 @@ static void read_kernel(struct gp_host *h)
 
 /* ---- what binding needs: overrides, modaliases, persistent files ---- */
 
-/*
- * A file gpuprov may write, read whole and kept as it is (h->owned), so that
- * plan --diff and the report show what would change without reading the host
- * again; returns a copy for the fields the checks and the plan compare.
- */
-static bool owned_public(struct gp_host *h, const char *path)
-{
-	int fd = gp_root_openat(h->rootfd, path, O_RDONLY | O_NONBLOCK);
-	struct stat st;
-	bool public;
-
-	if (fd < 0)
-		return false;
-	/* a path a profile names (say [vm] output = /etc/shadow) must not print a file */
-	public = !fstat(fd, &st) && st.st_uid == 0 && (st.st_mode & S_IROTH);
-	close(fd);
-	return public;
-}
-
-char *gp_read_owned(struct gp_host *h, const char *path)
-{
-	struct gp_owned *o;
-	ssize_t n;
-	size_t i;
-
-	for (i = 0; i < h->nowned; i++)
-		if (!strcmp(h->owned[i].path, path))
-			return h->owned[i].text ? gp_xstrdup(h->owned[i].text) : NULL;
-	h->owned = gp_xrealloc(h->owned, h->nowned + 1, sizeof(*h->owned));
-	o = &h->owned[h->nowned++];
-	memset(o, 0, sizeof(*o));
-	gp_strlcpy(o->path, path, sizeof(o->path));
-	n = gp_root_slurp(h->rootfd, path, GP_READ_MAX, &o->text);
-	if (n < 0 && n != -ENOENT)
-		o->err = (int)n;
-	o->private = o->text && !owned_public(h, path);
-	return o->text ? gp_xstrdup(o->text) : NULL;
-}
-
-/* Persistent overrides: one file per device, named by address, holding a driver. */
-static void read_overrides(struct gp_host *h, const char *dir, const char *prefix)
-{
-	char path[PATH_LEN];
-	struct dirent *e;
-	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
-	size_t plen = strlen(prefix);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) && h->noverrides < GP_MAX_OVERRIDES) {
-		struct gp_override *o = &h->overrides[h->noverrides];
-
-		char *text;
-
-		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
-			continue;
-		text = gp_read_owned(h, rootp(h, path, "%s/%s", dir, e->d_name));
-		if (!text)
-			continue;
-		gp_strlcpy(o->driver, gp_trim(text), sizeof(o->driver));
-		free(text);
-		h->noverrides++;
-	}
-	closedir(d);
-}
-
 /* "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is. */
 static void qemu_from_dpkg(struct gp_host *h)
 {
@@ -698,20 +632,6 @@ static void qemu_from_dpkg(struct gp_host *h)
 		}
 	}
 	free(text);
-}
-
-/* The other files persist.bond writes (the ports' files), as they are. */
-static void read_bond_files(struct gp_host *h, const struct gp_profile *p)
-{
-	struct gp_netconf nc;
-	int i;
-
-	if (!p || !p->has_bond)
-		return;
-	if (!gp_netconf_quiet(h, p, &nc))
-		for (i = 0; i < nc.n; i++)
-			free(gp_read_owned(h, nc.files[i].path));
-	gp_netconf_release(&nc);
 }
 
 /* 1 present, 0 absent, -1 cannot tell: a -r tree without the directory it would be in. */
@@ -891,8 +811,8 @@ static void read_binding_state(struct gp_host *h)
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		h->persist[i] = gp_read_owned(h, gp_persist_paths[i]);
 	h->driverctl = exists(h, rootp(h, path, "/usr/sbin/driverctl"));
-	read_overrides(h, "/etc/gpuprov/override.d", "");
-	read_overrides(h, "/etc/driverctl.d", "pci-");
+	gp_read_overrides(h, "/etc/gpuprov/override.d", "");
+	gp_read_overrides(h, "/etc/driverctl.d", "pci-");
 }
 
 /* ---- disks, swap and framebuffers: what a companion may hold for the host ---- */
@@ -1131,7 +1051,7 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	read_vm_state(h, p);
 	gp_read_net_owner(h, p);
 	gp_read_networkd(h);
-	read_bond_files(h, p);
+	gp_read_bond_files(h, p);
 	read_nvlink(h);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */
