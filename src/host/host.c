@@ -37,6 +37,16 @@
 
 #define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */
 
+/* read_text of a name in a directory opened once (a device's attributes) */
+static ssize_t read_attr(const struct gp_root_dir *dir, const char *name, char *buf, size_t len)
+{
+	ssize_t n = gp_root_dir_read(dir, name, buf, len);
+
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
 /* ---- libpci: its error callback must not return, so we jump back ---- */
 
 static jmp_buf pci_jump;
@@ -91,18 +101,18 @@ static void parse_bus_link(const char *link, struct gp_dev *d)
 		gp_strlcpy(d->parent_bdf, prev, sizeof(d->parent_bdf));
 }
 
-static void read_link_fields(const struct gp_host *h, struct gp_dev *d)
+static void read_link_fields(const struct gp_root_dir *devs, const struct gp_root_dir *dir,
+			     struct gp_dev *d)
 {
-	char path[PATH_LEN], link[PATH_LEN];
+	char link[PATH_LEN];
 
-	if (read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), link, sizeof(link)) > 0)
+	if (gp_root_dir_readlink(devs, d->bdf, link, sizeof(link)) > 0)
 		parse_bus_link(link, d);
 	/*
 	 * libpci realpath()s driver and iommu_group; a readlink is all we need,
 	 * and it still works in a snapshot whose link targets were not copied.
 	 */
-	if (read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver", d->bdf), link,
-		      sizeof(link)) > 0)
+	if (gp_root_dir_readlink(dir, "driver", link, sizeof(link)) > 0)
 		gp_strlcpy(d->driver, base_name(link), sizeof(d->driver));
 }
 
@@ -111,17 +121,16 @@ static void read_link_fields(const struct gp_host *h, struct gp_dev *d)
  * resolves to a group directory: garbage or a loop is reported, not guessed.
  * No link at all means the device is not behind an IOMMU.
  */
-static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
+static void read_iommu_group(const struct gp_root_dir *dir, struct gp_dev *d)
 {
-	char path[PATH_LEN], link[PATH_LEN], *end;
+	char link[PATH_LEN], *end;
 	const char *name;
 	struct stat st;
 	ssize_t n;
 	long g;
 
 	d->iommu_group = -1;
-	n = read_link(h, rootp(h, path, "/sys/bus/pci/devices/%s/iommu_group", d->bdf), link,
-		      sizeof(link));
+	n = gp_root_dir_readlink(dir, "iommu_group", link, sizeof(link));
 	if (n == -ENOENT)
 		return;
 	if (n < 0) {
@@ -137,7 +146,7 @@ static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
 			 "iommu_group points to '%.80s', not a group", link);
 		return;
 	}
-	if ((n = gp_root_stat(h->rootfd, path, &st)) || !S_ISDIR(st.st_mode)) {
+	if ((n = gp_root_dir_stat(dir, "iommu_group", &st)) || !S_ISDIR(st.st_mode)) {
 		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group '%.60s' %s", link,
 			 n == -ELOOP ? "is a link loop" : "does not resolve to a directory");
 		return;
@@ -146,15 +155,14 @@ static void read_iommu_group(const struct gp_host *h, struct gp_dev *d)
 }
 
 /* numa_node: a node, or -1 (the kernel's "no NUMA"); anything else is reported. */
-static void read_numa_node(const struct gp_host *h, struct gp_dev *d)
+static void read_numa_node(const struct gp_root_dir *dir, struct gp_dev *d)
 {
-	char path[PATH_LEN], text[32], *end;
+	char text[32], *end;
 	ssize_t n;
 	long v;
 
 	d->numa_node = -1;
-	n = read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/numa_node", d->bdf), text,
-		      sizeof(text));
+	n = read_attr(dir, "numa_node", text, sizeof(text));
 	if (n == -ENOENT)
 		return; /* a kernel built without NUMA */
 	if (n < 0) {
@@ -169,13 +177,12 @@ static void read_numa_node(const struct gp_host *h, struct gp_dev *d)
 	d->numa_node = (int)v;
 }
 
-static void read_bars(const struct gp_host *h, struct gp_dev *d)
+static void read_bars(const struct gp_root_dir *dir, struct gp_dev *d)
 {
-	char path[PATH_LEN], text[1024];
+	char text[1024];
 	int n;
 
-	if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/resource", d->bdf), text,
-		      sizeof(text)) < 0) {
+	if (read_attr(dir, "resource", text, sizeof(text)) < 0) {
 		d->bars_bad = true;
 		return;
 	}
@@ -218,17 +225,30 @@ static void read_config(struct pci_dev *pd, struct gp_dev *d)
 	d->ncaps = c.ncaps;
 }
 
-static void read_reset_method(const struct gp_host *h, struct gp_dev *d)
+static void read_reset_method(const struct gp_root_dir *dir, struct gp_dev *d)
 {
-	char path[PATH_LEN];
-
 	d->has_reset_method =
-		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/reset_method", d->bdf),
-			  d->reset_method, sizeof(d->reset_method)) >= 0;
+		read_attr(dir, "reset_method", d->reset_method, sizeof(d->reset_method)) >= 0;
 }
 
-static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
-		     const struct gp_profile *p)
+/* The device's own attributes, each looked up in its directory opened once. */
+static void read_attrs(const struct gp_host *h, const struct gp_root_dir *devs, struct gp_dev *d)
+{
+	char path[PATH_LEN];
+	struct gp_root_dir dir;
+
+	gp_root_dir(h->rootfd, rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), &dir);
+	read_link_fields(devs, &dir, d);
+	read_iommu_group(&dir, d);
+	read_numa_node(&dir, d);
+	read_bars(&dir, d);
+	if (d->role == GP_ROLE_GPU)
+		read_reset_method(&dir, d);
+	gp_root_dir_close(&dir);
+}
+
+static void fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pci_dev *pd,
+		     struct gp_dev *d, const struct gp_profile *p)
 {
 	const char *slot;
 
@@ -246,14 +266,9 @@ static void fill_dev(struct gp_host *h, struct pci_dev *pd, struct gp_dev *d,
 		gp_strlcpy(d->slot, slot, sizeof(d->slot));
 	d->pcie_type = GP_PCIE_NONE;
 	d->parent = -1;
-	read_link_fields(h, d);
-	read_iommu_group(h, d);
-	read_numa_node(h, d);
-	read_bars(h, d);
 	read_config(pd, d);
 	d->role = gp_dev_role(d, p);
-	if (d->role == GP_ROLE_GPU)
-		read_reset_method(h, d);
+	read_attrs(h, devs, d);
 }
 
 static int guard(const struct gp_host *h, const char *path)
@@ -265,17 +280,23 @@ static int guard(const struct gp_host *h, const char *path)
 	return rc;
 }
 
-/* Every path in dir/ENTRY/file for the files named; stops at the first bad one. */
-static int guard_entries(const struct gp_host *h, const char *dir, const char *const *files)
+/* Each dir/ENTRY and dir/ENTRY/NAME for the names given; stops at the first bad one. */
+static int guard_entries(const struct gp_host *h, const char *dir, const char *const *names)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
 	DIR *d = open_dir(h, dir);
-	int rc = 0, i;
+	int rc = 0, bad;
 
-	while (!rc && d && (e = readdir(d)))
-		for (i = 0; !rc && e->d_name[0] != '.' && files[i]; i++)
-			rc = guard(h, rootp(h, path, "%s/%s%s", dir, e->d_name, files[i]));
+	while (!rc && d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		rc = gp_root_guard_dir(h->rootfd, h->root, rootp(h, path, "%s/%s", dir, e->d_name),
+				       names, &bad);
+		if (rc)
+			gp_err("cannot read host state: '%s%s%s%s': %s", h->root, path,
+			       names[bad][0] ? "/" : "", names[bad], gp_root_strerror(rc));
+	}
 	if (d)
 		closedir(d);
 	return rc;
@@ -290,9 +311,9 @@ static int guard_entries(const struct gp_host *h, const char *dir, const char *c
 static int guard_pci(const struct gp_host *h)
 {
 	static const char *const dev_files[] = {
-		"", "/vendor", "/device", "/class", "/numa_node", "/config", NULL,
+		"", "vendor", "device", "class", "numa_node", "config", NULL,
 	};
-	static const char *const slot_files[] = { "/address", NULL };
+	static const char *const slot_files[] = { "address", NULL };
 
 	if (h->rootfd == AT_FDCWD)
 		return 0; /* the live host: the kernel's own sysfs */
@@ -309,6 +330,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 {
 	struct pci_access *pacc;
 	struct pci_dev *pd;
+	struct gp_root_dir devs;
 	char path[PATH_LEN];
 	volatile size_t n = 0;
 	size_t i;
@@ -321,6 +343,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	pacc->warning = pci_warning_cb;
 	pacc->debug = pci_debug_cb;
 	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+	gp_root_dir(h->rootfd, "/sys/bus/pci/devices", &devs);
 	if (setjmp(pci_jump)) {
 		gp_err("cannot read the PCI devices: %s", pci_errmsg);
 		rc = -EIO;
@@ -334,7 +357,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 		n++;
 	h->devs = gp_xcalloc(n, sizeof(*h->devs));
 	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++)
-		fill_dev(h, pd, &h->devs[i], p);
+		fill_dev(h, &devs, pd, &h->devs[i], p);
 	h->ndevs = n;
 	/* sort as lspci does; parents resolve by binary search afterwards */
 	qsort(h->devs, n, sizeof(*h->devs), gp_dev_cmp);
@@ -342,6 +365,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 		h->devs[i].parent =
 			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
 out:
+	gp_root_dir_close(&devs);
 	pci_cleanup(pacc);
 	return rc;
 }

@@ -205,13 +205,13 @@ static int open_in(int rootfd, const char *path, int flags)
 	return by_walk(rootfd, path, flags);
 }
 
-int gp_root_openat(int rootfd, const char *path, int flags)
+/* The type check after an open: only regular files and directories are read. */
+static int checked(int fd, int flags)
 {
-	int fd = open_in(rootfd, path, flags);
 	struct stat st;
 
-	if (fd < 0)
-		return fd;
+	if (fd < 0 || (flags & O_DIRECTORY))
+		return fd; /* the kernel saw to the type */
 	if (fstat(fd, &st)) {
 		int rc = -errno;
 
@@ -224,9 +224,13 @@ int gp_root_openat(int rootfd, const char *path, int flags)
 	return -EINVAL;
 }
 
-ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len)
+int gp_root_openat(int rootfd, const char *path, int flags)
 {
-	int fd = gp_root_openat(rootfd, path, O_RDONLY);
+	return checked(open_in(rootfd, path, flags), flags);
+}
+
+static ssize_t read_fd(int fd, char *buf, size_t len)
+{
 	size_t n = 0;
 	ssize_t r = 0;
 
@@ -241,6 +245,11 @@ ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len)
 		return r;
 	buf[n] = '\0';
 	return (ssize_t)n;
+}
+
+ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len)
+{
+	return read_fd(gp_root_openat(rootfd, path, O_RDONLY), buf, len);
 }
 
 ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out)
@@ -328,19 +337,116 @@ int gp_root_stat(int rootfd, const char *path, struct stat *st)
 	return rc;
 }
 
+/* A name looked up in the directory alone: no "/", no "." or "..". */
+static bool plain_name(const char *name)
+{
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+/*
+ * name in dirfd, the directory gp_root_dir(rootfd, dir) opened: one lookup
+ * where dir/name would walk the whole path again (a device's attributes, tens
+ * of thousands on a big host).  Under a root a link as name resolves as the
+ * whole path does, inside the root; without a directory, so does everything.
+ */
+static int open_name(const struct gp_root_dir *d, const char *name, int flags)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (d->fd >= 0 && plain_name(name) && d->rootfd == AT_FDCWD) {
+		fd = openat(d->fd, name, final_flags(flags) | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	if (d->fd >= 0 && plain_name(name) && !(flags & O_PATH)) {
+		fd = openat(d->fd, name, final_flags(flags) | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || errno != ELOOP)
+			return fd < 0 ? -errno : fd;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->path, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return open_in(d->rootfd, path, flags);
+}
+
+void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d)
+{
+	d->rootfd = rootfd;
+	gp_strlcpy(d->path, path, sizeof(d->path));
+	d->fd = open_in(rootfd, path, O_PATH | O_DIRECTORY);
+}
+
+void gp_root_dir_close(struct gp_root_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len)
+{
+	return read_fd(checked(open_name(d, name, O_RDONLY), O_RDONLY), buf, len);
+}
+
+/* What gp_root_readlink says of a name that is no link: -EINVAL only for what it may not open. */
+static int not_link(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ? -ENOENT : -EINVAL;
+}
+
+/* The link itself is never followed: readlinkat on the name is the whole path's answer. */
+ssize_t gp_root_dir_readlink(const struct gp_root_dir *d, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+
+	if (d->fd < 0 || !plain_name(name)) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->path, name) >= sizeof(path))
+			return -ENAMETOOLONG;
+		return gp_root_readlink(d->rootfd, path, buf, len);
+	}
+	n = readlinkat(d->fd, name, buf, len - 1);
+	if (n < 0 && errno == EINVAL)
+		return not_link(d->fd, name);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* Following a link as the whole path would, inside the root. */
+int gp_root_dir_stat(const struct gp_root_dir *d, const char *name, struct stat *st)
+{
+	char path[PATH_MAX];
+	int flag = d->rootfd == AT_FDCWD ? 0 : AT_SYMLINK_NOFOLLOW;
+
+	if (d->fd >= 0 && plain_name(name)) {
+		if (fstatat(d->fd, name, st, flag))
+			return -errno;
+		if (!S_ISLNK(st->st_mode))
+			return 0;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->path, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return gp_root_stat(d->rootfd, path, st);
+}
+
 /*
  * For a library that opens root + path by itself (libpci, libkmod): the
  * kernel's plain resolution must end where the one inside the root does,
  * at a regular file or a directory.  Both finding nothing is fine too.
+ * *fd: the plain resolution, left open when it is fine.
  */
-int gp_root_guard(int rootfd, const char *root, const char *path)
+static int guard_fd(int rootfd, const char *root, const char *path, int *fd)
 {
 	char full[PATH_MAX];
 	struct stat a, b;
 	int fa, fb, rc = 0;
 
-	if (rootfd == AT_FDCWD)
-		return 0;
+	*fd = -1;
 	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
 		return -ENAMETOOLONG;
 	fa = open(full, O_PATH | O_CLOEXEC);
@@ -352,10 +458,71 @@ int gp_root_guard(int rootfd, const char *root, const char *path)
 		rc = -EXDEV;
 	else if (!S_ISREG(a.st_mode) && !S_ISDIR(a.st_mode))
 		rc = -EINVAL;
-	if (fa >= 0)
-		close(fa);
 	if (fb >= 0)
 		close(fb);
+	if (!rc)
+		*fd = fa;
+	else if (fa >= 0)
+		close(fa);
+	return rc;
+}
+
+int gp_root_guard(int rootfd, const char *root, const char *path)
+{
+	int fd, rc;
+
+	if (rootfd == AT_FDCWD)
+		return 0;
+	rc = guard_fd(rootfd, root, path, &fd);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/*
+ * dir/name; fd: where dir leads by both resolutions, or -1 when they differ.
+ * In the same directory a name that is not a link ends at the same entry for
+ * both: one fstatat instead of two resolutions of the whole path.
+ */
+static int guard_name(int rootfd, const char *root, int fd, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (fd >= 0 && !name[0])
+		return 0; /* dir itself */
+	if (fd >= 0 && plain_name(name)) {
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW))
+			return 0; /* nothing there, for either */
+		if (!S_ISLNK(st.st_mode))
+			return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ? 0 : -EINVAL;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir, name[0] ? "/" : "", name) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	return gp_root_guard(rootfd, root, path);
+}
+
+/*
+ * gp_root_guard of dir/NAME for each of names ("" is dir itself), dir
+ * resolved once.  *bad: the index of the name refused.
+ */
+int gp_root_guard_dir(int rootfd, const char *root, const char *dir, const char *const *names,
+		      int *bad)
+{
+	int fd, rc = 0, i;
+
+	*bad = -1;
+	if (rootfd == AT_FDCWD)
+		return 0;
+	if (guard_fd(rootfd, root, dir, &fd) == 0 && fd < 0)
+		return 0; /* dir found by neither: nor anything in it */
+	for (i = 0; !rc && names[i]; i++)
+		rc = guard_name(rootfd, root, fd, dir, names[ *bad = i]);
+	if (fd >= 0)
+		close(fd);
+	if (!rc)
+		*bad = -1;
 	return rc;
 }
 

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h> /* AT_FDCWD */
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -30,6 +31,25 @@ ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len);
 DIR *gp_root_opendir(int rootfd, const char *path);
 int gp_root_stat(int rootfd, const char *path, struct stat *st);
 int gp_root_guard(int rootfd, const char *root, const char *path);
+int gp_root_guard_dir(int rootfd, const char *root, const char *dir, const char *const *names,
+		      int *bad);
+
+/*
+ * A directory under the root opened once, for reading names in it with one
+ * lookup each: the same answers as the whole path dir/NAME gives the
+ * functions above.  fd is -1 when dir did not open (then each read takes the
+ * whole path and fails as it does).
+ */
+struct gp_root_dir {
+	int rootfd;
+	int fd;
+	char path[PATH_MAX];
+};
+void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d);
+void gp_root_dir_close(struct gp_root_dir *d);
+ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len);
+ssize_t gp_root_dir_readlink(const struct gp_root_dir *d, const char *name, char *buf, size_t len);
+int gp_root_dir_stat(const struct gp_root_dir *d, const char *name, struct stat *st);
 int gp_root_mkparent(int dirfd, const char *path, const char **name);
 
 #endif

@@ -54,6 +54,7 @@ static int setup(void **state)
 	link_to("/etc/ok", "lnk");
 	link_to("etc/../../../etc/./ok", "dotdot");
 	link_to("loop", "loop");
+	link_to("/etc", "elnk");
 	snprintf(path, sizeof(path), "%s/fifo", root);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	snprintf(path, sizeof(path), "%s/big", root);
@@ -107,6 +108,92 @@ static void reads(bool walk)
 	assert_int_equal(gp_root_guard(fd, root, "/nothing"), 0);
 	gp_root_close(fd);
 	gp_root_no_openat2 = false;
+}
+
+/* One name read through a directory opened once, and through the whole path: the same. */
+static void same_in_dir(int fd, const char *dir, const char *name)
+{
+	char path[256], a[64], b[64];
+	struct stat sa, sb;
+	struct gp_root_dir d;
+	ssize_t na, nb;
+	int ra, rb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	gp_root_dir(fd, dir, &d);
+	na = gp_root_dir_read(&d, name, a, sizeof(a));
+	nb = gp_root_read(fd, path, b, sizeof(b));
+	assert_int_equal(na, nb);
+	if (na >= 0)
+		assert_string_equal(a, b);
+	na = gp_root_dir_readlink(&d, name, a, sizeof(a));
+	nb = gp_root_readlink(fd, path, b, sizeof(b));
+	assert_int_equal(na, nb);
+	if (na >= 0)
+		assert_string_equal(a, b);
+	ra = gp_root_dir_stat(&d, name, &sa);
+	rb = gp_root_stat(fd, path, &sb);
+	assert_int_equal(ra, rb);
+	if (!ra)
+		assert_int_equal(sa.st_ino, sb.st_ino);
+	gp_root_dir_close(&d);
+}
+
+/* The guard of a directory's names, dir resolved once, against each whole path's. */
+static void same_guard(int fd, const char *dir, const char *const *names, int want_bad)
+{
+	char path[256];
+	int bad, rc, want = 0, i;
+
+	rc = gp_root_guard_dir(fd, root, dir, names, &bad);
+	for (i = 0; names[i] && !want; i++) {
+		snprintf(path, sizeof(path), "%s%s%s", dir, names[i][0] ? "/" : "", names[i]);
+		want = gp_root_guard(fd, root, path);
+	}
+	assert_int_equal(rc, want);
+	assert_int_equal(bad, want ? i - 1 : -1);
+	assert_int_equal(bad, want_bad);
+}
+
+static void dir_reads(bool walk)
+{
+	static const char *const names[] = { "abs",  "rel",  "zero", "lnk",	"dotdot", "loop",
+					     "fifo", "elnk", "etc",  "nothing", "ok",	  NULL };
+	static const char *const fine[] = { "", "etc", "nothing", "big", NULL };
+	static const char *const fifo[] = { "etc", "fifo", "lnk", NULL };
+	static const char *const links[] = { "nothing", "lnk", NULL };
+	static const char *const in_link[] = { "", "ok", NULL };
+	static const char *const below_link[] = { "nothing", "ok", NULL };
+	int fd = gp_root_open(root), i;
+
+	gp_root_no_openat2 = walk;
+	for (i = 0; names[i]; i++) {
+		same_in_dir(fd, "/", names[i]);
+		same_in_dir(fd, "/etc/..", names[i]);
+		same_in_dir(fd, "/elnk", names[i]); /* an absolute link, inside the root */
+		same_in_dir(fd, "/nothing", names[i]);
+		same_in_dir(AT_FDCWD, root, names[i]); /* the live host's way */
+	}
+	same_guard(fd, "/", fine, -1);
+	same_guard(fd, "/", fifo, 1);
+	same_guard(fd, "/", links, 1);
+	same_guard(fd, "/elnk", in_link, 0);
+	same_guard(fd, "/elnk", below_link, 1);
+	same_guard(fd, "/nothing", in_link, -1);
+	gp_root_close(fd);
+	gp_root_no_openat2 = false;
+}
+
+static void test_dir_openat2(void **state)
+{
+	(void)state;
+	dir_reads(false);
+}
+
+static void test_dir_walk(void **state)
+{
+	(void)state;
+	dir_reads(true);
 }
 
 static void test_openat2(void **state)
@@ -232,9 +319,10 @@ static void test_redact_forms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_openat2), cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_no_root), cmocka_unit_test(test_mkparent),
-		cmocka_unit_test(test_redact),	cmocka_unit_test(test_redact_forms),
+		cmocka_unit_test(test_openat2),	    cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_dir_openat2), cmocka_unit_test(test_dir_walk),
+		cmocka_unit_test(test_no_root),	    cmocka_unit_test(test_mkparent),
+		cmocka_unit_test(test_redact),	    cmocka_unit_test(test_redact_forms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
