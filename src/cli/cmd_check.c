@@ -45,7 +45,7 @@ int gp_cmd_check(struct gp_ctx *ctx)
 		gp_host_release(&h);
 		return rc;
 	}
-	gp_render_check(&h, ctx->profile, &r, ctx->json);
+	gp_render_check(&h, ctx->profile, &r, ctx->json, gp_verbosity >= 2);
 	rc = gp_report_count(&r, GP_FAIL)   ? GP_EXIT_FAIL
 	     : gp_report_count(&r, GP_WARN) ? GP_EXIT_WARN
 					    : GP_EXIT_OK;

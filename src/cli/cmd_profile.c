@@ -174,7 +174,8 @@ static void discover_vm(FILE *f, const struct gp_host *h, const int *gpus, int n
 		fprintf(f, "gpudirect_clique = 0\n");
 	else
 		fprintf(f,
-			"; gpudirect_clique = 0   ; P2P in the guest: QEMU %s may not place it\n",
+			"; P2P in the guest: QEMU %s may not place the clique\n"
+			"; gpudirect_clique = 0\n",
 			h->qemu_version[0] ? h->qemu_version : "(version unknown)");
 	fprintf(f, "; template = /etc/gpuprov/domain.xml   ; your disks and networks\n"
 		   "output = /var/lib/gpuprov/gpu-vm.xml\ndefine = yes\nuri = qemu:///system\n");

@@ -12,7 +12,7 @@ int gp_cmd_scan(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
-	gp_render_scan(&h, ctx->json);
+	gp_render_scan(&h, ctx->profile, ctx->json);
 	gp_host_release(&h);
 	return GP_EXIT_OK;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -294,30 +295,45 @@ static void size_text(uint64_t b, char *buf, size_t len)
 		gp_format_size(b, buf, len);
 }
 
+/* The NAME column as wide as the longest name (NVML's, such as "NVIDIA H200"). */
+static int name_width(const struct vrun *v)
+{
+	int i, w = 4, k;
+
+	for (i = 0; i < v->n; i++) {
+		k = (int)strlen(gp_tv(v->g[i].nv.name));
+		if (k > w)
+			w = k;
+	}
+	return w;
+}
+
 static void gpus_text(const struct vrun *v)
 {
-	char bar1[32], bar[32];
-	int i;
+	char bar1[32], bar[32], links[64];
+	int i, nw = name_width(v);
 
-	printf("%-5s %-13s %-22s %-9s %-9s %s\n", "GPU", "ADDRESS", "NAME", "BAR1", "BAR",
+	printf("%-5s %-13s %-*s  %-8s %-8s %s\n", "GPU", "ADDRESS", nw, "NAME", "BAR1", "BAR",
 	       "NVLINKS");
 	for (i = 0; i < v->n; i++) {
 		const struct gp_vgpu *g = &v->g[i];
 
 		size_text(g->nv.bar1, bar1, sizeof(bar1));
 		size_text(g->bar_bytes, bar, sizeof(bar));
-		printf("GPU%-2d %-13s %-22s %-9s %-9s %d up", i, gp_tv(g->nv.bdf),
-		       gp_tv(g->nv.name), bar1, bar, gp_nv_links_up(&g->nv));
+		snprintf(links, sizeof(links), "%d up", gp_nv_links_up(&g->nv));
 		if (gp_nv_links_up(&g->nv) && gp_nv_link_rate(&g->nv) > 0)
-			printf(", %.3f GB/s each", gp_nv_link_rate(&g->nv));
-		if (g->cuda < 0)
-			printf("  (not visible to CUDA: not tested)");
-		printf("\n");
-		if (g->bar_small)
-			printf("      vm.mmio: BAR1 is %s, the card advertises %s: the VM's 64-bit "
-			       "MMIO "
-			       "window is too small (see gpuprov check on the host)\n",
-			       bar1, bar);
+			snprintf(links + strlen(links), sizeof(links) - strlen(links),
+				 ", %.3f GB/s each", gp_nv_link_rate(&g->nv));
+		gp_wrapf(0, 6, "GPU%-2d %-13s %-*s  %-8s %-8s %s%s", i, gp_tv(g->nv.bdf), nw,
+			 gp_tv(g->nv.name), bar1, bar, links,
+			 g->cuda < 0 ? "  (not visible to CUDA: not tested)" : "");
+		if (g->bar_small) {
+			printf("%6s", "");
+			gp_wrapf(6, 6,
+				 "vm.mmio: BAR1 is %s, the card advertises %s: the VM's 64-bit "
+				 "MMIO window is too small (see gpuprov check on the host)",
+				 bar1, bar);
+		}
 	}
 }
 
@@ -331,32 +347,40 @@ static const char *p2p_short(int s)
 	return s == 0 ? "ok" : s < 0 ? "?" : "no";
 }
 
+/*
+ * A pair's row, its verdict last; under it how far one way got of the
+ * ceiling, and what went wrong, wrapped under the row.
+ */
 static void pair_text(const struct gp_vpair *p)
 {
-	char cell[16], ceiling[48] = "-";
+	char cell[16], uni[24], bidir[24];
 
 	snprintf(cell, sizeof(cell), "GPU%d->GPU%d", p->from, p->to);
-	if (p->ceiling_gbps > 0)
-		snprintf(ceiling, sizeof(ceiling), "%.1f %s (%.0f%%)", p->ceiling_gbps,
-			 p->ceiling_from, 100 * p->gbps_uni / p->ceiling_gbps);
-	printf("%-11s %s/%s/%s/%s  %-5s %-9s %7.1f GB/s %7.1f GB/s  %-22s ", cell,
-	       p2p_short(p->p2p[GP_P2P_READ]), p2p_short(p->p2p[GP_P2P_WRITE]),
-	       p2p_short(p->p2p[GP_P2P_NVLINK]), p2p_short(p->p2p[GP_P2P_ATOMICS]),
+	snprintf(uni, sizeof(uni), "%.1f GB/s", p->gbps_uni);
+	snprintf(bidir, sizeof(bidir), "%.1f GB/s", p->gbps_bidir);
+	printf("%-11s %s/%s/%s/%s  %-5s %-9s %-11s %-11s ", cell, p2p_short(p->p2p[GP_P2P_READ]),
+	       p2p_short(p->p2p[GP_P2P_WRITE]), p2p_short(p->p2p[GP_P2P_NVLINK]),
+	       p2p_short(p->p2p[GP_P2P_ATOMICS]),
 	       p->can_access > 0    ? "yes"
 	       : p->can_access == 0 ? "no"
 				    : "?",
 	       !p->readback_done ? "-"
 	       : p->readback_ok	 ? "ok"
 				 : "MISMATCH",
-	       p->gbps_uni, p->gbps_bidir, ceiling);
+	       uni, bidir);
 	gp_fprintf_tone(stdout, tone(p->verdict), "%s", gp_verdict_name(p->verdict));
 	printf("\n");
+	if (p->ceiling_gbps > 0)
+		gp_wrapf(0, 12, "%12sone way %.0f%% of the %s ceiling, %.1f GB/s", "",
+			 100 * p->gbps_uni / p->ceiling_gbps,
+			 !strcmp(p->ceiling_from, "nvlink") ? "NVLink" : "PCIe", p->ceiling_gbps);
 	if (p->why[0])
-		printf("            %s\n", p->why);
+		gp_wrapf(0, 12, "%12s%s", "", p->why);
 	if (p->readback_done && !p->readback_ok)
-		printf("            %" PRIu64 " of %" PRIu64 " words differ: P2P writes land "
-		       "somewhere the other GPU does not read (NCCL would hang or corrupt data)\n",
-		       p->mismatches, p->words);
+		gp_wrapf(0, 12,
+			 "%12s%" PRIu64 " of %" PRIu64 " words differ: P2P writes land "
+			 "somewhere the other GPU does not read (NCCL would hang or corrupt data)",
+			 "", p->mismatches, p->words);
 }
 
 static void nccl_rows(const struct gp_nccl_runs *r, const char *label)
@@ -365,7 +389,7 @@ static void nccl_rows(const struct gp_nccl_runs *r, const char *label)
 	int i;
 
 	if (!r->ok) {
-		printf("  %s: %s\n", label, r->why);
+		gp_wrapf(0, 4, "  %s: %s", label, r->why);
 		return;
 	}
 	for (i = 0; i < r->npoints; i++) {
@@ -378,7 +402,8 @@ static void nccl_rows(const struct gp_nccl_runs *r, const char *label)
 static void nccl_text(const struct vrun *v)
 {
 	if (!v->nccl.tried) {
-		printf("\nNCCL: %s\n", v->nccl.why[0] ? v->nccl.why : "not run");
+		printf("\n");
+		gp_wrapf(0, 2, "NCCL: %s", v->nccl.why[0] ? v->nccl.why : "not run");
 		return;
 	}
 	printf("\nNCCL %d.%d.%d all-reduce over %d GPUs (float sum; busbw = algbw x 2(n-1)/n):\n",
@@ -389,7 +414,7 @@ static void nccl_text(const struct vrun *v)
 	if (v->cmp.tried)
 		nccl_rows(&v->cmp, "no P2P");
 	if (v->nccl_why[0])
-		printf("  %s: %s\n", gp_verdict_name(v->nccl_verdict), v->nccl_why);
+		gp_wrapf(0, 4, "  %s: %s", gp_verdict_name(v->nccl_verdict), v->nccl_why);
 }
 
 static void topo_list(const char *label, const char (*ids)[GP_BDF_LEN], int n)
@@ -421,17 +446,32 @@ static void topo_text(const struct vrun *v)
 	printf("\n");
 }
 
+/* The machine the GPUs are in (the guest, when verify runs in the VM). */
+static void host_line(void)
+{
+	struct utsname u;
+
+	if (uname(&u)) {
+		printf("host (name unknown), kernel unknown\n");
+		return;
+	}
+	gp_wrapf(0, 2, "host %s, kernel %s", u.nodename[0] ? gp_tv(u.nodename) : "(name unknown)",
+		 gp_tv(u.release));
+}
+
 static void verify_text(const struct vrun *v, int rc)
 {
 	char sz[32];
 	int i;
 
 	gp_format_size(v->bytes, sz, sizeof(sz));
-	printf("NVIDIA driver %s; peer copies of %s x %d, timed with CUDA events\n\n",
-	       v->driver[0] ? gp_tv(v->driver) : "unknown", sz, v->iters);
+	host_line();
+	gp_wrapf(0, 2, "NVIDIA driver %s; peer copies of %s x %d, timed with CUDA events",
+		 v->driver[0] ? gp_tv(v->driver) : "unknown", sz, v->iters);
+	printf("\n");
 	gpus_text(v);
-	printf("\n%-11s %-12s %-5s %-9s %12s %12s  %-22s %s\n", "PAIR", "P2P R/W/N/A", "PEER",
-	       "READBACK", "ONE WAY", "BOTH WAYS", "CEILING", "VERDICT");
+	printf("\n%-11s %-12s %-5s %-9s %-11s %-11s %s\n", "PAIR", "P2P R/W/N/A", "PEER",
+	       "READBACK", "ONE WAY", "BOTH WAYS", "VERDICT");
 	for (i = 0; i < v->np; i++)
 		pair_text(&v->p[i]);
 	nccl_text(v);

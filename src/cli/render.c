@@ -5,10 +5,12 @@
  */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <json.h>
@@ -21,6 +23,7 @@
 #include "cli/render.h"
 #include "core/pcicfg.h"
 #include "core/topo.h"
+#include "cli/report.h"
 
 #define MAX_TOPO 256
 
@@ -287,6 +290,133 @@ void gp_term_streams(void)
 	}
 }
 
+/* ---- text laid out for a reader ---- */
+
+/*
+ * The width text output is laid out for: 80 columns, so that what is pasted
+ * into a ticket, piped, or kept as a golden file reads the same everywhere
+ * ($COLUMNS is not read).  A terminal narrower than that gets its own width,
+ * down to 40.  JSON and XML are never wrapped.
+ */
+int gp_text_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40 &&
+	    ws.ws_col < GP_TEXT_WIDTH)
+		return ws.ws_col;
+	return GP_TEXT_WIDTH;
+}
+
+/* Columns n bytes of UTF-8 take: one per character (a stray byte counts one). */
+static int text_cols(const char *s, size_t n)
+{
+	int cols = 0, k;
+
+	while (n) {
+		k = gp_utf8_len((const unsigned char *)s, n);
+		if (k <= 0)
+			k = 1;
+		s += k;
+		n -= (size_t)k;
+		cols++;
+	}
+	return cols;
+}
+
+/*
+ * Whether the word at s (up to a space) is a unit after a number: "GiB",
+ * "GT/s," — the wrap keeps "4 GiB" on one line.
+ */
+static bool unit_word(const char *s)
+{
+	static const char *const units[] = { "B",    "KiB",  "MiB",  "GiB",  "TiB",  "PiB",
+					     "GT/s", "GB/s", "Gb/s", "Mb/s", "MB/s", "ms" };
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		n = strlen(units[i]);
+		if (strncmp(s, units[i], n))
+			continue;
+		for (s += n; *s && strchr(",;:.)", *s); s++)
+			;
+		if (!*s || *s == ' ')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The end of the word at w: with the unit that follows a number, and a
+ * short quoted command ('ls -l /sys/...') whole, so that it can be copied
+ * from one line.
+ */
+static const char *word_end(const char *w)
+{
+	const char *s = w, *q;
+
+	if (*w == '\'' && (q = strchr(w + 1, '\'')) && q - w < 64 && memchr(w, ' ', q - w))
+		s = q;
+	while (*s && *s != ' ')
+		s++;
+	if (s > w && s[-1] >= '0' && s[-1] <= '9' && s[0] == ' ' && unit_word(s + 1))
+		for (s++; *s && *s != ' ';)
+			s++;
+	return s;
+}
+
+/*
+ * Prints s from column col (what the line already holds), breaking lines
+ * at spaces before the text width, each further line indented by indent;
+ * ends the line.  A word wider than a line overflows rather than being cut,
+ * so that a path or a PCI address stays whole.  Spaces before a word are
+ * kept unless the line breaks there; a number keeps its unit.  s is text as the renderers print it
+ * (gp_tv()'d values), not JSON.
+ */
+void gp_wrap(const char *s, int col, int indent)
+{
+	int width = gp_text_width(), nsp, nw;
+	bool fresh = col <= indent; /* nothing but the indent on this line */
+	const char *sp, *w;
+
+	for (;;) {
+		for (sp = s; *s == ' '; s++)
+			;
+		nsp = (int)(s - sp);
+		w = s;
+		s = word_end(w);
+		if (w == s)
+			break;
+		nw = text_cols(w, (size_t)(s - w));
+		if (!fresh && col + nsp + nw > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+			nsp = 0;
+		}
+		printf("%*s%.*s", nsp, "", (int)(s - w), w);
+		col += nsp + nw;
+		fresh = false;
+	}
+	putchar('\n');
+}
+
+void gp_wrapf(int col, int indent, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = gp_xcalloc((size_t)(n > 0 ? n : 0) + 1, 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	gp_wrap(s, col, indent);
+	free(s);
+}
+
 /* ---- scan ---- */
 
 static json_object *link_json(const struct gp_link *l)
@@ -504,10 +634,11 @@ static json_object *nv_json(const struct gp_nv_view *v)
 }
 
 /* Where a GPU's links go, each far end once with its count: "18 to 0000:00:07.0". */
-static void nv_ends(const struct gp_nv_gpu *g)
+static void nv_ends(const struct gp_nv_gpu *g, char *buf, size_t len)
 {
 	const char *ends[GP_NV_MAX_LINKS];
 	int count[GP_NV_MAX_LINKS], n = 0, l, k;
+	size_t o = strlen(buf);
 
 	for (l = 0; l < g->nlinks; l++) {
 		const struct gp_nv_link *x = &g->links[l];
@@ -525,31 +656,39 @@ static void nv_ends(const struct gp_nv_gpu *g)
 		}
 		count[k]++;
 	}
-	for (k = 0; k < n; k++)
-		printf("%s %d to %s", k ? "," : ":", count[k], gp_tv(ends[k]));
+	for (k = 0; k < n && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s %d to %s", k ? "," : ":", count[k],
+				      gp_tv(ends[k]));
 }
 
 /* One line per GPU: its links up, and where they go. */
 static void nv_text(const struct gp_nv_view *v)
 {
+	char line[1024];
 	int i;
 
 	if (v->source == GP_NV_NONE) {
-		printf("\nNVLink not readable: %s\n", gp_tv(v->why));
+		printf("\n");
+		gp_wrapf(0, 2, "NVLink not readable: %s", gp_tv(v->why));
 		return;
 	}
 	if (v->source == GP_NV_NVML)
 		printf("\nNVLink (NVML now):\n");
-	else
-		printf("\nNVLink (remembered from %s):\n", gp_tv(v->seen_at));
+	else {
+		printf("\n");
+		gp_wrapf(0, 2, "NVLink (remembered from %s):", gp_tv(v->seen_at));
+	}
 	for (i = 0; i < v->n; i++) {
 		const struct gp_nv_gpu *g = &v->gpus[i];
+		size_t o;
 
-		printf("  %s  %d of %d links up", gp_tv(g->bdf), gp_nv_links_up(g), g->nlinks);
-		if (gp_nv_link_rate(g) > 0)
-			printf(", %.3f GB/s each", gp_nv_link_rate(g));
-		nv_ends(g);
-		printf("\n");
+		o = (size_t)snprintf(line, sizeof(line), "  %s  %d of %d links up", gp_tv(g->bdf),
+				     gp_nv_links_up(g), g->nlinks);
+		if (gp_nv_link_rate(g) > 0 && o < sizeof(line))
+			snprintf(line + o, sizeof(line) - o, ", %.3f GB/s each",
+				 gp_nv_link_rate(g));
+		nv_ends(g, line, sizeof(line));
+		gp_wrap(line, 0, 16);
 	}
 }
 
@@ -592,110 +731,258 @@ static void scan_json_stream(const struct gp_host *h)
 	jstream_end();
 }
 
+/* "16 GT/s x16"; trained/max where it trained lower: "2.5/16 GT/s x1/16" */
 static void link_text(const struct gp_link *l, char *buf, size_t len)
 {
-	if (!l->width && !l->max_width) {
+	gp_report_link(l, buf, len);
+	if (!buf[0])
 		snprintf(buf, len, "-");
-		return;
-	}
-	snprintf(buf, len, "%gGT/s x%d%s", l->speed, l->width,
-		 l->speed < l->max_speed || l->width < l->max_width ? " (max " : "");
-	if (l->speed < l->max_speed || l->width < l->max_width)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%gGT/s x%d)", l->max_speed,
-			 l->max_width);
 }
 
-static void bars_text(const struct gp_dev *d, char *buf, size_t len)
+/* "100 Gb/s", "2.5 Gb/s", "100 Mb/s": an interface speed (Mb/s) in a unit that fits */
+static void speed_text(long mbps, char *buf, size_t len)
 {
-	size_t n = 0;
-	int i;
+	if (mbps <= 0)
+		snprintf(buf, len, "-");
+	else if (mbps >= 1000)
+		snprintf(buf, len, "%g Gb/s", (double)mbps / 1000);
+	else
+		snprintf(buf, len, "%ld Mb/s", mbps);
+}
 
-	snprintf(buf, len, "-");
+/* "BAR1 128 GiB 64-bit pf": one BAR as the BARS list shows it */
+static void bar_text(const struct gp_bar *b, char *buf, size_t len)
+{
+	char size[32];
+
+	gp_format_size(b->size, size, sizeof(size));
+	snprintf(buf, len, "BAR%d %s %s%s%s", b->index, size,
+		 b->io	   ? "io"
+		 : b->is64 ? "64-bit"
+			   : "32-bit",
+		 !b->io && b->prefetchable ? " pf" : "", b->unset ? " unassigned" : "");
+}
+
+/*
+ * A device's BARs on one line, wrapped between BARs (never inside one) under
+ * the first: "0000:41:00.0  BAR0 16 MiB 32-bit, BAR1 128 GiB 64-bit pf".
+ */
+static void bars_row(const struct gp_dev *d)
+{
+	int width = gp_text_width(), col, i;
+	char bar[96];
+
+	col = printf("%-12s ", d->bdf);
 	if (d->bars_bad) {
-		snprintf(buf, len, "unreadable");
+		printf(" unreadable\n");
 		return;
 	}
-	for (i = 0; i < d->nbars && n < len - 48; i++) {
-		const struct gp_bar *b = &d->bars[i];
-		char size[32];
+	for (i = 0; i < d->nbars; i++) {
+		int n;
 
-		gp_format_size(b->size, size, sizeof(size));
-		n += (size_t)snprintf(buf + n, len - n, "%s%d:%s%s%s%s", i ? " " : "", b->index,
-				      size,
-				      b->io	? "(io)"
-				      : b->is64 ? "(64"
-						: "(32",
-				      b->io		? ""
-				      : b->prefetchable ? ",pf)"
-							: ")",
-				      b->unset ? "!unassigned" : "");
+		bar_text(&d->bars[i], bar, sizeof(bar));
+		n = (int)strlen(bar) + (i + 1 < d->nbars ? 1 : 0);
+		if (i && col + 1 + n > width) {
+			printf("\n%*s", 13, "");
+			col = 13;
+		}
+		col += printf(" %s%s", bar, i + 1 < d->nbars ? "," : "");
+	}
+	printf("\n");
+}
+
+enum {
+	SC_DEV,
+	SC_ROLE,
+	SC_ID,
+	SC_CLASS,
+	SC_DRIVER,
+	SC_NUMA,
+	SC_GROUP,
+	SC_LINK,
+	SC_SLOT,
+	SC_N
+};
+
+/* One row of scan's device table, each cell as printed (escaped). */
+static void dev_cells(const struct gp_dev *d, char cell[SC_N][64])
+{
+	snprintf(cell[SC_DEV], 64, "%s", d->bdf);
+	snprintf(cell[SC_ROLE], 64, "%s", role_name(d->role));
+	snprintf(cell[SC_ID], 64, "%04x:%04x", d->vendor, d->device);
+	snprintf(cell[SC_CLASS], 64, "%04x", d->class);
+	snprintf(cell[SC_DRIVER], 64, "%s", d->driver[0] ? gp_tv(d->driver) : "-");
+	snprintf(cell[SC_NUMA], 64, "-");
+	if (d->numa_node >= 0)
+		snprintf(cell[SC_NUMA], 64, "%d", d->numa_node);
+	snprintf(cell[SC_GROUP], 64, "-");
+	if (d->iommu_group >= 0)
+		snprintf(cell[SC_GROUP], 64, "%d", d->iommu_group);
+	link_text(&d->link, cell[SC_LINK], 64);
+	snprintf(cell[SC_SLOT], 64, "%s", d->slot[0] ? gp_tv(d->slot) : "-");
+}
+
+/* Cells padded to the column's width, the last one not (no trailing blanks). */
+static void table_row(char cell[][64], const int *w, int n)
+{
+	int c;
+
+	for (c = 0; c < n; c++)
+		if (c + 1 < n)
+			printf("%s%*s ", cell[c], w[c] - text_cols(cell[c], strlen(cell[c])), "");
+		else
+			printf("%s\n", cell[c]);
+}
+
+static void widen(char cell[][64], int *w, int n)
+{
+	int c, k;
+
+	for (c = 0; c < n; c++) {
+		k = text_cols(cell[c], strlen(cell[c]));
+		if (k > w[c])
+			w[c] = k;
 	}
 }
 
-static void dev_row(const struct gp_dev *d)
-{
-	char numa[16] = "-", group[16] = "-", link[48], bars[256];
+static const enum gp_role scan_order[] = { GP_ROLE_GPU, GP_ROLE_NIC, GP_ROLE_BRIDGE,
+					   GP_ROLE_OTHER };
 
-	if (d->numa_node >= 0)
-		snprintf(numa, sizeof(numa), "%d", d->numa_node);
-	if (d->iommu_group >= 0)
-		snprintf(group, sizeof(group), "%d", d->iommu_group);
-	link_text(&d->link, link, sizeof(link));
-	bars_text(d, bars, sizeof(bars));
-	printf("%-13s %-6s %04x:%04x %04x  %-12s %-4s %-5s %-27s %-6s %s\n", d->bdf,
-	       role_name(d->role), d->vendor, d->device, d->class,
-	       d->driver[0] ? gp_tv(d->driver) : "-", numa, group, link,
-	       d->slot[0] ? gp_tv(d->slot) : "-", bars);
-}
-
-static void scan_text(const struct gp_host *h)
+/* GPUs first, then NICs, bridges, the rest: each column as wide as its widest cell. */
+static void scan_devices(const struct gp_host *h)
 {
-	static const enum gp_role order[] = { GP_ROLE_GPU, GP_ROLE_NIC, GP_ROLE_BRIDGE,
-					      GP_ROLE_OTHER };
+	static const char *const head[SC_N] = { "DEVICE", "ROLE",  "ID",   "CLASS", "DRIVER",
+						"NUMA",	  "GROUP", "LINK", "SLOT" };
+	char cell[SC_N][64];
+	int w[SC_N] = { 0 }, c;
 	size_t i, k;
 
-	printf("%-13s %-6s %-9s %-5s %-12s %-4s %-5s %-27s %-6s %s\n", "DEVICE", "ROLE", "ID",
-	       "CLASS", "DRIVER", "NUMA", "GROUP", "LINK", "SLOT", "BARS");
-	for (k = 0; k < ARRAY_SIZE(order); k++)
+	for (c = 0; c < SC_N; c++)
+		snprintf(cell[c], 64, "%s", head[c]);
+	widen(cell, w, SC_N);
+	for (i = 0; i < h->ndevs; i++) {
+		dev_cells(&h->devs[i], cell);
+		widen(cell, w, SC_N);
+	}
+	for (c = 0; c < SC_N; c++)
+		snprintf(cell[c], 64, "%s", head[c]);
+	table_row(cell, w, SC_N);
+	for (k = 0; k < ARRAY_SIZE(scan_order); k++)
 		for (i = 0; i < h->ndevs; i++)
-			if (h->devs[i].role == order[k])
-				dev_row(&h->devs[i]);
-	if (h->nnuma) {
-		printf("\n%-6s %-24s %s\n", "NODE", "CPUS", "MEMORY");
-		for (i = 0; i < h->nnuma; i++) {
-			char mem[32];
-
-			gp_format_size(h->numa[i].mem_total, mem, sizeof(mem));
-			printf("%-6d %-24s %s\n", h->numa[i].id, gp_tv(h->numa[i].cpus), mem);
-		}
-	}
-	if (h->nifaces) {
-		printf("\n%-16s %-13s %-18s %-9s %-8s %s\n", "INTERFACE", "DEVICE", "MAC", "SPEED",
-		       "STATE", "MASTER");
-		for (i = 0; i < h->nifaces; i++) {
-			const struct gp_iface *f = &h->ifaces[i];
-			char speed[32] = "-";
-
-			if (f->speed > 0)
-				snprintf(speed, sizeof(speed), "%ldMb/s", f->speed);
-			printf("%-16s %-13s %-18s %-9s %-8s %s\n", gp_tv(f->name),
-			       f->bdf[0] ? gp_tv(f->bdf) : "-", f->mac[0] ? gp_tv(f->mac) : "-",
-			       speed, f->operstate[0] ? gp_tv(f->operstate) : "-",
-			       f->master[0] ? gp_tv(f->master) : (f->is_bond ? "(bond)" : "-"));
-		}
-	}
-	nv_text(&h->nv);
-	printf("\nkernel %s, IOMMU groups %d, BIOS %s, CPU %d-bit physical addresses\n",
-	       h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown", h->iommu_groups,
-	       h->bios_version[0] ? gp_tv(h->bios_version) : "unknown", h->phys_bits);
+			if (h->devs[i].role == scan_order[k]) {
+				dev_cells(&h->devs[i], cell);
+				table_row(cell, w, SC_N);
+			}
 }
 
-void gp_render_scan(const struct gp_host *h, bool json)
+static void scan_bars(const struct gp_host *h)
+{
+	size_t i, k;
+
+	printf("\nBARS (pf: prefetchable)\n");
+	for (k = 0; k < ARRAY_SIZE(scan_order); k++)
+		for (i = 0; i < h->ndevs; i++)
+			if (h->devs[i].role == scan_order[k] &&
+			    (h->devs[i].nbars || h->devs[i].bars_bad))
+				bars_row(&h->devs[i]);
+}
+
+static void scan_numa(const struct gp_host *h)
+{
+	char cell[3][64];
+	int w[3] = { 0 };
+	size_t i, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		snprintf(cell[0], 64, "NODE");
+		snprintf(cell[1], 64, "CPUS");
+		snprintf(cell[2], 64, "MEMORY");
+		if (pass)
+			table_row(cell, w, 3);
+		else
+			widen(cell, w, 3);
+		for (i = 0; i < h->nnuma; i++) {
+			snprintf(cell[0], 64, "%d", h->numa[i].id);
+			snprintf(cell[1], 64, "%s", gp_tv(h->numa[i].cpus));
+			gp_format_size(h->numa[i].mem_total, cell[2], 64);
+			if (pass)
+				table_row(cell, w, 3);
+			else
+				widen(cell, w, 3);
+		}
+	}
+}
+
+static void iface_cells(const struct gp_iface *f, char cell[6][64])
+{
+	snprintf(cell[0], 64, "%s", gp_tv(f->name));
+	snprintf(cell[1], 64, "%s", f->bdf[0] ? gp_tv(f->bdf) : "-");
+	snprintf(cell[2], 64, "%s", f->mac[0] ? gp_tv(f->mac) : "-");
+	speed_text(f->speed, cell[3], 64);
+	snprintf(cell[4], 64, "%s", f->operstate[0] ? gp_tv(f->operstate) : "-");
+	snprintf(cell[5], 64, "%s",
+		 f->master[0] ? gp_tv(f->master) : (f->is_bond ? "(bond)" : "-"));
+}
+
+static void scan_ifaces(const struct gp_host *h)
+{
+	static const char *const head[6] = { "INTERFACE", "DEVICE", "MAC",
+					     "SPEED",	  "STATE",  "MASTER" };
+	char cell[6][64];
+	int w[6] = { 0 }, c;
+	size_t i;
+
+	for (c = 0; c < 6; c++)
+		snprintf(cell[c], 64, "%s", head[c]);
+	widen(cell, w, 6);
+	for (i = 0; i < h->nifaces; i++) {
+		iface_cells(&h->ifaces[i], cell);
+		widen(cell, w, 6);
+	}
+	for (c = 0; c < 6; c++)
+		snprintf(cell[c], 64, "%s", head[c]);
+	printf("\n");
+	table_row(cell, w, 6);
+	for (i = 0; i < h->nifaces; i++) {
+		iface_cells(&h->ifaces[i], cell);
+		table_row(cell, w, 6);
+	}
+}
+
+/* Whose report this is, so that a pasted one stands alone. */
+static void host_header(const struct gp_host *h, const struct gp_profile *p)
+{
+	gp_render_host_line(h, NULL);
+	if (p)
+		gp_wrapf(0, 2, "profile %s%s%s%s", gp_tv(p->path), p->model[0] ? " (" : "",
+			 p->model[0] ? gp_tv(p->model) : "", p->model[0] ? ")" : "");
+	else
+		printf("no profile (-p)\n");
+}
+
+static void scan_text(const struct gp_host *h, const struct gp_profile *p)
+{
+	host_header(h, p);
+	gp_wrapf(0, 2, "IOMMU groups %d, BIOS %s, CPU %d-bit physical addresses", h->iommu_groups,
+		 h->bios_version[0] ? gp_tv(h->bios_version) : "unknown", h->phys_bits);
+	printf("\n");
+	scan_devices(h);
+	scan_bars(h);
+	if (h->nnuma) {
+		printf("\n");
+		scan_numa(h);
+	}
+	if (h->nifaces)
+		scan_ifaces(h);
+	nv_text(&h->nv);
+}
+
+void gp_render_scan(const struct gp_host *h, const struct gp_profile *p, bool json)
 {
 	if (json)
 		scan_json_stream(h);
 	else
-		scan_text(h);
+		scan_text(h, p);
 }
 
 /* ---- topo ---- */
@@ -832,19 +1119,42 @@ static void nv_footer(const struct gp_nv_view *v)
 	if (v->source == GP_NV_NVML)
 		printf("NVLink: read from NVML now.\n");
 	else if (v->source == GP_NV_REMEMBERED)
-		printf("NVLink: remembered, as NVML saw it at %s (NVML cannot see GPUs "
-		       "off the nvidia driver, nor a snapshot's).\n",
-		       gp_tv(v->seen_at));
+		gp_wrapf(0, 2,
+			 "NVLink: remembered, as NVML saw it at %s (NVML cannot see GPUs "
+			 "off the nvidia driver, nor a snapshot's).",
+			 gp_tv(v->seen_at));
 	else
-		printf("NVLink not readable: %s; a bridged pair shows its PCIe path.\n",
-		       gp_tv(v->why));
+		gp_wrapf(0, 2, "NVLink not readable: %s; a bridged pair shows its PCIe path.",
+			 gp_tv(v->why));
 }
 
-static void topo_text(const struct gp_host *h, const struct topo_item *it, int n)
+/* nvidia-smi's legend, wrapped under its text */
+static const char *const legend[] = {
+	"  X    = Self",
+	"  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes "
+	"(e.g., QPI/UPI)",
+	"  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
+	"within a NUMA node",
+	"  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)",
+	"  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
+	"Bridge)",
+	"  PIX  = Connection traversing at most a single PCIe bridge",
+	"  NV#  = Connection traversing a bonded set of # NVLinks",
+};
+
+/*
+ * nvidia-smi's layout: the matrix (tab-separated, as scripts parse it; with
+ * more than five GPUs and NICs its rows pass 80 columns, as nvidia-smi's
+ * do), the devices, each pair's path, the legend.
+ */
+static void topo_text(const struct gp_host *h, const struct gp_profile *p,
+		      const struct topo_item *it, int n)
 {
 	char nvbuf[16];
 	int i, j;
 
+	host_header(h, p);
+	printf("\n");
 	if (!n) {
 		printf("no GPUs or NICs found\n");
 		return;
@@ -898,22 +1208,14 @@ static void topo_text(const struct gp_host *h, const struct topo_item *it, int n
 				       hop.cur_width);
 			printf("\n");
 		}
-	printf("\nLegend:\n\n"
-	       "  X    = Self\n"
-	       "  SYS  = Connection traversing PCIe as well as the SMP interconnect between "
-	       "NUMA nodes (e.g., QPI/UPI)\n"
-	       "  NODE = Connection traversing PCIe as well as the interconnect between PCIe "
-	       "Host Bridges within a NUMA node\n"
-	       "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically "
-	       "the CPU)\n"
-	       "  PXB  = Connection traversing multiple PCIe bridges (without traversing the "
-	       "PCIe Host Bridge)\n"
-	       "  PIX  = Connection traversing at most a single PCIe bridge\n"
-	       "  NV#  = Connection traversing a bonded set of # NVLinks\n\n");
+	printf("\nLegend:\n\n");
+	for (i = 0; i < (int)ARRAY_SIZE(legend); i++)
+		gp_wrap(legend[i], 0, 9);
+	printf("\n");
 	nv_footer(&h->nv);
 }
 
-void gp_render_topo(const struct gp_host *h, bool json)
+void gp_render_topo(const struct gp_host *h, const struct gp_profile *p, bool json)
 {
 	struct topo_item *it = gp_xcalloc(MAX_TOPO, sizeof(*it));
 	int n = topo_items(h, it, MAX_TOPO);
@@ -921,7 +1223,7 @@ void gp_render_topo(const struct gp_host *h, bool json)
 	if (json)
 		topo_json(h, it, n);
 	else
-		topo_text(h, it, n);
+		topo_text(h, p, it, n);
 	free(it);
 }
 
@@ -953,51 +1255,76 @@ static json_object *findings_json(const struct gp_report *r)
  */
 void gp_render_host_line(const struct gp_host *h, const struct gp_profile *p)
 {
-	printf("host %s (%s), kernel %s\n", h->hostname[0] ? gp_tv(h->hostname) : "(name unknown)",
-	       h->product[0] ? gp_tv(h->product) : "product unknown",
-	       h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown");
+	gp_wrapf(0, 2, "host %s (%s), kernel %s",
+		 h->hostname[0] ? gp_tv(h->hostname) : "(name unknown)",
+		 h->product[0] ? gp_tv(h->product) : "product unknown",
+		 h->kernel_release[0] ? gp_tv(h->kernel_release) : "unknown");
 	if (p && p->nslots && !p->verified)
-		printf("slot map not verified on hardware (verified = no): gpu.slot compares with "
-		       "it as written\n");
+		gp_wrap("slot map not verified on hardware (verified = no): gpu.slot compares "
+			"with it as written",
+			0, 2);
 }
 
-void gp_render_check(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
-		     bool json)
+static void check_json(const struct gp_profile *p, const struct gp_report *r)
+{
+	json_object *doc = gp_json_doc("check"), *sum = json_object_new_object();
+
+	json_object_object_add(doc, "profile", json_object_new_string(p->path));
+	json_object_object_add(doc, "findings", findings_json(r));
+	json_object_object_add(sum, "ok", json_object_new_int(gp_report_count(r, GP_OK)));
+	json_object_object_add(sum, "warn", json_object_new_int(gp_report_count(r, GP_WARN)));
+	json_object_object_add(sum, "fail", json_object_new_int(gp_report_count(r, GP_FAIL)));
+	json_object_object_add(doc, "summary", sum);
+	gp_json_print(doc);
+}
+
+/*
+ * One finding: severity, id and subject, the message wrapped under them,
+ * the hint under it with its text aligned after "hint: ".  The subject
+ * column is as wide as a PCI address; a longer subject (a GPU pair, a path)
+ * pushes the message on rather than the column for all.
+ */
+static void finding_text(const struct gp_finding *f)
 {
 	static const char *const label[] = { "ok", "WARN", "FAIL" };
 	static const enum gp_tone tone[] = { GP_TONE_OK, GP_TONE_WARN, GP_TONE_FAIL };
-	size_t i;
+
+	gp_fprintf_tone(stdout, tone[f->severity], "%-4s", label[f->severity]);
+	gp_wrapf(4, 6, "  %-18s %-12s  %s", f->id, gp_tv(f->subject), gp_tv(f->message));
+	if (f->hint[0]) {
+		printf("%6s", "");
+		gp_wrapf(6, 12, "hint: %s", gp_tv(f->hint));
+	}
+}
+
+/*
+ * What needs the reader first: failures, then warnings, then how many
+ * passed (each ok finding only with -v); JSON keeps the checks' order.
+ */
+void gp_render_check(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
+		     bool json, bool list_ok)
+{
+	static const enum gp_severity order[] = { GP_FAIL, GP_WARN, GP_OK };
+	int nok = gp_report_count(r, GP_OK);
+	size_t i, k;
 
 	if (json) {
-		json_object *doc = gp_json_doc("check"), *sum = json_object_new_object();
-
-		json_object_object_add(doc, "profile", json_object_new_string(p->path));
-		json_object_object_add(doc, "findings", findings_json(r));
-		json_object_object_add(sum, "ok", json_object_new_int(gp_report_count(r, GP_OK)));
-		json_object_object_add(sum, "warn",
-				       json_object_new_int(gp_report_count(r, GP_WARN)));
-		json_object_object_add(sum, "fail",
-				       json_object_new_int(gp_report_count(r, GP_FAIL)));
-		json_object_object_add(doc, "summary", sum);
-		gp_json_print(doc);
+		check_json(p, r);
 		return;
 	}
-	printf("check against %s", gp_tv(p->path));
-	if (p->model[0])
-		printf(" (%s)", gp_tv(p->model));
-	printf("\n");
+	gp_wrapf(0, 2, "check against %s%s%s%s", gp_tv(p->path), p->model[0] ? " (" : "",
+		 p->model[0] ? gp_tv(p->model) : "", p->model[0] ? ")" : "");
 	gp_render_host_line(h, p);
 	printf("\n");
-	for (i = 0; i < r->n; i++) {
-		const struct gp_finding *f = &r->items[i];
-
-		gp_fprintf_tone(stdout, tone[f->severity], "%-4s", label[f->severity]);
-		printf("  %-18s %-27s %s\n", f->id, gp_tv(f->subject), gp_tv(f->message));
-		if (f->hint[0])
-			printf("%-4s  %-18s %-27s hint: %s\n", "", "", "", gp_tv(f->hint));
-	}
-	printf("\n%d ok, %d warn, %d fail\n", gp_report_count(r, GP_OK),
-	       gp_report_count(r, GP_WARN), gp_report_count(r, GP_FAIL));
+	for (k = 0; k < ARRAY_SIZE(order); k++)
+		for (i = 0; i < r->n; i++)
+			if (r->items[i].severity == order[k] && (order[k] != GP_OK || list_ok))
+				finding_text(&r->items[i]);
+	if (gp_report_count(r, GP_FAIL) || gp_report_count(r, GP_WARN) || (list_ok && nok))
+		printf("\n");
+	printf("%d fail, %d warn, %d ok%s\n", gp_report_count(r, GP_FAIL),
+	       gp_report_count(r, GP_WARN), nok,
+	       nok && !list_ok ? " (-v lists the ok findings)" : "");
 }
 
 /* ---- plan ---- */
@@ -1137,27 +1464,31 @@ void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const s
 		plan_json(plan, pf);
 		return;
 	}
-	printf("plan for %s: %zu change%s\n", gp_tv(p->path), plan->n, plan->n == 1 ? "" : "s");
+	gp_wrapf(0, 2, "plan for %s: %zu change%s", gp_tv(p->path), plan->n,
+		 plan->n == 1 ? "" : "s");
 	gp_render_host_line(h, NULL);
 	if (plan->n)
 		printf("\n");
 	for (i = 0; i < plan->n; i++) {
 		const struct gp_step *st = &plan->steps[i];
 
-		printf("%3zu  %-16s %-13s %s -> %s\n", i + 1, st->kind, gp_tv(st->subject),
-		       gp_tv(st->current), gp_tv(st->target));
+		/* a long target goes on under the states, clear of the step numbers */
+		gp_wrapf(0, 36, "%3zu  %-16s %-13s %s -> %s", i + 1, st->kind, gp_tv(st->subject),
+			 gp_tv(st->current), gp_tv(st->target));
 	}
-	if (plan->note[0])
-		printf("\nnote: %s\n", gp_tv(plan->note));
+	if (plan->note[0]) {
+		putchar('\n');
+		gp_wrapf(0, 6, "note: %s", gp_tv(plan->note));
+	}
 	if (plan->naccepted)
 		printf("\naccepted: apply goes ahead despite these failed checks:\n");
 	for (k = 0; k < plan->naccepted; k++)
-		printf("  %s\n", gp_tv(plan->accepted[k]));
+		gp_wrapf(0, 6, "  %s", gp_tv(plan->accepted[k]));
 	if (!plan->nblockers)
 		return;
 	printf("\nblocked: apply refuses while these checks fail:\n");
 	for (k = 0; k < plan->nblockers; k++)
-		printf("  %s\n", gp_tv(plan->blockers[k]));
+		gp_wrapf(0, 6, "  %s", gp_tv(plan->blockers[k]));
 	if (plan->acceptable[0])
 		printf("fix them and run check again, or, once reviewed, go ahead despite them:\n"
 		       "  --accept %s\n",

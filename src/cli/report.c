@@ -275,7 +275,9 @@ static void header(struct doc *o, const struct gp_dossier *d)
 	char host[256], bios[160], snap[700];
 	const char *cells[2];
 
-	snprintf(host, sizeof(host), "%s", h->product[0] ? h->product : "unknown model");
+	/* its name too: dossiers of one fleet's identical servers differ in it */
+	snprintf(host, sizeof(host), "%s (%s)", h->hostname[0] ? h->hostname : "name unknown",
+		 h->product[0] ? h->product : "unknown model");
 	snprintf(bios, sizeof(bios), "%s %s", h->bios_vendor[0] ? h->bios_vendor : "",
 		 h->bios_version[0] ? h->bios_version : "unknown");
 	table(o, "meta", "Made from|");

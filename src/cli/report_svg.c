@@ -51,7 +51,7 @@ static const char *bridge_kind(const struct gp_dev *d)
 	}
 }
 
-/* "16GT/s x16", or trained/max where the link trained below what it supports. */
+/* "16 GT/s x16", or trained/max where the link trained below what it supports. */
 void gp_report_link(const struct gp_link *l, char *buf, size_t len)
 {
 	char speed[32], width[16];
@@ -61,9 +61,9 @@ void gp_report_link(const struct gp_link *l, char *buf, size_t len)
 		return;
 	/* only what trained lower shows both numbers: the label fits its gap */
 	if (l->speed < l->max_speed)
-		snprintf(speed, sizeof(speed), "%g/%gGT/s", l->speed, l->max_speed);
+		snprintf(speed, sizeof(speed), "%g/%g GT/s", l->speed, l->max_speed);
 	else
-		snprintf(speed, sizeof(speed), "%gGT/s", l->speed);
+		snprintf(speed, sizeof(speed), "%g GT/s", l->speed);
 	if (l->width < l->max_width)
 		snprintf(width, sizeof(width), "x%d/%d", l->width, l->max_width);
 	else

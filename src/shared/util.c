@@ -356,7 +356,11 @@ int gp_version_cmp(const char *a, const char *b)
 	return 0;
 }
 
-/* Exact sizes as "256GiB"; others to one decimal in the largest unit ("4.6GiB"). */
+/*
+ * Exact sizes as "256 GiB"; others to one decimal in the largest unit
+ * ("4.6 GiB"): a space between number and unit, as every text gpuprov
+ * prints writes it ("16 GT/s").  Profile values and options take "256GiB".
+ */
 void gp_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
@@ -368,12 +372,12 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 		u++;
 	}
 	if (v < 1024 || u == 5) {
-		snprintf(buf, len, "%" PRIu64 "%s", v, units[u]);
+		snprintf(buf, len, "%" PRIu64 " %s", v, units[u]);
 		return;
 	}
 	for (u = 0; u < 5 && (double)bytes / (double)(1ull << (10 * (u + 1))) >= 1.0; u++)
 		;
-	snprintf(buf, len, "%.1f%s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+	snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
 }
 
 /* A whole (small) file named by the operator, through the safe reader. */

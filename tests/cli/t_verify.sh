@@ -215,10 +215,23 @@ assert 'CUDA sees 1 of' in doc['error'], doc
 # the text: one line per pair with its verdict, the read-back failure said in words
 GP_FAKE_GPU=tests/fake/gpus/mirror.gpu LD_LIBRARY_PATH=$T/all "$G" verify --quick >"$T/out" 2>&1
 grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   MISMATCH .* fail$' "$T/out" &&
-	grep -q 'P2P writes land somewhere the other GPU does not read' "$T/out" ||
+	awk -f tests/cli/unwrap.awk "$T/out" |
+	grep -q 'P2P writes land somewhere the other GPU does not read' ||
 	{ echo "text: mirror not reported"; cat "$T/out"; bad=1; }
 GP_FAKE_GPU=tests/fake/gpus/bar-small.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify --quick \
 	>"$T/out" 2>&1
-grep -q 'vm.mmio: BAR1 is 256MiB, the card advertises 256GiB' "$T/out" ||
+grep -q 'vm.mmio: BAR1 is 256 MiB, the card advertises 256 GiB' "$T/out" ||
 	{ echo "text: small BAR1 not reported"; cat "$T/out"; bad=1; }
+# the whole text within 80 columns (gpuprov(8), Text layout), naming the
+# machine, each number with a space before its unit
+GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify \
+	--nccl-compare >"$T/out" 2>/dev/null
+awk 'length($0) > 80 { print "text: " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
+	"$T/out" || bad=1
+grep -q "^host $(uname -n), kernel $(uname -r)\$" "$T/out" ||
+	{ echo "text: no host line"; cat "$T/out"; bad=1; }
+grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   ok        394.6 GB/s  789.2 GB/s  ok$' "$T/out" &&
+	grep -q '^            one way 83% of the NVLink ceiling, 478.1 GB/s$' "$T/out" &&
+	grep -q '^  P2P      64 MiB ' "$T/out" && ! grep -Eq '[0-9](GiB|MiB|GB/s|GT/s)' "$T/out" ||
+	{ echo "text: pair rows or units"; cat "$T/out"; bad=1; }
 exit $bad

@@ -21,10 +21,10 @@ output = $d/out/gp-test-vm.xml
 uri = qemu+ssh://root@127.0.0.1:1/system
 EOP
 fail() { echo "$*"; exit 1; }
-$G -p "$d/p.ini" check >"$d/check" 2>"$d/check.err" || true
+$G -p "$d/p.ini" check 2>"$d/check.err" | awk -f tests/cli/unwrap.awk >"$d/check" || true
 grep -q "^WARN  vm.libvirt .*libvirt at qemu+ssh://root@127.0.0.1:1/system cannot be reached: ." "$d/check" ||
 	{ cat "$d/check" "$d/check.err"; fail "check does not say libvirt is unreachable"; }
-$G -p "$d/p.ini" --only vm plan >"$d/plan" 2>&1 || true
+$G -p "$d/p.ini" --only vm plan 2>&1 | awk -f tests/cli/unwrap.awk >"$d/plan" || true
 grep -q "domain.define .*unknown (libvirt unreachable: ." "$d/plan" ||
 	{ cat "$d/plan"; fail "plan does not say why domain.define is unknown"; }
 exit 0

@@ -37,6 +37,14 @@ t_exit() {
 		sed 's/^/# /' /tmp/t.out | head -40
 	fi
 }
+# unwrap FILE: gpuprov's text as one line per finding or step.  Text output
+# is wrapped at 80 columns, each further line indented by 5 spaces or more
+# (a finding's message and hint, a plan step's target): joined back with one
+# space, a grep sees "FAIL  id  subject  message  hint: ..." on one line.
+unwrap() {
+	awk 'NR > 1 && /^     / { sub(/^ +/, " "); line = line $0; next }
+		NR > 1 { print line } { line = $0 } END { if (NR) print line }' "$1"
+}
 t_done() {
 	echo "1..$T_N"
 }

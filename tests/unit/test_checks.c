@@ -174,7 +174,7 @@ static void test_bars(void **state)
 
 	(void)state;
 	run_checks(&x, "bars", A100);
-	expect(&x, "bar.unassigned", "0000:41:00.0", GP_FAIL, "BAR1 (128GiB)");
+	expect(&x, "bar.unassigned", "0000:41:00.0", GP_FAIL, "BAR1 (128 GiB)");
 	expect(&x, "bar.below_4g", "0000:42:00.0", GP_WARN, "0xd0000000");
 	expect(&x, "bar.unassigned", "0000:42:00.0", GP_OK, NULL);
 	done(&x);

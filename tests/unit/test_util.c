@@ -77,13 +77,13 @@ static void test_format(void **state)
 
 	(void)state;
 	gp_format_size(256ull << 30, buf, sizeof(buf));
-	assert_string_equal(buf, "256GiB");
+	assert_string_equal(buf, "256 GiB");
 	gp_format_size(16 << 20, buf, sizeof(buf));
-	assert_string_equal(buf, "16MiB");
+	assert_string_equal(buf, "16 MiB");
 	gp_format_size(4812272ull * 1024, buf, sizeof(buf));
-	assert_string_equal(buf, "4.6GiB");
+	assert_string_equal(buf, "4.6 GiB");
 	gp_format_size(0, buf, sizeof(buf));
-	assert_string_equal(buf, "0B");
+	assert_string_equal(buf, "0 B");
 }
 
 /* Interface names: the kernel's rule, narrowed to what every network manager reads. */

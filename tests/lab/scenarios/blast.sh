@@ -39,7 +39,8 @@ t_ok "a TCP connection from 10.0.2.15 is established" grep -q ' 0F02000A:[0-9A-F
 t_ok "the disk $disk is mounted" grep -q "^/dev/$disk /mnt/data " /proc/mounts
 
 kernel_facts >/tmp/before
-t_exit "check: fails" 2 sh -c "gpuprov -p $P check >/out/check.txt"
+t_exit "check: fails" 2 sh -c "gpuprov -v -p $P check >/out/check.wrapped"
+unwrap /out/check.wrapped >/out/check.txt
 gpuprov -p $P --json check >/out/check.json
 t_ok "scan --json" sh -c "gpuprov -p $P --json scan >/out/scan.json"
 gpuprov -p $P --json topo >/out/topo.json
@@ -64,7 +65,8 @@ t_grep "... and its USB function" /out/check.txt "^ok +companion\.unsafe +$USB "
 
 t_exit "apply refuses (exit 2)" 2 gpuprov -p $P apply --yes
 t_exit "... also for GPU0 alone" 2 sh -c "gpuprov -p $G0 apply --yes >/tmp/apply0.log 2>&1"
-t_grep "... naming the device and why" /tmp/apply0.log "companion\.unsafe $DISK: .*mounted on /mnt/data"
+unwrap /tmp/apply0.log >/tmp/apply0.txt
+t_grep "... naming the device and why" /tmp/apply0.txt "companion\.unsafe $DISK: .*mounted on /mnt/data"
 kernel_facts >/tmp/after
 t_ok "nothing was unbound" cmp /tmp/before /tmp/after
 t_ok "the disk is still mounted" grep -q "^/dev/$disk /mnt/data " /proc/mounts
@@ -96,7 +98,8 @@ ip link add bond9 type bond mode active-backup
 ip link set "$p1" down
 ip link set "$p1" master bond9
 t_ok "kernel: $p0 is a port of br0, $p1 of bond9" test "$(master $p0) $(master $p1)" = "br0 bond9"
-gpuprov -p $B check >/tmp/bcheck.txt
+gpuprov -p $B check >/tmp/bcheck.wrapped
+unwrap /tmp/bcheck.wrapped >/tmp/bcheck.txt
 t_grep "bond.mgmt: the port's bridge carries the default route" /tmp/bcheck.txt \
 	"^FAIL +bond\.mgmt +bond0 +$p0 is a port of br0, which carries the default route"
 t_grep "bond.port_master: a bridge port" /tmp/bcheck.txt "^FAIL +bond\.port_master +$p0 +already a port of br0"

@@ -57,7 +57,7 @@ rollback_all() {
 
 before=$(host_state)
 host_state >/tmp/state.before
-nsteps=$(gpuprov -p $B plan | grep -cE '^ +[0-9]+ ')
+nsteps=$(gpuprov -p $B plan | grep -cE '^ {0,2}[0-9]+  [a-z]+\.[a-z]')
 t_ok "the plan has steps ($nsteps)" test "$nsteps" -ge 4
 
 n=1

@@ -6,14 +6,15 @@ t_ok "scan --json" sh -c "gpuprov -p $P --json scan >/out/scan.json"
 kernel_facts >/out/kernel.txt
 gpuprov -p $P scan >/out/scan.txt
 t_grep "scan: the 16 GiB 64-bit prefetchable BAR of ivshmem" /out/scan.txt \
-	'^0000:82:00\.0 .* 2:16GiB\(64,pf\)'
+	'^0000:82:00\.0 .*BAR2 16 GiB 64-bit pf'
 t_grep "scan: the e1000e 'GPU' is bound to e1000e" /out/scan.txt \
 	'^0000:47:00\.0 +gpu +8086:10d3 +0200 +e1000e '
 
 t_ok "kernel: the bridged GPU and the e1000 share an IOMMU group" \
 	test "$(readlink /sys/bus/pci/devices/0000:42:01.0/iommu_group)" = \
 	"$(readlink /sys/bus/pci/devices/0000:42:02.0/iommu_group)"
-t_exit "check: failures" 2 sh -c "gpuprov -p $P check >/out/check.txt"
+t_exit "check: failures" 2 sh -c "gpuprov -v -p $P check >/out/check.wrapped"
+unwrap /out/check.wrapped >/out/check.txt
 gpuprov -p $P --json check >/out/check.json
 t_grep "check: iommu.group_shared names the bridged endpoint" /out/check.txt \
 	'^FAIL +iommu\.group_shared +0000:42:01\.0 .*0000:42:02\.0 \(8086:100e\)'
@@ -49,7 +50,8 @@ t_ok "... and wrote nothing: no override, no journal, no files" sh -c \
 t_exit "apply without --yes on a non-terminal asks nobody and does nothing" 4 \
 	sh -c "gpuprov -p $B apply </dev/null"
 
-gpuprov -p $B plan >/tmp/plan.txt
+gpuprov -p $B plan >/tmp/plan.wrapped
+unwrap /tmp/plan.wrapped >/tmp/plan.txt
 t_exit "plan: changes pending" 1 gpuprov -p $B plan
 t_grep "plan: load vfio-pci" /tmp/plan.txt 'module\.load +vfio-pci +not loaded -> loaded'
 t_grep "plan: unbind the e1000e from e1000e" /tmp/plan.txt 'device\.unbind +0000:47:00\.0 +bound to e1000e -> unbound'

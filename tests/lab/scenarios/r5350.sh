@@ -11,13 +11,15 @@ t_ok "scan --json" sh -c "gpuprov -p $P --json scan >/out/scan.json"
 kernel_facts >/out/kernel.txt
 gpuprov -p $P scan >/out/scan.txt
 t_grep "scan: GPU0 (pci-testdev) on node 0 in physical slot 1" /out/scan.txt \
-	'^0000:41:00\.0 +gpu +1b36:0005 .* 0 +[0-9]+ .* 1 +0:4KiB'
+	'^0000:41:00\.0 +gpu +1b36:0005 .* 0 +[0-9]+ +- +1$'
+t_grep "scan: GPU0's 4 KiB BAR0" /out/scan.txt '^0000:41:00\.0 +BAR0 4 KiB 32-bit'
 t_grep "scan: the RoCE port's netdev is its PCI function (through virtioN)" /out/scan.txt \
 	'^eth[0-9] +0000:43:00\.0 +52:54:00:00:10:00'
 t_grep "scan: the partner card sits on node 1" /out/scan.txt '^0000:81:00\.0 +nic .* 1 +[0-9]+ '
 
 t_exit "check: warnings only (pci-testdev has no PCIe link)" 1 \
-	sh -c "gpuprov -p $P check >/out/check.txt"
+	sh -c "gpuprov -v -p $P check >/out/check.wrapped"
+unwrap /out/check.wrapped >/out/check.txt
 gpuprov -p $P --json check >/out/check.json
 t_grep "check: IOMMU on" /out/check.txt '^ok +iommu\.off +host +IOMMU on'
 t_grep "check: the GPUs are in their own groups" /out/check.txt \
@@ -47,7 +49,8 @@ p0=$(byaddr 52:54:00:00:10:00)
 p1=$(byaddr 52:54:00:00:10:01)
 master() { basename "$(readlink /sys/class/net/$1/master 2>/dev/null)" 2>/dev/null; }
 
-gpuprov -p $B --only bond plan >/tmp/bplan.txt
+gpuprov -p $B --only bond plan >/tmp/bplan.wrapped
+unwrap /tmp/bplan.wrapped >/tmp/bplan.txt
 t_exit "bond plan: changes pending" 1 gpuprov -p $B --only bond plan
 t_grep "bond plan: create bond0" /tmp/bplan.txt 'bond\.create +bond0 +absent -> 802\.3ad, miimon 100, lacp_rate fast, layer3\+4'
 t_grep "bond plan: ports named by PCI address become their netdevs" /tmp/bplan.txt "bond\.enslave +$p0 +no master -> in bond0"
