@@ -294,11 +294,11 @@ static int list_runs(const struct gp_ctx *ctx)
 		if (!r->valid)
 			json_object_object_add(o, "error", json_object_new_string(r->error));
 		json_object_array_add(arr, o);
-		if (!ctx->json)
-			printf("%-4lld %-28s %-16s %zu/%-5zu %s%s%s\n", r->seq, gp_tv(r->run_id),
-			       status, r->undoable, r->nsteps,
-			       gp_tv(r->valid ? r->profile : r->error),
-			       r == next ? "  <- next" : "", "");
+		if (!ctx->json) /* a long profile path goes on under the run */
+			gp_wrapf(0, 5, "%-4lld %-28s %-16s %zu/%-5zu %s%s", r->seq,
+				 gp_tv(r->run_id), status, r->undoable, r->nsteps,
+				 gp_tv(r->valid ? r->profile : r->error),
+				 r == next ? "  <- next" : "");
 	}
 	json_object_object_add(doc, "runs", arr);
 	if (ctx->json)

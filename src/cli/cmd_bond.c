@@ -57,26 +57,35 @@ static void print_json(const char *name, const struct gp_bond_state *s, bool for
 	gp_json_print(doc);
 }
 
+/* The bond's settings, wrapped to 80 columns; the LACP state; a line per port. */
 static void print_text(const char *name, const struct gp_bond_state *s, bool formed)
 {
+	char line[512];
+	size_t o;
 	int i;
 
-	printf("%s: %s, %s, mtu %d, miimon %u", gp_tv(name), gp_bond_mode_name(s->opts.mode),
-	       s->up ? "up" : "down", s->mtu, s->opts.miimon);
+	o = (size_t)snprintf(line, sizeof(line), "%s: %s, %s, mtu %d, miimon %u", gp_tv(name),
+			     gp_bond_mode_name(s->opts.mode), s->up ? "up" : "down", s->mtu,
+			     s->opts.miimon);
+	if (s->opts.mode == GP_BOND_MODE_8023AD && o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", lacp_rate %s, ad_select %s",
+				      GP_BOND_NAME(gp_bond_rates, s->opts.lacp_rate),
+				      GP_BOND_NAME(gp_bond_selects, s->opts.ad_select));
+	if ((s->opts.mode == GP_BOND_MODE_XOR || s->opts.mode == GP_BOND_MODE_8023AD) &&
+	    o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", xmit_hash_policy %s",
+				      GP_BOND_NAME(gp_bond_hashes, s->opts.xmit_hash_policy));
+	if (o < sizeof(line))
+		snprintf(line + o, sizeof(line) - o, ", min_links %u", s->opts.min_links);
+	gp_wrap(line, 0, 2);
 	if (s->opts.mode == GP_BOND_MODE_8023AD)
-		printf(", lacp_rate %s, ad_select %s",
-		       GP_BOND_NAME(gp_bond_rates, s->opts.lacp_rate),
-		       GP_BOND_NAME(gp_bond_selects, s->opts.ad_select));
-	if (s->opts.mode == GP_BOND_MODE_XOR || s->opts.mode == GP_BOND_MODE_8023AD)
-		printf(", xmit_hash_policy %s",
-		       GP_BOND_NAME(gp_bond_hashes, s->opts.xmit_hash_policy));
-	printf(", min_links %u\n", s->opts.min_links);
-	if (s->opts.mode == GP_BOND_MODE_8023AD)
-		printf("LACP: %s; active aggregator %d with %d port%s; partner "
-		       "%02x:%02x:%02x:%02x:%02x:%02x\n",
-		       formed ? "formed" : "NOT formed", s->aggregator, s->num_ports,
-		       s->num_ports == 1 ? "" : "s", s->partner_mac[0], s->partner_mac[1],
-		       s->partner_mac[2], s->partner_mac[3], s->partner_mac[4], s->partner_mac[5]);
+		gp_wrapf(0, 2,
+			 "LACP: %s; active aggregator %d with %d port%s; partner "
+			 "%02x:%02x:%02x:%02x:%02x:%02x",
+			 formed ? "formed" : "NOT formed", s->aggregator, s->num_ports,
+			 s->num_ports == 1 ? "" : "s", s->partner_mac[0], s->partner_mac[1],
+			 s->partner_mac[2], s->partner_mac[3], s->partner_mac[4],
+			 s->partner_mac[5]);
 	for (i = 0; i < s->nports; i++)
 		printf("  %-16s %-5s mii %-4s aggregator %d\n", gp_tv(s->ports[i].name),
 		       s->ports[i].up ? "up" : "down", s->ports[i].mii_up == 1 ? "up" : "down",

@@ -88,7 +88,9 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["pending_r
 [ "$(ls "$d/journal" | wc -l)" = 1 ] || fail "the refused apply left a journal"
 
 G5 rollback --list >"$d/list" || fail "rollback --list"
-grep -Eq "^1 +$run +interrupted +1/3 .*<- next" "$d/list" || { cat "$d/list"; fail "--list"; }
+awk 'length($0) > 80 { exit 1 }' "$d/list" || { cat "$d/list"; fail "--list: over 80 columns"; }
+awk -f tests/cli/unwrap.awk "$d/list" | grep -Eq "^1 +$run +interrupted +1/3 .*<- next" ||
+	{ cat "$d/list"; fail "--list"; }
 G5 --json rollback --list >"$d/list.json"
 python3 - "$d/list.json" "$run" <<'PY' || fail "rollback --list --json"
 import json, sys

@@ -68,7 +68,8 @@ while [ $n -le "$nsteps" ]; do
 	gpuprov -p $B apply --yes >/tmp/refused.log 2>&1
 	t_exit "... apply refuses (exit 2)" 2 sh -c "exit $?"
 	t_grep "... naming the run and the command" /tmp/refused.log "run $run was interrupted.*gpuprov rollback"
-	gpuprov rollback --list >/tmp/list.txt 2>&1
+	gpuprov rollback --list >/tmp/list.wrapped 2>&1
+	unwrap /tmp/list.wrapped >/tmp/list.txt
 	t_grep "... rollback --list shows it interrupted, next" /tmp/list.txt "$run +interrupted .*<- next"
 	t_ok "... plain rollback, repeated, ends with nothing left" rollback_all
 	host_state >/tmp/state.after

@@ -108,6 +108,7 @@ t_ok "the address is on the bond" sh -c 'ip -4 addr show bond0 | grep -q "inet 1
 gpuprov -p $B --json bond >/out/bond.json
 gpuprov -p $B bond >/tmp/bond.txt
 t_grep "gpuprov bond: LACP formed, partner named" /tmp/bond.txt "LACP: formed; active aggregator [0-9]+ with 2 ports; partner $swmac"
+t_ok "gpuprov bond: every line within 80 columns" awk 'length($0) > 80 { print; bad = 1 } END { exit bad }' /tmp/bond.txt
 for f in $S/mode $S/miimon $S/lacp_rate $S/xmit_hash_policy $S/ad_select $S/min_links \
 	$S/ad_aggregator $S/ad_num_ports $S/ad_partner_mac /sys/class/net/bond0/mtu; do
 	echo "${f##*/} $(cat $f)"
