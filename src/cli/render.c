@@ -561,9 +561,26 @@ static json_object *host_json(const struct gp_host *h)
 	json_object_object_add(o, "bios_vendor", jstr_or_null(h->bios_vendor));
 	json_object_object_add(o, "bios_version", jstr_or_null(h->bios_version));
 	json_object_object_add(o, "product", jstr_or_null(h->product));
+	json_object_object_add(o, "hostname", jstr_or_null(h->hostname));
 	json_object_object_add(o, "phys_bits", jint_or_null(h->phys_bits ? h->phys_bits : -1));
 	json_object_object_add(o, "iommu_groups", json_object_new_int(h->iommu_groups));
 	return o;
+}
+
+/*
+ * Which host a check, topo or plan document is of, and the profile it used:
+ * a document archived or pasted alone still says so (scan's "host" holds
+ * more).  Additive: the members before them are as they were.
+ */
+static void doc_head(json_object *doc, const struct gp_host *h, const struct gp_profile *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hostname", jstr_or_null(h->hostname));
+	json_object_object_add(o, "product", jstr_or_null(h->product));
+	json_object_object_add(o, "kernel_release", jstr_or_null(h->kernel_release));
+	json_object_object_add(doc, "host", o);
+	json_object_object_add(doc, "profile", p ? json_object_new_string(p->path) : NULL);
 }
 
 static const char *nv_source_name(enum gp_nv_source s)
@@ -1045,13 +1062,15 @@ static const char *cell(const struct gp_host *h, const struct topo_item *it, int
 	return buf;
 }
 
-static void topo_json(const struct gp_host *h, const struct topo_item *it, int n)
+static void topo_json(const struct gp_host *h, const struct gp_profile *p,
+		      const struct topo_item *it, int n)
 {
 	json_object *doc = gp_json_doc("topo"), *devs = json_object_new_array();
 	json_object *matrix = json_object_new_array(), *links = json_object_new_array();
 	json_object *nv = h->nv.source != GP_NV_NONE ? json_object_new_array() : NULL;
 	int i, j;
 
+	doc_head(doc, h, p);
 	for (i = 0; i < n; i++) {
 		const struct gp_dev *d = &h->devs[it[i].dev];
 		json_object *o = json_object_new_object(), *row = json_object_new_array();
@@ -1221,7 +1240,7 @@ void gp_render_topo(const struct gp_host *h, const struct gp_profile *p, bool js
 	int n = topo_items(h, it, MAX_TOPO);
 
 	if (json)
-		topo_json(h, it, n);
+		topo_json(h, p, it, n);
 	else
 		topo_text(h, p, it, n);
 	free(it);
@@ -1265,11 +1284,12 @@ void gp_render_host_line(const struct gp_host *h, const struct gp_profile *p)
 			0, 2);
 }
 
-static void check_json(const struct gp_profile *p, const struct gp_report *r)
+static void check_json(const struct gp_host *h, const struct gp_profile *p,
+		       const struct gp_report *r)
 {
 	json_object *doc = gp_json_doc("check"), *sum = json_object_new_object();
 
-	json_object_object_add(doc, "profile", json_object_new_string(p->path));
+	doc_head(doc, h, p);
 	json_object_object_add(doc, "findings", findings_json(r));
 	json_object_object_add(sum, "ok", json_object_new_int(gp_report_count(r, GP_OK)));
 	json_object_object_add(sum, "warn", json_object_new_int(gp_report_count(r, GP_WARN)));
@@ -1309,7 +1329,7 @@ void gp_render_check(const struct gp_host *h, const struct gp_profile *p, const 
 	size_t i, k;
 
 	if (json) {
-		check_json(p, r);
+		check_json(h, p, r);
 		return;
 	}
 	gp_wrapf(0, 2, "check against %s%s%s%s", gp_tv(p->path), p->model[0] ? " (" : "",
@@ -1385,13 +1405,15 @@ static json_object *pfile_json(const struct gp_pfile *f)
 	return o;
 }
 
-static void plan_json(const struct gp_plan *plan, const struct gp_pfiles *pf)
+static void plan_json(const struct gp_host *h, const struct gp_profile *p,
+		      const struct gp_plan *plan, const struct gp_pfiles *pf)
 {
 	json_object *doc = gp_json_doc("plan"), *steps = json_object_new_array();
 	json_object *blocked = json_object_new_array(), *accepted = json_object_new_array();
 	size_t i;
 	int k;
 
+	doc_head(doc, h, p);
 	for (i = 0; i < plan->n; i++)
 		json_object_array_add(steps, gp_step_json(&plan->steps[i]));
 	for (k = 0; k < plan->nblockers; k++)
@@ -1461,7 +1483,7 @@ void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const s
 	int k;
 
 	if (json) {
-		plan_json(plan, pf);
+		plan_json(h, p, plan, pf);
 		return;
 	}
 	gp_wrapf(0, 2, "plan for %s: %zu change%s", gp_tv(p->path), plan->n,
