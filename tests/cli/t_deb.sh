@@ -46,7 +46,7 @@ G=$R/usr/sbin/gpuprov
 H=$top/build/hosts/r5350-ready
 P=$R/usr/share/gpuprov/profiles/h3c-r5350-g6.ini
 rc=0
-"$G" -r "$H" -p "$P" check >"$d/check.out" || rc=$?
+"$G" -v -r "$H" -p "$P" check >"$d/check.out" 2>"$d/check.err" || rc=$?
 [ $rc -le 1 ] || { cat "$d/check.out"; fail "installed check: exit $rc"; }
 grep -q '^ok    iommu.off' "$d/check.out" || fail "installed check: no findings"
 

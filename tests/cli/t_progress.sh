@@ -17,7 +17,7 @@ ESC=$(printf '\033')
 # on a terminal: stdout and stderr both go to script's typescript
 tty() { TERM=${T:-xterm} script -qec "$*" /dev/null >"$d/tty" 2>&1 || true; tr -d '\r' <"$d/tty" >"$d/out"; }
 
-tty "$G -r $H -p $P check"
+tty "$G -v -r $H -p $P check" # -v: the ok findings too
 grep -q "^${ESC}\[32mok  ${ESC}\[0m  iommu.off " "$d/out" || fail "check: ok not green"
 grep -q "^${ESC}\[33mWARN${ESC}\[0m  gpu.link " "$d/out" || fail "check: WARN not yellow"
 grep -q "^${ESC}\[1;31mFAIL${ESC}\[0m  gpu.link " "$d/out" || fail "check: FAIL not red"

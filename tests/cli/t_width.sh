@@ -1,11 +1,12 @@
 #!/bin/sh
-# Text output fits 80 columns (issue 20, item 7; gpuprov(8), OUTPUT): no line
-# of a text golden in tests/cli/expected is wider, tabs expanded as a terminal
-# does.  Not text, so not wrapped: --json documents and domxml's XML.  The
-# documented exceptions: a single word wider than a line (a path), the rows of
-# topo's tab-separated matrix (nvidia-smi's layout, wider with more than five
-# GPUs and NICs), and messages on stderr (one line each, for logs and greps).
-# scan's table cells start under their headings.  help's text is item 8's (tests/cli/t_help_width.sh, when it lands).
+# Text output fits 80 columns (issue 20, item 7; gpuprov(8), Text layout): no
+# line of a text golden in tests/cli/expected is wider, tabs expanded as a
+# terminal does.  Not text, so not wrapped: --json documents and domxml's XML.
+# The documented exceptions: a single word wider than a line (a path), the
+# rows of topo's tab-separated matrix (nvidia-smi's layout, wider with more
+# than five GPUs and NICs), and messages on stderr (one line each, for logs
+# and greps).  And scan's table cells start under their headings.  help's
+# text is item 8's (issue 20), not checked here.
 set -eu
 cd "$(dirname "$0")/../.."
 fail() { echo "t_width: $*" >&2; exit 1; }

@@ -251,7 +251,7 @@ static void test_checks(void **state)
 	       "[vm]\nname = v\nmemory = 256GiB\nhugepages = 1GiB\ngpudirect_clique = 0\n");
 	gp_checks_run(&x.h, &x.p, &r);
 	assert_int_equal(finding(&r, "vm.memory")->severity, GP_FAIL);
-	assert_non_null(strstr(finding(&r, "vm.memory")->message, "128GiB of free huge pages"));
+	assert_non_null(strstr(finding(&r, "vm.memory")->message, "128 GiB of free huge pages"));
 	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_OK);
 	gp_report_release(&r);
 	/* a CPU with 40 address bits cannot hold 256 GiB of RAM and a 512 GiB window */
