@@ -30,7 +30,7 @@ int gp_cmd_check(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	rc = gp_ctx_host(ctx, &h);
+	rc = gp_ctx_host_owned(ctx, &h);
 	if (rc)
 		return rc;
 	rc = gp_ctx_vm_files(ctx, &h);

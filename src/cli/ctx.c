@@ -21,10 +21,23 @@
 #include "core/templates.h"
 #include "core/vm.h"
 #include "host/host.h"
+#include "host/owned.h"
 
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
 {
 	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
+}
+
+int gp_ctx_host_owned(struct gp_ctx *ctx, struct gp_host *h)
+{
+	int rc = gp_ctx_host(ctx, h);
+
+	if (rc)
+		return rc;
+	if (!gp_host_read_owned(h, ctx->profile))
+		return 0;
+	gp_host_release(h);
+	return GP_EXIT_HOST;
 }
 
 /*
@@ -233,7 +246,7 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 	memset(pl, 0, sizeof(*pl));
 	if (gp_templates_load(pl->templates))
 		return GP_EXIT_INPUT;
-	rc = gp_ctx_host(ctx, h);
+	rc = gp_ctx_host_owned(ctx, h);
 	if (rc) {
 		gp_templates_release(pl->templates);
 		return rc;

@@ -28,10 +28,7 @@
 #include "host/nvread.h"
 #include "sys/kmod.h"
 #include "sys/virt.h"
-#include "core/nccl_topo.h"
-#include "core/netconf.h"
 #include "core/pcicfg.h"
-#include "core/plan.h"
 #include "host/host.h"
 #include "host/read.h"
 
@@ -684,20 +681,9 @@ static int kvm_state(const struct gp_host *h)
 	return !h->root[0] || exists(h, rootp(h, path, "/sys/class/misc")) ? 0 : -1;
 }
 
-/* Under -r, a running domain of libvirt's QEMU driver leaves its PID file. */
-static int running_in_tree(const struct gp_host *h, const char *name)
+/* KVM and QEMU; the profile's VM (its XML, libvirt's domain) is owned.c's. */
+static void read_vm_state(struct gp_host *h)
 {
-	char path[PATH_LEN];
-
-	if (!exists(h, rootp(h, path, "/run/libvirt/qemu")))
-		return -1;
-	return exists(h, rootp(h, path, "/run/libvirt/qemu/%s.pid", name));
-}
-
-static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
-{
-	char nccl[PATH_LEN];
-
 	h->vm_defined = -1;
 	h->vm_running = -1;
 	h->kvm = kvm_state(h);
@@ -705,18 +691,6 @@ static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 		gp_virt_qemu_version(h->qemu_version, sizeof(h->qemu_version));
 	if (!h->qemu_version[0])
 		qemu_from_dpkg(h);
-	if (!p || !p->has_vm)
-		return;
-	h->vm_xml = gp_read_owned(h, p->vm.output);
-	gp_nccl_topo_path(p->vm.output, nccl, sizeof(nccl));
-	h->nccl_xml = gp_read_owned(h, nccl);
-	/* libvirt answers for the live host only, not for a tree under --root */
-	if (!h->root[0] && p->vm.define)
-		h->vm_defined =
-			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest),
-				       &h->vm_running, h->libvirt_error, sizeof(h->libvirt_error));
-	else if (h->root[0])
-		h->vm_running = running_in_tree(h, p->vm.name);
 }
 
 /* firmware='efi' without a loader: libvirt picks from QEMU's firmware descriptors. */
@@ -832,11 +806,7 @@ static void read_binding_state(struct gp_host *h)
 			  d->modalias, sizeof(d->modalias));
 		read_vfio_driver(h, d);
 	}
-	for (i = 0; i < GP_PERSIST_FILES; i++)
-		h->persist[i] = gp_read_owned(h, gp_persist_paths[i]);
 	h->driverctl = exists(h, rootp(h, path, "/usr/sbin/driverctl"));
-	gp_read_overrides(h, "/etc/gpuprov/override.d", "");
-	gp_read_overrides(h, "/etc/driverctl.d", "pci-");
 }
 
 /* ---- disks, swap and framebuffers: what a companion may hold for the host ---- */
@@ -1072,10 +1042,9 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	gp_read_holders(h);
 	read_binding_state(h);
 	read_host_use(h);
-	read_vm_state(h, p);
+	read_vm_state(h);
 	gp_read_net_owner(h, p);
 	gp_read_networkd(h);
-	gp_read_bond_files(h, p);
 	read_nvlink(h);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* host.c: the host as the reader finds it under root (all of it, for the profile p). */
+/* host.c: the machine as the reader finds it under root; what gpuprov wrote: owned.h. */
 #ifndef GP_HOST_H
 #define GP_HOST_H
 

@@ -17,7 +17,6 @@
 #include "core/hostq.h"
 #include "core/manifest.h"
 #include "core/model.h"
-#include "core/netconf.h"
 #include "host/host.h"
 #include "host/read.h"
 
@@ -511,6 +510,4 @@ void gp_read_net_owner(struct gp_host *h, const struct gp_profile *p)
 	else
 		owner = "none";
 	gp_strlcpy(h->net_owner, owner, sizeof(h->net_owner));
-	if (p && p->has_bond)
-		h->bond_persisted = gp_read_owned(h, gp_bond_persist_path(p, h));
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What gpuprov wrote before, as the host has it now: the files persist.vfio,
- * persist.bond and domain.write own, and the persisted overrides.  Each is
- * kept whole in h->owned (plan --diff, the report) and read once.
+ * persist.bond, domain.write and nccl.write own, the persisted overrides, and
+ * the domain libvirt holds under the profile's name.  Where they are depends
+ * on the profile, so the plan pipeline (check, plan, apply, report) reads
+ * them, after gp_host_load, which reads the machine.  Each file is kept whole
+ * in h->owned (plan --diff, the report) and read once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/nccl_topo.h"
 #include "core/netconf.h"
+#include "core/plan.h"
+#include "host/owned.h"
 #include "host/read.h"
+#include "sys/virt.h"
 
 static bool owned_public(struct gp_host *h, const char *path)
 {
@@ -34,7 +41,7 @@ static bool owned_public(struct gp_host *h, const char *path)
  * plan --diff and the report show what would change without reading the host
  * again; returns a copy for the fields the checks and the plan compare.
  */
-char *gp_read_owned(struct gp_host *h, const char *path)
+static char *read_owned(struct gp_host *h, const char *path)
 {
 	struct gp_owned *o;
 	ssize_t n;
@@ -55,7 +62,7 @@ char *gp_read_owned(struct gp_host *h, const char *path)
 }
 
 /* Persistent overrides: one file per device, named by address, holding a driver. */
-void gp_read_overrides(struct gp_host *h, const char *dir, const char *prefix)
+static void read_overrides(struct gp_host *h, const char *dir, const char *prefix)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
@@ -71,7 +78,7 @@ void gp_read_overrides(struct gp_host *h, const char *dir, const char *prefix)
 
 		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
 			continue;
-		text = gp_read_owned(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		text = read_owned(h, rootp(h, path, "%s/%s", dir, e->d_name));
 		if (!text)
 			continue;
 		gp_strlcpy(o->driver, gp_trim(text), sizeof(o->driver));
@@ -82,15 +89,68 @@ void gp_read_overrides(struct gp_host *h, const char *dir, const char *prefix)
 }
 
 /* The other files persist.bond writes (the ports' files), as they are. */
-void gp_read_bond_files(struct gp_host *h, const struct gp_profile *p)
+static void read_bond_files(struct gp_host *h, const struct gp_profile *p)
 {
 	struct gp_netconf nc;
 	int i;
 
 	if (!p || !p->has_bond)
 		return;
+	h->bond_persisted = read_owned(h, gp_bond_persist_path(p, h));
 	if (!gp_netconf_quiet(h, p, &nc))
 		for (i = 0; i < nc.n; i++)
-			free(gp_read_owned(h, nc.files[i].path));
+			free(read_owned(h, nc.files[i].path));
 	gp_netconf_release(&nc);
+}
+
+/* Under -r, a running domain of libvirt's QEMU driver leaves its PID file. */
+static int running_in_tree(const struct gp_host *h, const char *name)
+{
+	char path[PATH_LEN];
+
+	if (!exists(h, rootp(h, path, "/run/libvirt/qemu")))
+		return -1;
+	return exists(h, rootp(h, path, "/run/libvirt/qemu/%s.pid", name));
+}
+
+/* The VM's XML and NCCL's file where the profile puts them; libvirt's domain of its name. */
+static void read_vm(struct gp_host *h, const struct gp_profile *p)
+{
+	char nccl[PATH_LEN];
+
+	if (!p || !p->has_vm)
+		return;
+	h->vm_xml = read_owned(h, p->vm.output);
+	gp_nccl_topo_path(p->vm.output, nccl, sizeof(nccl));
+	h->nccl_xml = read_owned(h, nccl);
+	/* libvirt answers for the live host only, not for a tree under --root */
+	if (!h->root[0] && p->vm.define)
+		h->vm_defined =
+			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest),
+				       &h->vm_running, h->libvirt_error, sizeof(h->libvirt_error));
+	else if (h->root[0])
+		h->vm_running = running_in_tree(h, p->vm.name);
+}
+
+int gp_host_read_owned(struct gp_host *h, const struct gp_profile *p)
+{
+	int i;
+
+	h->rootfd = gp_root_open(h->root);
+	if (h->rootfd < 0 && h->rootfd != AT_FDCWD) {
+		int rc = h->rootfd;
+
+		gp_err("cannot read host state: '%s': %s", h->root, gp_root_strerror(rc));
+		h->rootfd = -1;
+		return rc;
+	}
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		h->persist[i] = read_owned(h, gp_persist_paths[i]);
+	read_overrides(h, "/etc/gpuprov/override.d", "");
+	read_overrides(h, "/etc/driverctl.d", "pci-");
+	read_vm(h, p);
+	read_bond_files(h, p);
+	gp_root_close(h->rootfd);
+	h->rootfd = -1;
+	return 0;
 }

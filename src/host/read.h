@@ -88,10 +88,6 @@ static inline bool is_bdf(const char *s, size_t len)
 	       (size_t)n == len;
 }
 
-/* owned.c: a file gpuprov may write, read whole and kept in h->owned; a copy */
-char *gp_read_owned(struct gp_host *h, const char *path);
-void gp_read_overrides(struct gp_host *h, const char *dir, const char *prefix);
-void gp_read_bond_files(struct gp_host *h, const struct gp_profile *p);
 /* net.c */
 void gp_read_ifaces(struct gp_host *h);
 void gp_read_net_use(struct gp_host *h);

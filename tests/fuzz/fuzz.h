@@ -16,6 +16,7 @@
 
 #include "core/model.h"
 #include "host/host.h"
+#include "host/owned.h"
 #include "core/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -72,7 +73,8 @@ static inline const struct gp_host *fuzz_host(const struct gp_profile *p)
 	static struct gp_host h;
 	static bool loaded;
 
-	if (!loaded && gp_host_load("build/hosts/r5350-ready", p, &h))
+	if (!loaded &&
+	    (gp_host_load("build/hosts/r5350-ready", p, &h) || gp_host_read_owned(&h, p)))
 		abort();
 	loaded = true;
 	return &h;

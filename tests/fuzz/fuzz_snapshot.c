@@ -181,6 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	apply_records(text);
 	if (!gp_host_load(root, &p, &h)) {
+		gp_host_read_owned(&h, &p); /* what gpuprov wrote, in the same hostile tree */
 		memset(&r, 0, sizeof(r));
 		gp_checks_run(&h, &p, &r);
 		gp_report_release(&r);

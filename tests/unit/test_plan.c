@@ -4,6 +4,7 @@
 #include "core/plan.h"
 #include "core/templates.h"
 #include "host/host.h"
+#include "host/owned.h"
 
 struct run {
 	struct gp_host h;
@@ -300,6 +301,35 @@ static void test_persist_render(void **state)
 	done(&x);
 }
 
+/*
+ * gp_host_load reads the machine; what gpuprov wrote before (persist.vfio's
+ * files, the overrides, the VM's XML, libvirt's domain) is read apart, by
+ * gp_host_read_owned, which the plan pipeline calls: scan and topo do not.
+ */
+static void test_owned_apart(void **state)
+{
+	struct gp_profile p;
+	struct gp_host h;
+
+	(void)state;
+	unit_profile(A100 "[vm]\nname = driver\noutput = /etc/libvirt/qemu/driver.xml\n", &p);
+	assert_int_equal(gp_host_load("build/hosts/vfio-applied", &p, &h), 0);
+	assert_null(h.persist[1]);
+	assert_int_equal(h.noverrides, 0);
+	assert_int_equal(h.nowned, 0);
+	assert_int_equal(gp_host_read_owned(&h, &p), 0);
+	assert_non_null(h.persist[1]);
+	assert_int_equal(h.noverrides, 2);
+	assert_int_equal(h.nowned, GP_PERSIST_FILES + 2 + 2); /* + overrides, XML and NCCL file */
+	gp_host_release(&h);
+
+	assert_int_equal(gp_host_load("build/hosts/vm-ready", &p, &h), 0);
+	assert_int_equal(h.vm_running, -1);
+	assert_int_equal(gp_host_read_owned(&h, &p), 0);
+	assert_int_equal(h.vm_running, 1); /* libvirt's PID file under -r */
+	gp_host_release(&h);
+}
+
 static void test_groups(void **state)
 {
 	unsigned g;
@@ -318,7 +348,7 @@ int main(void)
 		cmocka_unit_test(test_unsafe),	     cmocka_unit_test(test_variant),
 		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
-		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_groups),	     cmocka_unit_test(test_owned_apart),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

@@ -18,14 +18,17 @@
 #include "core/model.h"
 #include "core/profile.h"
 #include "host/host.h"
+#include "host/owned.h"
 
-/* Loads build/hosts/NAME with the profile text (NULL: no profile). */
+/* Loads build/hosts/NAME for the profile p (NULL: none), as the plan pipeline
+ * does: the machine, then what gpuprov wrote before. */
 static inline void unit_host(const char *name, const struct gp_profile *p, struct gp_host *h)
 {
 	char root[256];
 
 	snprintf(root, sizeof(root), "build/hosts/%s", name);
 	assert_int_equal(gp_host_load(root, p, h), 0);
+	assert_int_equal(gp_host_read_owned(h, p), 0);
 }
 
 static inline void unit_profile(const char *text, struct gp_profile *p)
