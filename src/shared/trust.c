@@ -15,12 +15,15 @@
  * directories thought through.
  */
 #define _GNU_SOURCE /* nftw */
+#include <dirent.h>
 #include <endian.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -267,13 +270,8 @@ static int owned_acl(const char *path)
 	return -EPERM;
 }
 
-static int owned_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int owned_entry(const char *path, const struct stat *st)
 {
-	(void)ftw;
-	if (flag == FTW_NS || flag == FTW_DNR) {
-		snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
-		return -EACCES;
-	}
 	if (st->st_uid != 0)
 		snprintf(tree_why, sizeof(tree_why), "'%s' is owned by uid %lu, not root", path,
 			 (unsigned long)st->st_uid);
@@ -290,20 +288,126 @@ static int owned_entry(const char *path, const struct stat *st, int flag, struct
 	return -EPERM;
 }
 
+static int unreadable(const char *path)
+{
+	snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
+	return -EACCES;
+}
+
+/*
+ * The walk of the whole tree (112k entries in make bench's): each lookup is
+ * one name in its directory's descriptor, and a directory's own check is
+ * the fstat of the descriptor its listing is then read from (nftw stats it
+ * by name, opens it, stats it again).  path: the entry's, for the message.
+ */
+static int owned_dir(int fd, char *path, size_t len);
+
+static int owned_name(int dirfd, const char *name, bool dir, char *path, size_t len)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (dir) {
+		fd = openat(dirfd, name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && errno != ENOTDIR && errno != ELOOP)
+			return unreadable(path);
+		if (fd >= 0) {
+			rc = fstat(fd, &st) ? unreadable(path) : owned_entry(path, &st);
+			if (!rc)
+				return owned_dir(fd, path, len);
+			close(fd);
+			return rc;
+		}
+	}
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return unreadable(path);
+	if (S_ISDIR(st.st_mode)) /* a directory now, and not a moment ago: once more */
+		return dir ? unreadable(path) : owned_name(dirfd, name, true, path, len);
+	return owned_entry(path, &st);
+}
+
+#define DENTS_LEN 32768
+
+/* One listing's entries: 0 when all are fine, or rc. */
+static int owned_dents(int fd, const char *buf, ssize_t n, char *path, size_t len)
+{
+	const struct dirent64 *e;
+	ssize_t off;
+	size_t k;
+	int rc;
+
+	for (off = 0; off < n; off += e->d_reclen) {
+		e = (const struct dirent64 *)(buf + off);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		k = strlen(e->d_name);
+		if (len + k >= PATH_MAX)
+			return unreadable(e->d_name);
+		memcpy(path + len, e->d_name, k + 1);
+		rc = owned_name(fd, e->d_name, e->d_type == DT_DIR || e->d_type == DT_UNKNOWN, path,
+				len + k);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Takes fd; each entry is named path/NAME, as nftw names them.  The listing
+ * is read with getdents64 itself: opendir would fstat the descriptor again
+ * and fcntl it twice, for each of the tree's directories.
+ */
+static int owned_dir(int fd, char *path, size_t len)
+{
+	char *buf = gp_xrealloc(NULL, DENTS_LEN, 1); /* not zeroed: getdents64 fills it */
+	ssize_t n;
+	int rc = 0;
+
+	if (len && path[len - 1] != '/' && len + 1 < PATH_MAX)
+		path[len++] = '/';
+	while (!rc && (n = getdents64(fd, buf, DENTS_LEN)) > 0)
+		rc = owned_dents(fd, buf, n, path, len);
+	if (!rc && n < 0) {
+		path[len] = '\0';
+		rc = unreadable(path);
+	}
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+/*
+ * The directory path leads to, and everything below it.  gp_trust has seen
+ * that only root can change the way there, so the directory opened is the
+ * one it checked; a root given as a link to a directory is walked too
+ * (nftw with FTW_PHYS stopped at such a link: the tree behind it was not
+ * looked at).
+ */
 int gp_trust_owned_tree(const char *path)
 {
-	int rc = gp_trust(path, GP_TRUST_DIR);
+	char buf[PATH_MAX];
+	struct stat st;
+	int rc = gp_trust(path, GP_TRUST_DIR), fd;
 
 	if (rc)
 		return rc;
 	tree_why[0] = '\0';
-	rc = nftw(path, owned_entry, 16, FTW_PHYS);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (gp_strlcpy(buf, path, sizeof(buf)) >= sizeof(buf) || fd < 0 || fstat(fd, &st))
+		rc = unreadable(path);
+	else
+		rc = owned_entry(path, &st);
+	if (!rc)
+		rc = owned_dir(fd, buf, strlen(buf));
+	else if (fd >= 0)
+		close(fd);
 	if (!rc)
 		return 0;
 	gp_err("refusing '%s' as the host to read: %s; libpci and libkmod read it by path, "
 	       "so as root only a tree that only root can change is read (gpuprov(8), "
 	       "SECURITY CONSIDERATIONS)",
-	       path, tree_why[0] ? tree_why : strerror(errno));
+	       path, tree_why[0] ? tree_why : strerror(-rc));
 	return -EPERM;
 }
 

@@ -77,6 +77,12 @@ if [ "$(id -u)" -eq 0 ]; then
 	run 20 -r "$d/tree" scan
 	[ $rc -eq 3 ] || fail "tree dir of uid 65534: exit $rc, want 3"
 	grep -q "owned by uid 65534" "$d/out" || fail "tree dir of uid 65534: $(cat "$d/out")"
+	# the same tree named through a link: the walk goes where the link leads
+	ln -sfn tree "$d/tree-link"
+	run 20 -r "$d/tree-link" scan
+	[ $rc -eq 3 ] || fail "link to a tree dir of uid 65534: exit $rc, want 3"
+	grep -q "tree-link/sys/bus/pci/devices' is owned by uid 65534" "$d/out" ||
+		fail "link to a tree dir of uid 65534: $(cat "$d/out")"
 	fresh
 	chmod 1777 "$d/tree/sys/bus/pci/devices"
 	run 20 -r "$d/tree" scan
