@@ -70,6 +70,8 @@ int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);
+/* Only what scan and topo show (GP_HOST_TOPOLOGY) */
+int gp_ctx_topology(struct gp_ctx *ctx, struct gp_host *h);
 /* gp_ctx_host, then what gpuprov wrote before where the profile puts it
  * (host/owned.c): what check, plan, apply and report compare against. */
 int gp_ctx_host_owned(struct gp_ctx *ctx, struct gp_host *h);

@@ -9,7 +9,7 @@ int gp_cmd_scan(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	rc = gp_ctx_host(ctx, &h);
+	rc = gp_ctx_topology(ctx, &h);
 	if (rc)
 		return rc;
 	gp_render_scan(&h, ctx->profile, ctx->json);

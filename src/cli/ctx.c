@@ -28,6 +28,11 @@ int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
 	return gp_host_load(ctx->root, ctx->profile, h) ? GP_EXIT_HOST : 0;
 }
 
+int gp_ctx_topology(struct gp_ctx *ctx, struct gp_host *h)
+{
+	return gp_host_load_part(ctx->root, ctx->profile, GP_HOST_TOPOLOGY, h) ? GP_EXIT_HOST : 0;
+}
+
 int gp_ctx_host_owned(struct gp_ctx *ctx, struct gp_host *h)
 {
 	int rc = gp_ctx_host(ctx, h);

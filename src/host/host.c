@@ -625,6 +625,13 @@ static void read_kernel(struct gp_host *h)
 	read_text(h, rootp(h, path, GP_DMI_PRODUCT), h->product, sizeof(h->product));
 	read_cpu_bits(h);
 	h->iommu_groups = count_entries(h, rootp(h, path, "/sys/kernel/iommu_groups"));
+}
+
+/* vfio-pci: loaded, available to load (libkmod), and what modprobe.d says of it */
+static void read_vfio(struct gp_host *h)
+{
+	char path[PATH_LEN];
+
 	h->vfio_loaded = exists(h, rootp(h, path, "/sys/module/vfio_pci"));
 	h->vfio_available =
 		h->kernel_release[0] ? gp_vfio_module_available(h->root, h->kernel_release) : -1;
@@ -993,6 +1000,25 @@ static void read_nvlink(struct gp_host *h)
 
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h)
 {
+	return gp_host_load_part(root, p, GP_HOST_ALL, h);
+}
+
+/* What check, plan and apply weigh besides the topology. */
+static void read_use(struct gp_host *h, const struct gp_profile *p)
+{
+	read_vfio(h);
+	gp_read_net_use(h);
+	gp_read_holders(h);
+	read_binding_state(h);
+	read_host_use(h);
+	read_vm_state(h);
+	gp_read_net_owner(h, p);
+	gp_read_networkd(h);
+}
+
+int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host_part part,
+		      struct gp_host *h)
+{
 	char path[PATH_LEN];
 	int rc = 0, fd;
 
@@ -1037,14 +1063,9 @@ int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *h
 	scan_numa(h);
 	single_node(h);
 	gp_read_ifaces(h);
-	gp_read_net_use(h);
 	read_kernel(h);
-	gp_read_holders(h);
-	read_binding_state(h);
-	read_host_use(h);
-	read_vm_state(h);
-	gp_read_net_owner(h, p);
-	gp_read_networkd(h);
+	if (part == GP_HOST_ALL)
+		read_use(h, p);
 	read_nvlink(h);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */

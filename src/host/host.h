@@ -6,6 +6,19 @@
 #include "core/model.h"
 
 int gp_host_load(const char *root, const struct gp_profile *p, struct gp_host *host);
+/*
+ * All of the machine, or only what scan and topo show (GP_HOST_TOPOLOGY:
+ * the PCI functions, NUMA nodes, interfaces, kernel facts, NVLink); not the
+ * vfio module, sockets, processes, bindings, disks, VM state and network
+ * owners that check, plan and apply weigh: on a live host QEMU's version
+ * alone runs a program.  What is not read stays as a host without it.
+ */
+enum gp_host_part {
+	GP_HOST_ALL,
+	GP_HOST_TOPOLOGY
+};
+int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host_part part,
+		      struct gp_host *host);
 void gp_host_release(struct gp_host *host);
 /* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
 void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
