@@ -98,6 +98,16 @@ static int refused(const struct gp_ctx *ctx, const char *command, const struct g
 	return GP_EXIT_FAIL;
 }
 
+/* apply --json with nothing to do: no run was made, no step taken. */
+static void print_nothing(const struct gp_ctx *ctx)
+{
+	json_object *doc = gp_json_doc(ctx->command);
+
+	json_object_object_add(doc, "run_id", NULL);
+	json_object_object_add(doc, "steps", json_object_new_array());
+	gp_json_print(doc);
+}
+
 /* Every journaled run, or GP_EXIT_INPUT (said) when the journals cannot be read. */
 static int load_runs(struct gp_run **runs, size_t *n)
 {
@@ -230,6 +240,8 @@ int gp_cmd_apply(struct gp_ctx *ctx)
 		rc = GP_EXIT_FAIL;
 	} else if (!pl.plan.n) {
 		gp_info("nothing to do");
+		if (ctx->json) /* no run: no journal to print, yet one document */
+			print_nothing(ctx);
 	} else if (!(rc = confirm(ctx, "apply these changes?"))) {
 		rc = run(ctx, &pl);
 	}

@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "cli/cmd.h"
+#include "cli/render.h"
 #include "core/manifest.h"
 #include "core/model.h"
 #include "core/redact.h"
@@ -801,5 +802,12 @@ int gp_cmd_snapshot(struct gp_ctx *ctx)
 		return GP_EXIT_INPUT;
 	}
 	gp_info("wrote %s: %d files and links", ctx->output, s.files);
+	if (ctx->json) { /* one document, as every command prints under --json */
+		json_object *doc = gp_json_doc("snapshot");
+
+		json_object_object_add(doc, "file", json_object_new_string(ctx->output));
+		json_object_object_add(doc, "files", json_object_new_int(s.files));
+		gp_json_print(doc);
+	}
 	return GP_EXIT_OK;
 }

@@ -120,6 +120,7 @@ int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
 		return output_file(ctx->output, text, len);
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
 		gp_err("cannot write to standard output: %s", strerror(errno));
+		clearerr(stdout); /* said: main need not say it again */
 		return GP_EXIT_INPUT;
 	}
 	return 0;

@@ -95,7 +95,7 @@ static const struct gp_cmd commands[] = {
 	  "dry run: the steps apply would take, with current and target state" },
 	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS | TRUST_PROFILE, PLAN_OPTS | OPT_YES, "",
 	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
-	{ "rollback", gp_cmd_rollback, 0, OPT_YES | OPT_LIST, " [--list | RUN-ID]",
+	{ "rollback", gp_cmd_rollback, 0, OPT_YES | OPT_LIST, " [RUN-ID]",
 	  "undo the last run left to undo: rollback [--list | RUN-ID]" },
 	{ "bond", gp_cmd_bond, USE_PROFILE, OPT_PROFILE, " [NAME]",
 	  "the bond's live state: mode, ports, aggregator IDs, partner MAC" },
@@ -106,12 +106,12 @@ static const struct gp_cmd commands[] = {
 	{ "profile", gp_cmd_profile, 0, OPT_OUTPUT, " validate FILE | discover",
 	  "validate FILE | discover" },
 	{ "report", gp_cmd_report, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_OUTPUT, "",
-	  "the maintenance-window dossier: Markdown, or HTML with an SVG (-o FILE.html)" },
+	  "the maintenance-window dossier: Markdown, or HTML (-o FILE.html)" },
 	{ "nccl-topo", gp_cmd_nccl_topo, USE_PROFILE | NO_ARGS,
-	  OPT_PROFILE | OPT_OUTPUT | OPT_THIS_HOST, " [--this-host]",
-	  "NCCL's topology file for the profile's VM (--this-host: this machine)" },
+	  OPT_PROFILE | OPT_OUTPUT | OPT_THIS_HOST, "",
+	  "NCCL_TOPO_FILE for the profile's VM (--this-host: this machine)" },
 	{ "verify", gp_cmd_verify, NO_ARGS, VERIFY_OPTS, "",
-	  "in the VM: P2P, read-back and bandwidth per GPU pair, NCCL all-reduce" },
+	  "in the VM: P2P, read-back, bandwidth per GPU pair, NCCL all-reduce" },
 	{ "help", gp_cmd_help, 0, 0, " [COMMAND]", "this list, or what COMMAND takes" },
 };
 
@@ -127,32 +127,33 @@ static void usage(FILE *f)
 		"               [--this-host] [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\noptions:\n"
-		   "  -p, --profile FILE  the server profile (INI, see gpuprov.ini(5))\n"
-		   "  -r, --root DIR      read the host under DIR (a snapshot or fixture)\n"
-		   "  -o, --output FILE   where a command writes its file\n"
-		   "      --json          one JSON document on stdout\n"
-		   "  -y, --yes           apply, rollback: do not ask\n"
-		   "      --only LIST     plan, apply: only vfio, bond, vm steps\n"
-		   "      --force-mgmt    apply: bond a port that carries the management path\n"
-		   "      --accept IDS    plan, apply: go ahead despite these failed findings\n"
-		   "      --list          rollback: every journaled run and its status\n"
-		   "      --diff          plan: unified diffs of the files the steps write\n"
-		   "      --baseline DIR  check: drift against this unpacked snapshot\n"
-		   "      --this-host     nccl-topo: for this machine, at its own addresses\n"
-		   "      --quick         verify: small buffers, no NCCL (under 5 s)\n"
-		   "      --size SIZE     verify: bytes per peer copy (default 256MiB)\n"
-		   "      --no-nccl       verify: skip the NCCL all-reduce\n"
-		   "      --nccl-compare  verify: the all-reduce again with P2P off\n"
-		   "      --nccl-lib PATH verify: the NCCL library (default libnccl.so.2)\n"
-		   "  -v, --verbose       more messages on stderr\n"
-		   "  -q, --quiet         errors only\n"
-		   "  -h, --help          this text\n"
-		   "  -V, --version       the version\n"
-		   "\nexit: 0 ok, 1 warnings / changes pending, 2 failure / refused (nothing\n"
-		   "      changed), 3 host unreadable, 4 bad input (apply not as root too),\n"
-		   "      5 locked, 6 apply failed and rolled back, 7 an undo failed: the host\n"
-		   "      is left changed\n");
+	fprintf(f,
+		"\noptions:\n"
+		"  -p, --profile FILE  the server profile (INI, see gpuprov.ini(5))\n"
+		"  -r, --root DIR      read the host under DIR (a snapshot or fixture)\n"
+		"  -o, --output FILE   where a command writes its file\n"
+		"      --json          one JSON document on stdout\n"
+		"  -y, --yes           apply, rollback: do not ask\n"
+		"      --only LIST     plan, apply: only vfio, bond, vm steps\n"
+		"      --force-mgmt    plan, apply: accept bond.mgmt (bond the management port)\n"
+		"      --accept IDS    plan, apply: go ahead despite these failed findings\n"
+		"      --list          rollback: every journaled run and its status\n"
+		"      --diff          plan: unified diffs of the files the steps write\n"
+		"      --baseline DIR  check: drift against this unpacked snapshot\n"
+		"      --this-host     nccl-topo: for this machine, at its own addresses\n"
+		"      --quick         verify: small buffers, no NCCL (under 5 s)\n"
+		"      --size SIZE     verify: bytes per peer copy (default 256MiB)\n"
+		"      --no-nccl       verify: skip the NCCL all-reduce\n"
+		"      --nccl-compare  verify: the all-reduce again with P2P off\n"
+		"      --nccl-lib PATH verify: the NCCL library (default libnccl.so.2)\n"
+		"  -v, --verbose       more messages on stderr\n"
+		"  -q, --quiet         errors only\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       the version\n"
+		"\nexit: 0 ok, 1 warnings / changes pending, 2 failure / refused (nothing\n"
+		"      changed), 3 host unreadable, 4 bad input (apply not as root too),\n"
+		"      5 locked, 6 apply failed and rolled back, 7 an undo failed: the host\n"
+		"      is left changed\n");
 }
 
 static const struct gp_cmd *find_cmd(const char *name)
@@ -189,34 +190,150 @@ static int unknown_cmd(const char *name)
 	return GP_EXIT_INPUT;
 }
 
+#define HELP_COLUMNS	80
+#define SYNOPSIS_INDENT 15 /* under "usage: gpuprov " */
+#define SYNOPSIS_WORDS	24
+#define SYNOPSIS_WORD	48 /* bytes of one, "profile validate FILE | discover" */
+
+/* An option's value, as the synopsis names it. */
+static const char *option_value(unsigned opt)
+{
+	switch (opt) {
+	case OPT_OUTPUT:
+		return " FILE";
+	case OPT_ONLY:
+		return " LIST";
+	case OPT_ACCEPT:
+		return " IDS";
+	case OPT_BASELINE:
+		return " DIR";
+	case OPT_SIZE:
+		return " SIZE";
+	case OPT_NCCL_LIB:
+		return " PATH";
+	default:
+		return "";
+	}
+}
+
+/* c's synopsis after "gpuprov", a word at a time (a word is never broken). */
+static int synopsis(const struct gp_cmd *c, char words[][SYNOPSIS_WORD])
+{
+	int n = 0;
+	size_t i;
+
+	if (c->flags & NEED_PROFILE)
+		snprintf(words[n++], SYNOPSIS_WORD, "-p PROFILE");
+	else if (c->opts & OPT_PROFILE)
+		snprintf(words[n++], SYNOPSIS_WORD, "[-p PROFILE]");
+	snprintf(words[n++], SYNOPSIS_WORD, "[-r ROOT]");
+	snprintf(words[n++], SYNOPSIS_WORD, "[--json]");
+	snprintf(words[n++], SYNOPSIS_WORD, "[-v|-q]");
+	for (i = 0; i < ARRAY_SIZE(option_names); i++)
+		if ((c->opts & option_names[i].opt) && option_names[i].opt != OPT_PROFILE)
+			snprintf(words[n++], SYNOPSIS_WORD, "[%s%s]", option_names[i].name,
+				 option_value(option_names[i].opt));
+	snprintf(words[n++], SYNOPSIS_WORD, "%s%s", c->name, c->args);
+	return n;
+}
+
+/* The words from "usage: gpuprov", wrapped under it: no line over 80 columns. */
+static void print_wrapped(char words[][SYNOPSIS_WORD], int n)
+{
+	int col = printf("usage: gpuprov"), i, len;
+
+	for (i = 0; i < n; i++) {
+		len = (int)strlen(words[i]);
+		if (col + 1 + len > HELP_COLUMNS)
+			col = printf("\n%*s", SYNOPSIS_INDENT - 1, "") - 1;
+		col += printf(" %s", words[i]);
+	}
+	putchar('\n');
+}
+
+/* help --json: each command (or the one asked) with its synopsis and options. */
+static void help_json(const struct gp_cmd *only)
+{
+	json_object *doc = gp_json_doc("help"), *arr = json_object_new_array();
+	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD], line[SYNOPSIS_WORDS * SYNOPSIS_WORD];
+	size_t i, k;
+	int n, w;
+
+	for (i = 0; i < NCOMMANDS; i++) {
+		const struct gp_cmd *c = &commands[i];
+		json_object *o, *opts;
+
+		if (only && only != c)
+			continue;
+		opts = json_object_new_array();
+		n = synopsis(c, words);
+		for (w = 0, line[0] = '\0'; w < n; w++)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s",
+				 w ? " " : "", words[w]);
+		for (k = 0; k < ARRAY_SIZE(option_names); k++)
+			if (c->opts & option_names[k].opt)
+				json_object_array_add(opts,
+						      json_object_new_string(option_names[k].name));
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c->name));
+		json_object_object_add(o, "synopsis", json_object_new_string(line));
+		json_object_object_add(o, "summary", json_object_new_string(c->help));
+		json_object_object_add(o, "options", opts);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(doc, "commands", arr);
+	gp_json_print(doc);
+}
+
+/* One command's synopsis and line; under --json, its entry of help --json. */
+static int command_help(const struct gp_cmd *c, bool json)
+{
+	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD];
+
+	if (json) {
+		help_json(c);
+		return GP_EXIT_OK;
+	}
+	print_wrapped(words, synopsis(c, words));
+	printf("\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->help);
+	return GP_EXIT_OK;
+}
+
 /* gpuprov help [COMMAND]: the whole list, or one command's line and options. */
 static int gp_cmd_help(struct gp_ctx *ctx)
 {
 	const struct gp_cmd *c;
-	size_t i;
 
+	if (!ctx->argc && ctx->json) {
+		help_json(NULL);
+		return GP_EXIT_OK;
+	}
 	if (!ctx->argc) {
 		usage(stdout);
 		return GP_EXIT_OK;
 	}
-	c = ctx->argc == 1 ? find_cmd(ctx->argv[0]) : NULL;
-	if (!c)
-		return ctx->argc == 1 ? unknown_cmd(ctx->argv[0]) : GP_EXIT_INPUT;
-	printf("usage: gpuprov%s [-r ROOT] [--json] [-v|-q]",
-	       c->flags & NEED_PROFILE ? " -p PROFILE"
-	       : c->opts & OPT_PROFILE ? " [-p PROFILE]"
-				       : "");
-	for (i = 0; i < ARRAY_SIZE(option_names); i++)
-		if ((c->opts & option_names[i].opt) && option_names[i].opt != OPT_PROFILE)
-			printf(" [%s%s]", option_names[i].name,
-			       option_names[i].opt == OPT_OUTPUT     ? " FILE"
-			       : option_names[i].opt == OPT_ONLY     ? " LIST"
-			       : option_names[i].opt == OPT_ACCEPT   ? " IDS"
-			       : option_names[i].opt == OPT_BASELINE ? " DIR"
-			       : option_names[i].opt == OPT_SIZE     ? " SIZE"
-			       : option_names[i].opt == OPT_NCCL_LIB ? " PATH"
-								     : "");
-	printf(" %s%s\n\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->name, c->args, c->help);
+	if (ctx->argc > 1) {
+		gp_err("usage: gpuprov help [COMMAND]");
+		return GP_EXIT_INPUT;
+	}
+	c = find_cmd(ctx->argv[0]);
+	return c ? command_help(c, ctx->json) : unknown_cmd(ctx->argv[0]);
+}
+
+/*
+ * -h anywhere: the command's help when one is named (gpuprov plan -h), else
+ * the whole usage; whatever else the line holds is not looked at.
+ */
+static int help_asked(const struct gp_ctx *ctx, int argc, char **argv)
+{
+	const struct gp_cmd *c = optind < argc ? find_cmd(argv[optind]) : NULL;
+
+	if (c)
+		return command_help(c, ctx->json);
+	if (ctx->json)
+		help_json(NULL);
+	else
+		usage(stdout);
 	return GP_EXIT_OK;
 }
 
@@ -258,7 +375,7 @@ static void unknown_option(const char *arg, const struct option *opts)
 static void json_error(const char *command, int rc)
 {
 	json_object *doc = gp_json_doc(command);
-	char why[32];
+	char why[SYNOPSIS_WORD];
 
 	snprintf(why, sizeof(why), "exit status %d", rc);
 	json_object_object_add(doc, "error",
@@ -277,7 +394,11 @@ static int finish(const struct gp_ctx *ctx, const char *command, int rc)
 	gp_progress_clear();
 	if (ctx->json && rc != GP_EXIT_OK && !gp_json_printed)
 		json_error(command, rc);
-	fflush(stdout);
+	/* as a failed write of -o FILE: the output is the operator's, not the host's */
+	if (fflush(stdout) || ferror(stdout)) {
+		gp_err("cannot write to standard output: %s", strerror(errno));
+		return GP_EXIT_INPUT;
+	}
 	return rc;
 }
 
@@ -346,7 +467,8 @@ int main(int argc, char **argv)
 	struct gp_profile profile;
 	const struct gp_cmd *cmd;
 	unsigned given = 0; /* OPT_* seen */
-	int c, rc;
+	bool help = false;
+	int c;
 
 	gp_term_streams(); /* nothing from a host or a profile reaches a terminal raw */
 	ctx.json = json_asked(argc, argv);
@@ -432,10 +554,10 @@ int main(int argc, char **argv)
 			gp_verbosity = 0;
 			break;
 		case 'h':
-			usage(stdout);
-			return GP_EXIT_OK;
+			help = true;
+			break;
 		case 'V':
-			return version(ctx.json);
+			return finish(&ctx, "version", version(ctx.json));
 		case ':':
 			gp_err("option '%s' needs a value (see gpuprov --help)", argv[optind - 1]);
 			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
@@ -445,6 +567,8 @@ int main(int argc, char **argv)
 		}
 	}
 	gp_progress_setup(ctx.json, gp_verbosity);
+	if (help)
+		return finish(&ctx, "help", help_asked(&ctx, argc, argv));
 	if (optind >= argc) {
 		usage(stderr);
 		if (ctx.json) /* the document's error; the usage said it already */
@@ -484,10 +608,5 @@ int main(int argc, char **argv)
 		gp_err("'%s' takes no arguments", cmd->name);
 		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	}
-	rc = finish(&ctx, cmd->name, cmd->fn(&ctx));
-	if (ferror(stdout)) {
-		gp_err("cannot write the output");
-		return GP_EXIT_HOST;
-	}
-	return rc;
+	return finish(&ctx, cmd->name, cmd->fn(&ctx));
 }

@@ -230,7 +230,8 @@ struct term {
 	size_t nheld;
 };
 
-static void write_all(int fd, const char *buf, size_t n)
+/* -1 (errno set) when the descriptor takes less than all of it: a full disk. */
+static int write_all(int fd, const char *buf, size_t n)
 {
 	ssize_t w;
 
@@ -238,11 +239,16 @@ static void write_all(int fd, const char *buf, size_t n)
 		w = write(fd, buf, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return;
+		if (w < 0)
+			return -1;
+		if (!w) {
+			errno = EIO;
+			return -1;
+		}
 		buf += w;
 		n -= w;
 	}
+	return 0;
 }
 
 /* Printable ASCII, newlines and tabs: what gp_term_escape() leaves as it is. */
@@ -255,26 +261,34 @@ static bool plain_text(const char *buf, size_t size)
 	return u == end;
 }
 
+/* What the stream is told: every byte, or -1 and errno (its error flag). */
+static ssize_t written(int err, size_t size)
+{
+	if (!err)
+		return (ssize_t)size;
+	errno = err; /* a report cut short must not exit 0 */
+	return -1;
+}
+
 static ssize_t term_write(void *cookie, const char *buf, size_t size)
 {
 	struct term *t = cookie;
 	size_t n = t->nheld + size, held;
 	char *in, *out;
+	int rc;
 
-	if (!t->nheld && plain_text(buf, size)) { /* most of it: a table, a JSON document */
-		write_all(t->fd, buf, size);
-		return size;
-	}
+	if (!t->nheld && plain_text(buf, size)) /* most of it: a table, a JSON document */
+		return written(write_all(t->fd, buf, size) ? errno : 0, size);
 	in = gp_xcalloc(n, 1);
 	out = gp_xcalloc(4 * n + 1, 1);
 	memcpy(in, t->held, t->nheld);
 	memcpy(in + t->nheld, buf, size);
-	write_all(t->fd, out, gp_term_escape(in, n, out, &held));
+	rc = write_all(t->fd, out, gp_term_escape(in, n, out, &held)) ? errno : 0;
 	memcpy(t->held, in + n - held, held);
 	t->nheld = held;
 	free(in);
 	free(out);
-	return size;
+	return written(rc, size);
 }
 
 /*

@@ -3,7 +3,7 @@
 # "version" and "command", whatever the outcome: usage errors, bad profiles, an unreadable
 # host, refusals, a missing bond, and commands whose plain output is not JSON.
 set -u
-G=build/test/gpuprov
+G=$(pwd)/build/test/gpuprov
 H=build/hosts/r5350-ready
 P=profiles/h3c-r5350-g6.ini
 bad=0
@@ -12,7 +12,7 @@ one() {
 	shift
 	"$G" "$@" >"/tmp/gp-json.$$.out" 2>/dev/null
 	rc=$?
-	if ! python3 - "/tmp/gp-json.$$.out" <<'PY'; then
+	if ! python3 - "/tmp/gp-json.$$.out" "/tmp/gp-json.$$.done" <<'PY'; then
 import json, sys
 text = open(sys.argv[1]).read()
 doc, end = json.JSONDecoder().raw_decode(text)
@@ -20,6 +20,8 @@ assert not text[end:].strip(), "more than one document"
 assert doc["schema_version"] == 1 and doc["command"] and doc["version"], doc
 if doc.get("error") is not None:
     assert doc["error"], doc
+else:
+    open(sys.argv[2], "a").write(doc["command"] + "\n")
 PY
 		echo "not one JSON document: $* (exit $rc)"
 		bad=1
@@ -51,6 +53,41 @@ one 2 --json bond gpuprov-no-such-bond
 one 2 --json -r build/hosts/group-shared -p "$P" plan
 one 2 --json -r build/hosts/numa-split -p "$P" check
 one 0 --json --version
+# every command answers --json with its own document (not only its errors):
+# snapshot printed nothing on stdout, help and --help their text
+one 0 --json -r "$H" -p "$P" scan
+one 0 --json -r "$H" -p "$P" topo
+one 0 --json -r "$H" -p "$P" check
+one 1 --json -r "$H" -p "$P" plan
+one 1 --json -r "$H" -p "$P" report
+one 0 --json -r "$H" -p "$P" nccl-topo
+one 0 --json profile validate "$P"
+one 0 --json -r "$H" -o "/tmp/gp-json.$$.tgz" snapshot
+one 0 --json help
+one 0 --json help plan
+one 0 --json --help
+one 0 --json -p "$P" plan --help
+# apply and rollback on this machine (root), in a state directory of their own:
+# apply with nothing to do (--only bond, the profile has no [bond]) printed nothing
+T=$(mktemp -d)
+chmod 755 "$T"
+printf '[gpus]\nmatch = 10de:20b5\ncount = 2\n' >"$T/p.ini"
+chmod 644 "$T/p.ini"
+export GPUPROV_STATE_DIR="$T/journal" GPUPROV_RUN_DIR="$T/run"
+one 0 --json -p "$T/p.ini" --only bond apply --yes
+one 0 --json rollback --list
+one 0 --json rollback --yes
+rm -rf "$T"
+unset GPUPROV_STATE_DIR GPUPROV_RUN_DIR
+# bond and verify answer with their document only on a host with a bond (the
+# lab: tests/lab/scenarios/r5350.sh, bond --json) or with GPUs; here, their
+# errors are documents (above)
+for c in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
+	case "$c" in bond | verify) continue ;; esac
+	grep -qx "$c" "/tmp/gp-json.$$.done" ||
+		{ echo "$c --json: no document of its own tested here"; bad=1; }
+done
+rm -f "/tmp/gp-json.$$.done" "/tmp/gp-json.$$.tgz"
 
 # scan streams its devices one object at a time: a slot name that is not
 # UTF-8, inside that stream, still becomes U+FFFD and the document parses.

@@ -55,3 +55,14 @@ grep -q "refusing '$d/theirs/sub': '$d/theirs' is owned by uid 65534" "$d/err" |
 top=$(pwd)
 (cd "$d/mine" && "$top/$G" -r "$top/build/hosts/r5350-ready" -p "$top/profiles/h3c-r5350-g6.ini" -o vm.xml domxml 2>"$d/err") || fail "relative: $(cat "$d/err")"
 [ -s "$d/mine/vm.xml" ] || fail "relative: not written"
+
+# standard output on a full disk: every command's report, its JSON, help and
+# --version end with exit 4 and the reason, as -o does (they exited 0, the
+# report cut short); the exit status the command had otherwise is not kept
+for args in scan topo "$P check" "$P plan" "$P domxml" "$P nccl-topo" "$P report" \
+	"profile discover" help "help plan" --help --version "--json scan" "$P --json check"; do
+	# shellcheck disable=SC2086
+	run 4 "$args >full" sh -c "exec \"\$0\" $R $args >\"$d/full\"" $G
+	grep -q "cannot write to standard output: No space left on device" "$d/err" ||
+		fail "$args >full: $(cat "$d/err")"
+done

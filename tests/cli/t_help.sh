@@ -1,0 +1,44 @@
+#!/bin/sh
+# gpuprov --help, gpuprov help COMMAND and COMMAND --help fit 80 columns
+# (help plan printed a 110-column synopsis), for every command of the table;
+# COMMAND --help is that command's synopsis, which names every option the
+# command takes (the table's opts, as "does not use" refusals know them).
+set -eu
+G=build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "$*"; exit 1; }
+wide() { # FILE WHAT: no line over 80 columns
+	awk -v what="$2" 'length > 80 { printf "%s: %d columns: %s\n", what, length, $0; bad = 1 }
+		END { exit bad }' "$1" || exit 1
+}
+$G --help >"$d/all"
+wide "$d/all" "gpuprov --help"
+cmds=$(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c)
+[ -n "$cmds" ] || fail "no command table in src/cli/main.c"
+for c in $cmds; do
+	grep -q "^  $c " "$d/all" || fail "--help does not list $c"
+	$G help "$c" >"$d/$c"
+	wide "$d/$c" "gpuprov help $c"
+	$G "$c" --help >"$d/$c.h"
+	cmp -s "$d/$c" "$d/$c.h" || fail "'$c --help' is not 'help $c'"
+	# the synopsis (up to the blank line) ends with the command's name
+	sed '/^$/q' "$d/$c" | tr -s ' \n' '  ' | grep -q "^usage: gpuprov .*\] $c\( \|$\)" ||
+		fail "help $c: no synopsis naming $c: $(cat "$d/$c")"
+	# every option the command takes is in its synopsis, and only those
+	$G --json help "$c" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+(c,) = doc["commands"]
+text = open(sys.argv[1]).read().split("\n\n")[0]
+for o in c["options"]:
+    assert "[" + o in text or o + " " in text, (o, text)
+for w in text.replace("[", " ").replace("]", " ").split():
+    if w.startswith("-") and w not in ("-p", "-r", "--json", "-v|-q"):
+        assert w in c["options"], (w, c["options"])
+' "$d/$c" || fail "help $c: its options differ from the command table's"
+done
+# with an option the command does not use, --help still answers (exit 0)
+$G scan --only vm --help >"$d/x" || fail "scan --only vm --help: exit $?"
+cmp -s "$d/x" "$d/scan" || fail "scan --only vm --help is not help scan"
+exit 0
