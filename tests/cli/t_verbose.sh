@@ -1,0 +1,58 @@
+#!/bin/sh
+# -v prints what gpuprov(8) OPTIONS promises, each on standard error as a
+# "gpuprov: debug:" line, and nothing of it without -v; the report on
+# standard output and the exit status are the same with and without it:
+#  - what libpci reports (a config file that cannot be read),
+#  - what libkmod reports (a module its index names but the tree lacks),
+#  - a resource file that does not parse,
+#  - libvirt's answer when a connection fails (check says it without -v too,
+#    as vm.libvirt: an SSH URI to a closed local port fails at once),
+#  - the templates directory plan reads.
+set -eu
+G=$(pwd)/build/test/gpuprov
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "$*"; exit 1; }
+
+# promise WHAT PATTERN ARGS...: with -v, a debug line matching PATTERN
+promise() {
+	what=$1 pat=$2
+	shift 2
+	set +e
+	"$G" "$@" >"$d/plain.out" 2>"$d/plain.err"
+	rc=$?
+	"$G" -v "$@" >"$d/v.out" 2>"$d/v.err"
+	rcv=$?
+	set -e
+	grep -q "^gpuprov: debug: $pat" "$d/v.err" || fail "-v: no '$pat' ($what): $(cat "$d/v.err")"
+	! grep -q "debug:" "$d/plain.err" || fail "without -v, debug lines ($what): $(cat "$d/plain.err")"
+	[ $rc = $rcv ] || fail "$what: exit $rc, with -v $rcv"
+	# the live host's free memory (vm.memory) moves between two runs
+	sed -i '/of free memory/d' "$d/plain.out" "$d/v.out"
+	cmp -s "$d/plain.out" "$d/v.out" || fail "$what: the report differs with -v"
+}
+
+# libpci: a device's config space that is a directory
+cp -a build/hosts/r5350-ready "$d/host"
+c=$(readlink -f "$d/host/sys/bus/pci/devices/0000:00:00.0")/config
+rm "$c"
+mkdir "$c"
+promise "libpci" "libpci: .*read failed" -r "$d/host" scan
+promise "libkmod" "libkmod: " -r build/hosts/lab-r5350 -p profiles/h3c-r5350-g6.ini check
+promise "a malformed resource file" "0000:41:00.0: malformed resource file" -r build/hosts/malformed scan
+cat >"$d/p.ini" <<EOP
+[gpus]
+match = 10de:20b5
+count = 2
+[vm]
+name = gp-test-vm
+vcpus = 1
+memory = 256MiB
+numa = none
+output = $d/out/gp-test-vm.xml
+uri = qemu+ssh://root@127.0.0.1:1/system
+EOP
+promise "libvirt" "libvirt at 'qemu+ssh://root@127.0.0.1:1/system': ." -p "$d/p.ini" check
+grep -q "vm.libvirt" "$d/plain.out" || fail "check without -v does not say vm.libvirt"
+promise "templates" "templates from /" -r build/hosts/r5350-ready -p profiles/h3c-r5350-g6.ini plan
+exit 0
