@@ -12,19 +12,46 @@ done
 make -s uninstall DESTDIR="$d" PREFIX=/usr >/dev/null
 left=$(find "$d" -type f)
 [ -z "$left" ] || { echo "left behind: $left"; exit 1; }
-# the man page's examples: every command and option exists, every installed
-# file they name is there after make install with the PREFIX they say
+# the man page's examples, run after make install with the PREFIX they say
+# (in DESTDIR: /usr/local, /etc/gpuprov and /tmp are below it) on a fixture
+# host ready for its profile, each exiting with the status it says after '#'.
+# Read-only commands read the host with -r; apply cannot (it changes the
+# live host): its example runs as plan, which must then be 1 (changes
+# pending, nothing blocked: apply would go ahead); rollback --list reads
+# the journals of a scratch state directory.
 make -s install DESTDIR="$d" PREFIX=/usr/local >/dev/null
-sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 | grep -E '^[#$] gpuprov' >"$d/ex"
-[ -s "$d/ex" ] || { echo "no examples"; exit 1; }
-while read -r _ line; do
-	for w in $line; do
-		case "$w" in
-		--*) grep -q "{ \"${w#--}\"," src/cli/main.c || { echo "example: no option $w"; exit 1; } ;;
-		/usr/local/*) [ -e "$d$w" ] || { echo "example: $w not installed"; exit 1; } ;;
+FIX=$(pwd)/build/hosts/r5350-ready
+G="$d/usr/local/sbin/gpuprov"
+mkdir -p "$d/tmp" "$d/work"
+sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 |
+	sed -n '/^\.Bd -literal/,/^\.Ed/p' | grep -E '^[#$] ' >"$d/ex"
+[ "$(grep -c ' gpuprov ' "$d/ex")" -ge 5 ] || { echo "examples: fewer than 5"; exit 1; }
+{
+	echo "cd '$d/work' || exit 1"
+	echo "export GPUPROV_TEMPLATES='$d/usr/local/share/gpuprov/templates'"
+	echo "export GPUPROV_STATE_DIR='$d/state' GPUPROV_RUN_DIR='$d/run'"
+	while IFS= read -r line; do
+		cmd=${line#[#$] }
+		want=0
+		case "$cmd" in *"  # "[0-9]*)
+			want=$(echo "$cmd" | sed 's/.*  # \([0-9]\).*/\1/')
+			cmd=$(echo "$cmd" | sed 's/  *# [0-9].*//') ;;
+		*gpuprov\ *) echo "echo 'example without its exit status: $line'; exit 1"; continue ;;
 		esac
-	done
-	cmd=$(echo "$line" | sed -E 's/^gpuprov( -[a-z] [^ ]+| --[a-z-]+( [a-z.,_]+)?)* ([a-z-]+).*/\3/')
-	grep -q "	{ \"$cmd\", gp_cmd_" src/cli/main.c || { echo "example: no command '$cmd' in: $line"; exit 1; }
-done <"$d/ex"
+		run=$(echo "$cmd" | sed "s|/tmp/|$d/tmp/|g; s|/etc/gpuprov|$d/etc/gpuprov|g; s|/usr/local/|$d/usr/local/|g")
+		case "$run" in
+		*" apply") run="${run% apply} plan" want=1 ;;
+		esac
+		case "$run" in
+		"gpuprov rollback"*) run="\"$G\"${run#gpuprov}" ;;
+		"gpuprov "*" -r "* | "gpuprov -r "*) run="\"$G\"${run#gpuprov}" ;;
+		"gpuprov "*) run="\"$G\" -r '$FIX'${run#gpuprov}" ;;
+		esac
+		printf '%s\nrc=$?; [ $rc = %s ] || { echo "example: %s: exit $rc, want %s"; exit 1; }\n' \
+			"$run" "$want" "$(echo "$line" | tr -d "'\"")" "$want"
+	done <"$d/ex"
+	echo "exit 0"
+} >"$d/ex.sh"
+sh "$d/ex.sh" >"$d/ex.out" 2>&1 || { tail -5 "$d/ex.out"; exit 1; }
+python3 -m json.tool "$d/tmp/check.json" >/dev/null || { echo "examples: check.json is not JSON"; exit 1; }
 make -s uninstall DESTDIR="$d" PREFIX=/usr/local >/dev/null
