@@ -1489,6 +1489,9 @@ static void check_json(const struct gp_host *h, const struct gp_profile *p,
 	json_object *doc = gp_json_doc("check"), *sum = json_object_new_object();
 
 	doc_head(doc, h, p);
+	/* verified = no, for automation as the header says it: null without a slot map */
+	json_object_object_add(doc, "slot_map_verified",
+			       p->nslots ? json_object_new_boolean(p->verified) : NULL);
 	json_object_object_add(doc, "findings", findings_json(r));
 	json_object_object_add(sum, "ok", json_object_new_int(gp_report_count(r, GP_OK)));
 	json_object_object_add(sum, "warn", json_object_new_int(gp_report_count(r, GP_WARN)));

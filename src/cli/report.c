@@ -361,6 +361,10 @@ static void verdict(struct doc *o, const struct gp_dossier *d)
 	fputs(o->html ? "</ul>\n" : "\n", o->f);
 	for (k = 0; k < plan->naccepted; k++)
 		para(o, "Accepted with --accept: %s", E(o, plan->accepted[k]));
+	/* a GO on a guessed slot map is not the GO of a confirmed one: said where it is read */
+	if (d->p->nslots && !d->p->verified)
+		para(o, "The profile's slot map is not verified on hardware (verified = no): "
+			"gpu.slot compared the GPUs' places with it as written.");
 }
 
 /* The tree as a nested list, for Markdown (HTML has the SVG). */
