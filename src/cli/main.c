@@ -124,7 +124,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
 		"               [--force-mgmt] [--accept IDS] [--list] [--diff] [--baseline DIR]\n"
-		"               [--this-host] [-o FILE] COMMAND [ARGS]\n\n");
+		"               [--this-host] [--quick] [--size SIZE] [--no-nccl]\n"
+		"               [--nccl-compare] [--nccl-lib PATH] [-o FILE] COMMAND [ARGS]\n\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f,

@@ -38,6 +38,13 @@ for w in text.replace("[", " ").replace("]", " ").split():
         assert w in c["options"], (w, c["options"])
 ' "$d/$c" || fail "help $c: its options differ from the command table's"
 done
+# every option of the table is in --help's synopsis and in the man page's
+for o in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do
+	case "$o" in help | version | profile | root | output | yes | verbose | quiet) continue ;; esac
+	sed '/^$/q' "$d/all" | grep -q -e "\[--$o[] ]" || fail "--help's synopsis lacks --$o"
+	sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' man/gpuprov.8 | grep -q "^\.Op Fl -$o\( \|$\)" ||
+		fail "gpuprov(8) SYNOPSIS lacks --$o"
+done
 # with an option the command does not use, --help still answers (exit 0)
 $G scan --only vm --help >"$d/x" || fail "scan --only vm --help: exit $?"
 cmp -s "$d/x" "$d/scan" || fail "scan --only vm --help is not help scan"
