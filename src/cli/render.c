@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,10 @@ static bool plain_text(const char *buf, size_t size)
 /* What the stream is told: every byte, or -1 and errno (its error flag). */
 static ssize_t written(int err, size_t size)
 {
+	if (err == EPIPE) { /* the reader went (| head): as if SIGPIPE were not ignored */
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
 	if (!err)
 		return (ssize_t)size;
 	errno = err; /* a report cut short must not exit 0 */

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,13 @@ virConnectPtr gp_virt_connect(const char *uri, bool complain)
 	    gp_trust(uri + strlen(GP_URI_EMBED), GP_TRUST_TREE))
 		return NULL;
 	virSetErrorFunc(NULL, quiet);
+	/*
+	 * A remote transport (ssh) writes to a socket whose other end may be
+	 * gone: that write must fail, not kill gpuprov with SIGPIPE (exit 141
+	 * now and then instead of "libvirt cannot be reached").  The output
+	 * streams still end gpuprov quietly when their reader goes (render.c).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* qemu:///embed runs the driver in our process: it needs an event loop */
 	if (!loop && !virEventRegisterDefaultImpl())
 		loop = true;
