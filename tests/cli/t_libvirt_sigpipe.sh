@@ -32,7 +32,7 @@ while [ $i -lt 30 ]; do
 	PATH="$d/bin:$PATH" "$G" -p "$d/p.ini" check >"$d/out" 2>&1
 	rc=$?
 	set -e
-	[ $rc = 2 ] && grep -q "vm.libvirt .*cannot be reached" "$d/out" ||
+	[ $rc = 2 ] && tr -s ' \n' '  ' <"$d/out" | grep -q "vm.libvirt .*cannot be reached" ||
 		fail "run $i: exit $rc, want 2 with vm.libvirt: $(tail -3 "$d/out")"
 	i=$((i + 1))
 done
