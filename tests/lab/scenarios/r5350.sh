@@ -80,6 +80,16 @@ t_ok "... and leaves no bond behind" test ! -e /sys/class/net/bond0
 t_ok "... the ports have no master" test -z "$(master $p0)$(master $p1)"
 t_ok "... no persistent files" test ! -e /etc/systemd/network/60-gpuprov-bond0.netdev
 
+# gpuprov bond's exit status 1 (gpuprov(8) EXIT STATUS): 802.3ad, LACP not formed
+ip link add gpnolacp type bond mode 802.3ad miimon 100
+ip link set "$p0" down
+ip link set "$p0" master gpnolacp
+ip link set gpnolacp up
+t_exit "bond: 802.3ad without a partner, LACP not formed: exit 1" 1 gpuprov bond gpnolacp
+ip link del gpnolacp
+ip link set "$p0" up
+t_ok "... the port is free again" test -z "$(master $p0)"
+
 # the "switch": the partner card, bonded in a network namespace
 q0=$(byaddr 52:54:00:00:20:00)
 q1=$(byaddr 52:54:00:00:20:01)
@@ -107,6 +117,7 @@ t_grep "the partner MAC is the partner bond's" $S/ad_partner_mac "^$swmac\$"
 t_ok "the address is on the bond" sh -c 'ip -4 addr show bond0 | grep -q "inet 192.0.2.10/24"'
 gpuprov -p $B --json bond >/out/bond.json
 gpuprov -p $B bond >/tmp/bond.txt
+t_exit "gpuprov bond: LACP formed: exit 0" 0 gpuprov -p $B bond
 t_grep "gpuprov bond: LACP formed, partner named" /tmp/bond.txt "LACP: formed; active aggregator [0-9]+ with 2 ports; partner $swmac"
 t_ok "gpuprov bond: every line within 80 columns" awk 'length($0) > 80 { print; bad = 1 } END { exit bad }' /tmp/bond.txt
 for f in $S/mode $S/miimon $S/lacp_rate $S/xmit_hash_policy $S/ad_select $S/min_links \
