@@ -57,41 +57,6 @@ static void snap_progress(struct snap *s, const char *where)
 	gp_progress("snapshot: %d files, %s", s->files / 100 * 100, s->where);
 }
 
-static const char *const dev_files[] = {
-	"vendor",
-	"device",
-	"class",
-	"subsystem_vendor",
-	"subsystem_device",
-	"revision",
-	"irq",
-	"resource",
-	"config",
-	"numa_node",
-	"local_cpulist",
-	"current_link_speed",
-	"current_link_width",
-	"max_link_speed",
-	"max_link_width",
-	"reset_method",
-	"modalias",
-	"enable",
-	"driver_override",
-	"sriov_numvfs",
-	"boot_vga",
-	NULL,
-};
-
-static const char *const net_files[] = {
-	"address", "operstate", "mtu", "speed", "duplex", "type", "ifindex", NULL,
-};
-
-static const char *const bond_files[] = {
-	"mode",	     "slaves",	  "miimon",	   "lacp_rate",	     "xmit_hash_policy",
-	"ad_select", "min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system",
-	NULL,
-};
-
 /* Formats a path; one too long for PATH_LEN becomes "", which no open() finds. */
 static void pathf(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -281,7 +246,7 @@ static void pci_device(struct snap *s, const char *dir, const char *name)
 		return;
 	resolve(rel, target, devdir);
 	stage_mkdir(s, devdir);
-	copy_files(s, devdir, dev_files);
+	copy_files(s, devdir, gp_pci_dev_files);
 	pathf(rel, "%s/driver", devdir);
 	copy_link_and_dir(s, rel);
 	pathf(rel, "%s/iommu_group", devdir);
@@ -420,14 +385,14 @@ static void net_iface(struct snap *s, const char *dir, const char *name)
 		return;
 	resolve(rel, target, ndir);
 	stage_mkdir(s, ndir);
-	copy_files(s, ndir, net_files);
+	copy_files(s, ndir, gp_net_files);
 	pathf(rel, "%s/master", ndir);
 	copy_link(s, rel, target, sizeof(target));
 	each_entry(s, ndir, upper_link);
 	pathf(bdir, "%s/bonding", ndir);
 	if (!gp_root_stat(s->rootfd, bdir, &st)) {
 		stage_mkdir(s, bdir);
-		copy_files(s, bdir, bond_files);
+		copy_files(s, bdir, gp_bond_files);
 	}
 }
 
@@ -459,7 +424,8 @@ static void process(struct snap *s, const char *dir, const char *name)
 		pathf(fd, "%s/%s", rel, e->d_name);
 		if (gp_root_readlink(s->rootfd, fd, link, sizeof(link)) <= 0)
 			continue;
-		if (strncmp(link, "/dev/nvidia", 11) && strncmp(link, "/dev/vfio/", 10))
+		if (strncmp(link, GP_DEV_NVIDIA, strlen(GP_DEV_NVIDIA)) &&
+		    strncmp(link, GP_DEV_VFIO, strlen(GP_DEV_VFIO)))
 			continue;
 		copy_link(s, fd, link, sizeof(link));
 		any = true;
@@ -481,12 +447,12 @@ static void modules(struct snap *s)
 	char release[256], dir[PATH_LEN];
 	struct stat st;
 
-	if (gp_root_read(s->rootfd, "/proc/sys/kernel/osrelease", release, sizeof(release)) <= 0)
+	if (gp_root_read(s->rootfd, GP_PROC_RELEASE, release, sizeof(release)) <= 0)
 		return;
 	release[strcspn(release, "\n")] = '\0';
 	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") || !strcmp(release, "."))
 		return; /* a name, never a path */
-	pathf(dir, "/lib/modules/%s", release);
+	pathf(dir, GP_LIB_MODULES "/%s", release);
 	if (gp_root_stat(s->rootfd, dir, &st))
 		return;
 	stage_mkdir(s, dir); /* an empty tree still says "no vfio-pci here" */
@@ -500,7 +466,7 @@ static void dpkg_qemu(struct snap *s)
 	size_t len = 0;
 	bool ours = false;
 
-	if (gp_root_slurp(s->rootfd, "/var/lib/dpkg/status", COPY_MAX, &text) < 0)
+	if (gp_root_slurp(s->rootfd, GP_DPKG_STATUS, COPY_MAX, &text) < 0)
 		return;
 	for (cur = text; (line = strsep(&cur, "\n"));) {
 		size_t n = strlen(line);
@@ -517,7 +483,7 @@ static void dpkg_qemu(struct snap *s)
 	}
 	free(text);
 	if (kept)
-		stage_write(s, "/var/lib/dpkg/status", kept, 0644);
+		stage_write(s, GP_DPKG_STATUS, kept, 0644);
 	free(kept);
 }
 
@@ -569,7 +535,7 @@ static void net_entry(struct snap *s, const char *dir, const char *name)
 	static const char *const suffixes[] = { ".nmconnection", ".yaml", ".network", ".netdev" };
 	char rel[PATH_LEN];
 	size_t i, n = strlen(name);
-	bool any = !strcmp(dir, "/etc/network/interfaces.d");
+	bool any = !strcmp(dir, GP_IFUPDOWN_D);
 
 	for (i = 0; !any && i < ARRAY_SIZE(suffixes); i++)
 		any = n > strlen(suffixes[i]) &&
@@ -586,28 +552,25 @@ static void config_state(struct snap *s)
 	struct stat st;
 	int i;
 
-	copy_tcp(s, "/proc/net/tcp");
-	copy_tcp(s, "/proc/net/tcp6");
-	same_dir(s, "/run/NetworkManager");
-	same_dir(s, "/etc/NetworkManager");
-	same_dir(s, "/run/systemd/netif");
-	each_entry(s, "/etc/NetworkManager/system-connections", net_entry);
-	each_entry(s, "/etc/netplan", net_entry);
-	each_entry(s, "/etc/systemd/network", net_entry);
-	/* networkd's .network files further down: bond.persist_shadowed */
-	each_entry(s, "/run/systemd/network", net_entry);
-	each_entry(s, "/usr/local/lib/systemd/network", net_entry);
-	each_entry(s, "/usr/lib/systemd/network", net_entry);
-	each_entry(s, "/lib/systemd/network", net_entry);
-	net_file(s, "/etc/network/interfaces");
-	each_entry(s, "/etc/network/interfaces.d", net_entry);
-	each_entry(s, "/etc/gpuprov/override.d", any_file);
-	each_entry(s, "/etc/driverctl.d", any_file);
+	copy_tcp(s, GP_PROC_TCP);
+	copy_tcp(s, GP_PROC_TCP6);
+	same_dir(s, GP_NM_RUN);
+	same_dir(s, GP_NM_ETC);
+	same_dir(s, GP_NETWORKD_RUN);
+	each_entry(s, GP_NM_CONNECTIONS, net_entry);
+	each_entry(s, GP_NETPLAN, net_entry);
+	/* networkd's .network files further down too: bond.persist_shadowed */
+	for (i = 0; i < GP_NETWORKD_DIRS; i++)
+		each_entry(s, gp_networkd_dirs[i], net_entry);
+	net_file(s, GP_IFUPDOWN);
+	each_entry(s, GP_IFUPDOWN_D, net_entry);
+	each_entry(s, GP_OVERRIDE_DIR, any_file);
+	each_entry(s, GP_DRIVERCTL_DIR, any_file);
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		copy_file(s, gp_persist_paths[i]);
 	/* present, not needed: an empty stand-in */
-	if (!gp_root_stat(s->rootfd, "/usr/sbin/driverctl", &st))
-		stage_write(s, "/usr/sbin/driverctl", "", 0755);
+	if (!gp_root_stat(s->rootfd, GP_DRIVERCTL, &st))
+		stage_write(s, GP_DRIVERCTL, "", 0755);
 }
 
 /* A file the VM preflight only looks for: an empty stand-in of the same name. */
@@ -626,17 +589,14 @@ static void exists_only(struct snap *s, const char *dir, const char *name)
  */
 static void vm_state(struct snap *s)
 {
-	static const char *const dirs[] = { "/sys/class/misc", "/etc/qemu/firmware",
-					    "/usr/share/qemu/firmware", "/var/lib/libvirt/images",
-					    "/run/libvirt/qemu" };
+	const char *const *d;
 	struct stat st;
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		if (gp_root_stat(s->rootfd, dirs[i], &st) || !S_ISDIR(st.st_mode))
+	for (d = gp_vm_dirs; *d; d++) {
+		if (gp_root_stat(s->rootfd, *d, &st) || !S_ISDIR(st.st_mode))
 			continue;
-		stage_mkdir(s, dirs[i]);
-		each_entry(s, dirs[i], exists_only);
+		stage_mkdir(s, *d);
+		each_entry(s, *d, exists_only);
 	}
 }
 
@@ -653,7 +613,7 @@ static void nvlink_record(struct snap *s)
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (s->root[0] || gp_root_stat(s->rootfd, "/proc/driver/nvidia/gpus", &st)) {
+	if (s->root[0] || gp_root_stat(s->rootfd, GP_PROC_NVIDIA_GPUS, &st)) {
 		copy_file(s, GP_NV_RECORD);
 		return;
 	}
@@ -678,21 +638,21 @@ static void collect(struct snap *s)
 	struct stat st;
 
 	/* a host without PCI functions still has the directory: the copy reads back */
-	stage_mkdir(s, "/sys/bus/pci/devices");
-	each_entry(s, "/sys/bus/pci/devices", pci_device);
+	stage_mkdir(s, GP_SYS_PCI_DEVICES);
+	each_entry(s, GP_SYS_PCI_DEVICES, pci_device);
 	vm_state(s);
-	each_entry(s, "/sys/kernel/iommu_groups", iommu_groups);
-	each_entry(s, "/sys/bus/pci/slots", pci_slot);
-	each_entry(s, "/sys/devices/system/node", numa_node);
-	each_entry(s, "/sys/class/net", net_iface);
+	each_entry(s, GP_SYS_IOMMU_GROUPS, iommu_groups);
+	each_entry(s, GP_SYS_PCI_SLOTS, pci_slot);
+	each_entry(s, GP_SYS_NODES, numa_node);
+	each_entry(s, GP_SYS_NET, net_iface);
 	for (f = gp_host_files; *f; f++)
 		copy_file(s, *f);
-	if (!gp_root_stat(s->rootfd, "/sys/module/vfio_pci", &st))
-		stage_mkdir(s, "/sys/module/vfio_pci");
-	each_entry(s, "/sys/class/block", block_dev);
-	each_entry(s, "/sys/class/vtconsole", vtconsole);
-	each_entry(s, "/proc/driver/nvidia/gpus", nvidia_gpu);
-	each_entry(s, "/proc", process);
+	if (!gp_root_stat(s->rootfd, GP_SYS_VFIO_PCI, &st))
+		stage_mkdir(s, GP_SYS_VFIO_PCI);
+	each_entry(s, GP_SYS_BLOCK, block_dev);
+	each_entry(s, GP_SYS_VTCONSOLE, vtconsole);
+	each_entry(s, GP_PROC_NVIDIA_GPUS, nvidia_gpu);
+	each_entry(s, GP_PROC, process);
 	for (f = gp_modprobe_dirs; f < gp_modprobe_dirs + GP_MODPROBE_DIRS; f++)
 		each_entry(s, *f, modprobe_conf);
 	modules(s);
@@ -773,7 +733,7 @@ int gp_cmd_snapshot(struct gp_ctx *ctx)
 	pathf(path, "%s/sys/bus/pci/devices", s.root);
 	s.rootfd = gp_root_open(s.root);
 	fd = s.rootfd == AT_FDCWD || s.rootfd >= 0
-		     ? gp_root_openat(s.rootfd, "/sys/bus/pci/devices", O_RDONLY | O_DIRECTORY)
+		     ? gp_root_openat(s.rootfd, GP_SYS_PCI_DEVICES, O_RDONLY | O_DIRECTORY)
 		     : s.rootfd;
 	if (fd < 0) {
 		gp_err("cannot read host state: '%s': %s", path, gp_root_strerror(fd));

@@ -15,6 +15,56 @@ const char *const gp_modprobe_dirs[GP_MODPROBE_DIRS] = {
 	"/lib/modprobe.d",
 };
 
+const char *const gp_networkd_dirs[GP_NETWORKD_DIRS] = {
+	"/etc/systemd/network",	    "/run/systemd/network", "/usr/local/lib/systemd/network",
+	"/usr/lib/systemd/network", "/lib/systemd/network",
+};
+
+const char *const gp_qemu_firmware_dirs[GP_QEMU_FIRMWARE_DIRS] = {
+	GP_QEMU_FIRMWARE_ETC,
+	GP_QEMU_FIRMWARE_USR,
+};
+
+const char *const gp_vm_dirs[] = {
+	GP_SYS_MISC,	   GP_QEMU_FIRMWARE_ETC, GP_QEMU_FIRMWARE_USR,
+	GP_LIBVIRT_IMAGES, GP_LIBVIRT_QEMU_RUN,	 NULL,
+};
+
+const char *const gp_pci_dev_files[] = {
+	"vendor",
+	"device",
+	"class",
+	"subsystem_vendor",
+	"subsystem_device",
+	"revision",
+	"irq",
+	"resource",
+	"config",
+	"numa_node",
+	"local_cpulist",
+	"current_link_speed",
+	"current_link_width",
+	"max_link_speed",
+	"max_link_width",
+	"reset_method",
+	"modalias",
+	"enable",
+	"driver_override",
+	"sriov_numvfs",
+	"boot_vga",
+	NULL,
+};
+
+const char *const gp_net_files[] = {
+	"address", "operstate", "mtu", "speed", "duplex", "type", "ifindex", NULL,
+};
+
+const char *const gp_bond_files[] = {
+	"mode",	     "slaves",	  "miimon",	   "lacp_rate",	     "xmit_hash_policy",
+	"ad_select", "min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system",
+	NULL,
+};
+
 const char *const gp_host_files[] = {
 	GP_PROC_CMDLINE,    GP_PROC_CPUINFO,  GP_PROC_RELEASE, GP_PROC_HOSTNAME,
 	GP_PROC_MOUNTINFO,  GP_PROC_SWAPS,    GP_PROC_IOMEM,   GP_PROC_ROUTE,

@@ -32,4 +32,59 @@ extern const char *const gp_modprobe_dirs[GP_MODPROBE_DIRS];
 /* each of the single files above, NULL-terminated */
 extern const char *const gp_host_files[];
 
+/* directories the reader walks; the snapshot copies what it reads in each */
+#define GP_SYS_PCI_DEVICES  "/sys/bus/pci/devices"
+#define GP_SYS_PCI_SLOTS    "/sys/bus/pci/slots"
+#define GP_SYS_IOMMU_GROUPS "/sys/kernel/iommu_groups"
+#define GP_SYS_NODES	    "/sys/devices/system/node"
+#define GP_SYS_NET	    "/sys/class/net"
+#define GP_SYS_VFIO_PCI	    "/sys/module/vfio_pci" /* only whether it exists */
+#define GP_SYS_BLOCK	    "/sys/class/block"
+#define GP_SYS_VTCONSOLE    "/sys/class/vtconsole"
+#define GP_PROC		    "/proc"
+#define GP_PROC_NVIDIA_GPUS "/proc/driver/nvidia/gpus"
+#define GP_PROC_TCP	    "/proc/net/tcp"
+#define GP_PROC_TCP6	    "/proc/net/tcp6"
+#define GP_LIB_MODULES	    "/lib/modules" /* /RELEASE: libkmod's indexes */
+#define GP_DPKG_STATUS	    "/var/lib/dpkg/status"
+#define GP_DRIVERCTL	    "/usr/sbin/driverctl" /* only whether it exists */
+
+/* the GPU device nodes a process may hold open (a prefix each) */
+#define GP_DEV_NVIDIA "/dev/nvidia"
+#define GP_DEV_VFIO   "/dev/vfio/"
+
+/* the network's owner: markers of a running service, and its configurations */
+#define GP_NM_RUN	  "/run/NetworkManager"
+#define GP_NM_ETC	  "/etc/NetworkManager"
+#define GP_NM_CONNECTIONS "/etc/NetworkManager/system-connections"
+#define GP_NETPLAN	  "/etc/netplan"
+#define GP_NETWORKD_RUN	  "/run/systemd/netif"
+#define GP_IFUPDOWN_DIR	  "/etc/network" /* not copied: only GP_IFUPDOWN in it is read */
+#define GP_IFUPDOWN	  "/etc/network/interfaces"
+#define GP_IFUPDOWN_D	  "/etc/network/interfaces.d"
+/* networkd's .network directories, in its order of precedence */
+#define GP_NETWORKD_DIRS 5
+extern const char *const gp_networkd_dirs[GP_NETWORKD_DIRS];
+
+/* the persisted overrides: gpuprov's, and driverctl's (pci-BDF) */
+#define GP_OVERRIDE_DIR	 "/etc/gpuprov/override.d"
+#define GP_DRIVERCTL_DIR "/etc/driverctl.d"
+
+/* the VM preflight: names only, never a disk image's content */
+#define GP_DEV_KVM	      "/dev/kvm" /* not copied: a snapshot has no /dev; GP_SYS_MISC says */
+#define GP_SYS_MISC	      "/sys/class/misc"
+#define GP_LIBVIRT_QEMU_RUN   "/run/libvirt/qemu" /* NAME.pid while a domain runs */
+#define GP_LIBVIRT_IMAGES     "/var/lib/libvirt/images"
+#define GP_QEMU_FIRMWARE_ETC  "/etc/qemu/firmware"
+#define GP_QEMU_FIRMWARE_USR  "/usr/share/qemu/firmware"
+#define GP_QEMU_FIRMWARE_DIRS 2
+extern const char *const gp_qemu_firmware_dirs[GP_QEMU_FIRMWARE_DIRS]; /* copied: gp_vm_dirs */
+/* each directory the preflight looks in, NULL-terminated */
+extern const char *const gp_vm_dirs[];
+
+/* what the reader (and libpci) reads of each device, interface and bond */
+extern const char *const gp_pci_dev_files[];
+extern const char *const gp_net_files[];
+extern const char *const gp_bond_files[];
+
 #endif

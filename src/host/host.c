@@ -405,7 +405,7 @@ static void scan_numa(struct gp_host *h)
 {
 	char path[PATH_LEN], text[4096];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, "/sys/devices/system/node"));
+	DIR *dir = open_dir(h, rootp(h, path, GP_SYS_NODES));
 
 	if (!dir)
 		return;
@@ -624,7 +624,7 @@ static void read_kernel(struct gp_host *h)
 	read_text(h, rootp(h, path, GP_DMI_BIOS_VENDOR), h->bios_vendor, sizeof(h->bios_vendor));
 	read_text(h, rootp(h, path, GP_DMI_PRODUCT), h->product, sizeof(h->product));
 	read_cpu_bits(h);
-	h->iommu_groups = count_entries(h, rootp(h, path, "/sys/kernel/iommu_groups"));
+	h->iommu_groups = count_entries(h, rootp(h, path, GP_SYS_IOMMU_GROUPS));
 }
 
 /* vfio-pci: loaded, available to load (libkmod), and what modprobe.d says of it */
@@ -632,7 +632,7 @@ static void read_vfio(struct gp_host *h)
 {
 	char path[PATH_LEN];
 
-	h->vfio_loaded = exists(h, rootp(h, path, "/sys/module/vfio_pci"));
+	h->vfio_loaded = exists(h, rootp(h, path, GP_SYS_VFIO_PCI));
 	h->vfio_available =
 		h->kernel_release[0] ? gp_vfio_module_available(h->root, h->kernel_release) : -1;
 	scan_modprobe(h);
@@ -646,7 +646,7 @@ static void qemu_from_dpkg(struct gp_host *h)
 	char *text, *cur, *line;
 	bool ours = false;
 
-	gp_root_slurp(h->rootfd, "/var/lib/dpkg/status", GP_DPKG_MAX, &text);
+	gp_root_slurp(h->rootfd, GP_DPKG_STATUS, GP_DPKG_MAX, &text);
 	for (cur = text; (line = strsep(&cur, "\n"));) {
 		if (!strncmp(line, "Package: ", 9))
 			ours = !strcmp(line + 9, "qemu-system-x86");
@@ -682,10 +682,9 @@ static int kvm_state(const struct gp_host *h)
 {
 	char path[PATH_LEN];
 
-	if (exists(h, rootp(h, path, "/dev/kvm")) ||
-	    exists(h, rootp(h, path, "/sys/class/misc/kvm")))
+	if (exists(h, rootp(h, path, GP_DEV_KVM)) || exists(h, rootp(h, path, GP_SYS_MISC "/kvm")))
 		return 1;
-	return !h->root[0] || exists(h, rootp(h, path, "/sys/class/misc")) ? 0 : -1;
+	return !h->root[0] || exists(h, rootp(h, path, GP_SYS_MISC)) ? 0 : -1;
 }
 
 /* KVM and QEMU; the profile's VM (its XML, libvirt's domain) is owned.c's. */
@@ -703,23 +702,23 @@ static void read_vm_state(struct gp_host *h)
 /* firmware='efi' without a loader: libvirt picks from QEMU's firmware descriptors. */
 static void firmware_descriptor(const struct gp_host *h, struct gp_vm_file *f)
 {
-	static const char *const dirs[] = { "/etc/qemu/firmware", "/usr/share/qemu/firmware" };
 	char path[PATH_LEN];
 	struct dirent *e;
 	size_t i;
 	DIR *dir;
 
 	f->exists = -1;
-	snprintf(f->path, sizeof(f->path), "%s/*x86_64*.json", dirs[1]);
-	for (i = 0; i < 2; i++) {
-		dir = open_dir(h, rootp(h, path, "%s", dirs[i]));
+	snprintf(f->path, sizeof(f->path), "%s/*x86_64*.json", gp_qemu_firmware_dirs[1]);
+	for (i = 0; i < GP_QEMU_FIRMWARE_DIRS; i++) {
+		dir = open_dir(h, rootp(h, path, "%s", gp_qemu_firmware_dirs[i]));
 		if (!dir)
 			continue;
 		f->exists = 0;
 		while ((e = readdir(dir)) && !strstr(e->d_name, "x86_64"))
 			;
 		if (e)
-			snprintf(f->path, sizeof(f->path), "%s/%s", dirs[i], e->d_name);
+			snprintf(f->path, sizeof(f->path), "%s/%s", gp_qemu_firmware_dirs[i],
+				 e->d_name);
 		closedir(dir);
 		if (e) {
 			f->exists = 1;
@@ -813,7 +812,7 @@ static void read_binding_state(struct gp_host *h)
 			  d->modalias, sizeof(d->modalias));
 		read_vfio_driver(h, d);
 	}
-	h->driverctl = exists(h, rootp(h, path, "/usr/sbin/driverctl"));
+	h->driverctl = exists(h, rootp(h, path, GP_DRIVERCTL));
 }
 
 /* ---- disks, swap and framebuffers: what a companion may hold for the host ---- */
@@ -848,7 +847,7 @@ static void first_entry(const struct gp_host *h, const char *dir, char *out, siz
 static void scan_blocks(struct gp_host *h)
 {
 	char path[PATH_LEN], link[PATH_LEN];
-	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/block"));
+	DIR *dir = open_dir(h, rootp(h, path, GP_SYS_BLOCK));
 	struct dirent *e;
 
 	if (!dir)
@@ -955,7 +954,7 @@ static void read_iomem(struct gp_host *h)
 static void read_vtcons(struct gp_host *h)
 {
 	char path[PATH_LEN], text[128];
-	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/vtconsole"));
+	DIR *dir = open_dir(h, rootp(h, path, GP_SYS_VTCONSOLE));
 	struct dirent *e;
 
 	while (dir && (e = readdir(dir))) {

@@ -45,7 +45,7 @@ void gp_read_ifaces(struct gp_host *h)
 {
 	char path[PATH_LEN], link[PATH_LEN], text[64];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, "/sys/class/net"));
+	DIR *dir = open_dir(h, rootp(h, path, GP_SYS_NET));
 
 	if (!dir)
 		return;
@@ -261,8 +261,8 @@ static int iface_of_v6(const struct netfacts *nf, const uint8_t *a)
 static bool read_tcp(struct gp_host *h, const struct netfacts *nf, bool v6)
 {
 	char path[PATH_LEN], local[40];
-	char *text = read_file(h, rootp(h, path, v6 ? "/proc/net/tcp6" : "/proc/net/tcp")),
-	     *cur = text, *line;
+	char *text = read_file(h, rootp(h, path, v6 ? GP_PROC_TCP6 : GP_PROC_TCP)), *cur = text,
+	     *line;
 	unsigned state;
 	int k;
 
@@ -367,15 +367,14 @@ static const char *port_owner(const struct gp_host *h, const struct gp_profile *
 
 		k = gp_host_iface(h, p->bond.slaves[i]);
 		port = k >= 0 ? h->ifaces[k].name : p->bond.slaves[i];
-		if (mentions(h, "/etc/NetworkManager/system-connections", ".nmconnection",
-			     "interface-name=", port))
+		if (mentions(h, GP_NM_CONNECTIONS, ".nmconnection", "interface-name=", port))
 			return "networkmanager";
-		if (mentions(h, "/etc/netplan", ".yaml", "", port))
+		if (mentions(h, GP_NETPLAN, ".yaml", "", port))
 			return "netplan";
-		if (mentions(h, "/etc/systemd/network", ".network", "Name=", port))
+		if (mentions(h, gp_networkd_dirs[0], ".network", "Name=", port))
 			return "networkd";
-		if (mentions(h, "/etc/network", "interfaces", "iface ", port) ||
-		    mentions(h, "/etc/network/interfaces.d", "", "iface ", port))
+		if (mentions(h, GP_IFUPDOWN_DIR, "interfaces", "iface ", port) ||
+		    mentions(h, GP_IFUPDOWN_D, "", "iface ", port))
 			return "ifupdown";
 	}
 	return NULL;
@@ -386,11 +385,8 @@ static const char *port_owner(const struct gp_host *h, const struct gp_profile *
  * /etc, /run and /usr/lib (a name in /etc hides the same name further down)
  * and applies to an interface only the first whose [Match] takes it.
  * Name= and MACAddress= are kept; other match keys are taken as matching.
+ * The directories: gp_networkd_dirs (core/manifest.c).
  */
-static const char *const networkd_dirs[] = {
-	"/etc/systemd/network",	    "/run/systemd/network", "/usr/local/lib/systemd/network",
-	"/usr/lib/systemd/network", "/lib/systemd/network",
-};
 
 static bool netfile_known(const struct gp_host *h, const char *name)
 {
@@ -473,8 +469,8 @@ void gp_read_networkd(struct gp_host *h)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(networkd_dirs); i++)
-		read_networkd_dir(h, networkd_dirs[i]);
+	for (i = 0; i < GP_NETWORKD_DIRS; i++)
+		read_networkd_dir(h, gp_networkd_dirs[i]);
 	if (h->nnetfiles)
 		qsort(h->netfiles, h->nnetfiles, sizeof(*h->netfiles), netfile_cmp);
 }
@@ -491,21 +487,21 @@ void gp_read_net_owner(struct gp_host *h, const struct gp_profile *p)
 	struct dirent *e;
 	bool netplan = false;
 
-	if ((d = open_dir(h, rootp(h, path, "/etc/netplan")))) {
+	if ((d = open_dir(h, rootp(h, path, GP_NETPLAN)))) {
 		while ((e = readdir(d)))
 			netplan |= strstr(e->d_name, ".yaml") != NULL;
 		closedir(d);
 	}
 	if (owner)
 		;
-	else if (exists(h, rootp(h, path, "/run/NetworkManager")) &&
-		 exists(h, rootp(h, path, "/etc/NetworkManager")) && !netplan)
+	else if (exists(h, rootp(h, path, GP_NM_RUN)) && exists(h, rootp(h, path, GP_NM_ETC)) &&
+		 !netplan)
 		owner = "networkmanager";
 	else if (netplan)
 		owner = "netplan";
-	else if (exists(h, rootp(h, path, "/run/systemd/netif")))
+	else if (exists(h, rootp(h, path, GP_NETWORKD_RUN)))
 		owner = "networkd";
-	else if (exists(h, rootp(h, path, "/etc/network/interfaces")))
+	else if (exists(h, rootp(h, path, GP_IFUPDOWN)))
 		owner = "ifupdown";
 	else
 		owner = "none";

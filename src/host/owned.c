@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/manifest.h"
 #include "core/nccl_topo.h"
 #include "core/netconf.h"
 #include "core/plan.h"
@@ -108,9 +109,9 @@ static int running_in_tree(const struct gp_host *h, const char *name)
 {
 	char path[PATH_LEN];
 
-	if (!exists(h, rootp(h, path, "/run/libvirt/qemu")))
+	if (!exists(h, rootp(h, path, GP_LIBVIRT_QEMU_RUN)))
 		return -1;
-	return exists(h, rootp(h, path, "/run/libvirt/qemu/%s.pid", name));
+	return exists(h, rootp(h, path, GP_LIBVIRT_QEMU_RUN "/%s.pid", name));
 }
 
 /* The VM's XML and NCCL's file where the profile puts them; libvirt's domain of its name. */
@@ -146,8 +147,8 @@ int gp_host_read_owned(struct gp_host *h, const struct gp_profile *p)
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		h->persist[i] = read_owned(h, gp_persist_paths[i]);
-	read_overrides(h, "/etc/gpuprov/override.d", "");
-	read_overrides(h, "/etc/driverctl.d", "pci-");
+	read_overrides(h, GP_OVERRIDE_DIR, "");
+	read_overrides(h, GP_DRIVERCTL_DIR, "pci-");
 	read_vm(h, p);
 	read_bond_files(h, p);
 	gp_root_close(h->rootfd);

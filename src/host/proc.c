@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/hostq.h"
+#include "core/manifest.h"
 #include "core/model.h"
 #include "host/host.h"
 #include "host/read.h"
@@ -21,7 +22,7 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 {
 	char path[PATH_LEN], text[2048];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, "/proc/driver/nvidia/gpus"));
+	DIR *dir = open_dir(h, rootp(h, path, GP_PROC_NVIDIA_GPUS));
 	int found = -1;
 
 	if (!dir)
@@ -31,8 +32,7 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_text(h,
-			      rootp(h, path, "/proc/driver/nvidia/gpus/%s/information", e->d_name),
+		if (read_text(h, rootp(h, path, GP_PROC_NVIDIA_GPUS "/%s/information", e->d_name),
 			      text, sizeof(text)) <= 0)
 			continue;
 		m = strstr(text, "Device Minor:");
@@ -43,15 +43,18 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 	return found;
 }
 
+#define NV_LEN	 (sizeof(GP_DEV_NVIDIA) - 1)
+#define VFIO_LEN (sizeof(GP_DEV_VFIO) - 1)
+
 static void add_holder(struct gp_host *h, int pid, const char *comm, const char *node)
 {
 	struct gp_holder *x;
 	int dev = -1;
 
-	if (!strncmp(node, "/dev/nvidia", 11) && isdigit((unsigned char)node[11]))
-		dev = nvidia_minor_dev(h, atoi(node + 11));
-	else if (!strncmp(node, "/dev/vfio/", 10) && isdigit((unsigned char)node[10]))
-		dev = -2 - atoi(node + 10); /* -2 - group: resolved by checks */
+	if (!strncmp(node, GP_DEV_NVIDIA, NV_LEN) && isdigit((unsigned char)node[NV_LEN]))
+		dev = nvidia_minor_dev(h, atoi(node + NV_LEN));
+	else if (!strncmp(node, GP_DEV_VFIO, VFIO_LEN) && isdigit((unsigned char)node[VFIO_LEN]))
+		dev = -2 - atoi(node + VFIO_LEN); /* -2 - group: resolved by checks */
 	h->holders = gp_xrealloc(h->holders, h->nholders + 1, sizeof(*h->holders));
 	x = &h->holders[h->nholders++];
 	x->pid = pid;
@@ -62,8 +65,8 @@ static void add_holder(struct gp_host *h, int pid, const char *comm, const char 
 
 static bool gpu_node(const char *t)
 {
-	return !strncmp(t, "/dev/nvidia", 11) ||
-	       (!strncmp(t, "/dev/vfio/", 10) && isdigit((unsigned char)t[10]));
+	return !strncmp(t, GP_DEV_NVIDIA, NV_LEN) ||
+	       (!strncmp(t, GP_DEV_VFIO, VFIO_LEN) && isdigit((unsigned char)t[VFIO_LEN]));
 }
 
 static void scan_process(struct gp_host *h, const char *pid)
@@ -97,7 +100,7 @@ void gp_read_holders(struct gp_host *h)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, "/proc"));
+	DIR *dir = open_dir(h, rootp(h, path, GP_PROC));
 
 	if (!dir)
 		return;

@@ -72,7 +72,7 @@ static bool kmod_tree_safe(const char *root, const char *release)
 		return true;
 	if (rootfd < 0)
 		return false;
-	snprintf(dir, sizeof(dir), "/lib/modules/%s", release);
+	snprintf(dir, sizeof(dir), GP_LIB_MODULES "/%s", release);
 	rc = guard_dir(rootfd, root, dir, "modules.");
 	for (i = 0; !rc && i < GP_MODPROBE_DIRS; i++)
 		rc = guard_dir(rootfd, root, gp_modprobe_dirs[i], "");
