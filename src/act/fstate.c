@@ -31,6 +31,7 @@
 
 #include "act/apply.h"
 #include "act/fstate.h"
+#include "core/manifest.h"
 
 /*
  * The paths each step kind writes, besides gp_persist_paths (persist.vfio),

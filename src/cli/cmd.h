@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "act/apply.h"
+#include "core/checks.h"
 #include "core/model.h"
 #include "core/plan.h"
 

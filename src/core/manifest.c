@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "core/manifest.h"
+#include "core/model.h"
 
 /*
  * libkmod's own default (libkmod.c, default_config_paths): passing fewer
@@ -63,6 +64,14 @@ const char *const gp_bond_files[] = {
 	"mode",	     "slaves",	  "miimon",	   "lacp_rate",	     "xmit_hash_policy",
 	"ad_select", "min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system",
 	NULL,
+};
+
+const char *const gp_persist_paths[GP_PERSIST_FILES] = {
+	"/etc/gpuprov/vfio-rebind",
+	"/etc/modprobe.d/gpuprov-vfio.conf",
+	"/etc/modules-load.d/gpuprov-vfio.conf",
+	"/etc/udev/rules.d/60-gpuprov-vfio.rules",
+	"/etc/systemd/system/gpuprov-vfio.service",
 };
 
 const char *const gp_host_files[] = {

@@ -29,6 +29,10 @@ extern const char *const gp_modprobe_dirs[GP_MODPROBE_DIRS];
 #define GP_DMI_PRODUCT	   "/sys/class/dmi/id/product_name"
 #define GP_DMI_VENDOR	   "/sys/class/dmi/id/sys_vendor" /* the snapshot's, for the record */
 
+/* the files persist.vfio owns (GP_PERSIST_FILES, core/model.h): the reader
+ * reads them, the plan compares, act/files.c writes */
+extern const char *const gp_persist_paths[];
+
 /* each of the single files above, NULL-terminated */
 extern const char *const gp_host_files[];
 

@@ -14,7 +14,6 @@
 
 #include "core/hostq.h"
 #include "core/netconf.h"
-#include "core/plan.h"
 #include "core/templates.h"
 
 const char *gp_netconf_owner(const struct gp_host *h, const struct gp_profile *p)

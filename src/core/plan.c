@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checks.h"
 #include "core/hostq.h"
+#include "core/manifest.h"
 #include "core/netconf.h"
 #include "core/plan.h"
 #include "core/vm.h"
@@ -243,15 +245,6 @@ static bool listed(const char *list, const char *m)
 			return true;
 	return false;
 }
-
-/* The files persist.vfio owns: the reader reads them, the plan compares, files.c writes. */
-const char *const gp_persist_paths[GP_PERSIST_FILES] = {
-	"/etc/gpuprov/vfio-rebind",
-	"/etc/modprobe.d/gpuprov-vfio.conf",
-	"/etc/modules-load.d/gpuprov-vfio.conf",
-	"/etc/udev/rules.d/60-gpuprov-vfio.rules",
-	"/etc/systemd/system/gpuprov-vfio.service",
-};
 
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_persist *out)

@@ -12,8 +12,9 @@
 
 #include <json.h>
 
-#include "core/checks.h"
 #include "core/model.h"
+
+struct gp_report;
 
 enum gp_group {
 	GP_GROUP_VFIO = 1,
@@ -50,10 +51,6 @@ struct gp_persist {
 	struct gp_override overrides[GP_MAX_OVERRIDES];
 	int noverrides;
 };
-
-/* plan.c */
-/* the files persist.vfio owns */
-extern const char *const gp_persist_paths[GP_PERSIST_FILES];
 
 /* What domain.write and domain.define put in place. */
 struct gp_vm_target {

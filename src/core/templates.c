@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/plan.h"
 #include "core/templates.h"
 
 #ifndef GP_DATADIR

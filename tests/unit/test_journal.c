@@ -9,6 +9,7 @@
 #include "core/nccl_topo.h"
 #include "core/netconf.h"
 #include "act/fstate.h"
+#include "core/manifest.h"
 #include "host/host.h"
 
 #include <unistd.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The plan on fixture hosts: the expected steps, in order, or the blockers. */
 #include "unit.h"
+#include "core/checks.h"
 #include "core/plan.h"
 #include "core/templates.h"
 #include "host/host.h"
