@@ -2,9 +2,10 @@
 /*
  * Host discovery: the only code that reads the machine.  Every path goes
  * through the root prefix, so the same code reads a live host, a snapshot or
- * a fixture tree.  libpci enumerates the devices and reads their IDs, class,
- * NUMA node, physical slot and config space; pcicfg.c interprets the bytes.
- * One pass over the devices, each file read once.
+ * a fixture tree.  libpci enumerates the devices and finds their slots; their
+ * IDs, class, config space and attributes are read from each device's
+ * directory, as libpci would read them; pcicfg.c interprets the bytes.  One
+ * pass over the devices, each file read once.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -192,23 +193,91 @@ static void read_bars(const struct gp_root_dir *dir, struct gp_dev *d)
 	d->nbars = n;
 }
 
-static void read_config(struct pci_dev *pd, struct gp_dev *d)
+/*
+ * ---- what libpci's sysfs method reads, read as it does ----
+ * The IDs, the class and config space: libpci 3.9 opens each by its whole
+ * path (ROOT/sys/bus/pci/devices/BDF/NAME, the device link followed every
+ * time); read from the device's directory opened once, with its values and
+ * its errors (sysfs_get_value, sysfs_read in its lib/sysfs.c).
+ */
+#define PCI_OBJ_LEN 1024 /* libpci's OBJNAMELEN and OBJBUFSIZE */
+
+/* A mandatory value: unreadable, it stops the scan with libpci's message. */
+static int pci_value(const struct gp_host *h, const struct gp_root_dir *dir, const char *bdf,
+		     const char *name, int *v)
+{
+	char buf[PCI_OBJ_LEN], path[PATH_LEN];
+	int fd, err;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/%s", h->root, bdf, name);
+	if (strlen(path) >= PCI_OBJ_LEN) {
+		gp_err("cannot read the PCI devices: File name too long");
+		return -ENAMETOOLONG;
+	}
+	fd = gp_root_dir_openat(dir, name, O_RDONLY);
+	if (fd < 0) {
+		gp_err("cannot read the PCI devices: Cannot open %s: %s", path, strerror(-fd));
+		return fd;
+	}
+	n = read(fd, buf, sizeof(buf)); /* one read, as libpci */
+	err = errno;
+	close(fd);
+	if (n < 0) {
+		gp_err("cannot read the PCI devices: Error reading %s: %s", path, strerror(err));
+		return -err;
+	}
+	if (n >= (ssize_t)sizeof(buf)) {
+		gp_err("cannot read the PCI devices: Value in %s too long", path);
+		return -EFBIG;
+	}
+	buf[n] = '\0';
+	*v = (int)strtol(buf, NULL, 0);
+	return 0;
+}
+
+static int read_ident(const struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
+{
+	int vendor, device, class;
+
+	if (pci_value(h, dir, d->bdf, "vendor", &vendor) ||
+	    pci_value(h, dir, d->bdf, "device", &device) ||
+	    pci_value(h, dir, d->bdf, "class", &class))
+		return -EIO;
+	d->vendor = (uint16_t)vendor;
+	d->device = (uint16_t)device;
+	d->class = (uint16_t)(class >> 8);
+	return 0;
+}
+
+/* libpci's sysfs_read: all of len bytes at pos, or nothing */
+static bool cfg_read(int fd, uint8_t *buf, size_t len, off_t pos)
+{
+	return fd >= 0 && pread(fd, buf, len, pos) == (ssize_t)len;
+}
+
+static void read_config(const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	uint8_t cfg[4096];
 	size_t len = 256;
 	struct gp_cfg c;
+	int fd = gp_root_dir_openat(dir, "config", O_RDONLY);
 
 	memset(cfg, 0, sizeof(cfg));
 	/* unprivileged readers get only the first 64 bytes of config space */
-	if (!pci_read_block(pd, 0, cfg, 256)) {
+	if (!cfg_read(fd, cfg, 256, 0)) {
 		len = 64;
 		d->config_short = true;
-		if (!pci_read_block(pd, 0, cfg, 64))
+		if (!cfg_read(fd, cfg, 64, 0)) {
+			if (fd >= 0)
+				close(fd);
 			return;
+		}
 	}
 	/* extended space only where ACS matters: bridges between GPUs */
-	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && pci_read_block(pd, 256, cfg + 256, 3840))
+	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(fd, cfg + 256, 3840, 256))
 		len = sizeof(cfg);
+	close(fd);
 	if (gp_cfg_parse(cfg, len, &c))
 		return;
 	d->svendor = c.svendor;
@@ -228,13 +297,36 @@ static void read_reset_method(const struct gp_root_dir *dir, struct gp_dev *d)
 		read_attr(dir, "reset_method", d->reset_method, sizeof(d->reset_method)) >= 0;
 }
 
-/* The device's own attributes, each looked up in its directory opened once. */
-static void read_attrs(const struct gp_host *h, const struct gp_root_dir *devs, struct gp_dev *d)
+/*
+ * One device, each of its files looked up in its directory opened once:
+ * libpci enumerated it and finds its slot (the slots' addresses, read once
+ * for all); the rest is read here.
+ */
+static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pci_dev *pd,
+		    struct gp_dev *d, const struct gp_profile *p)
 {
 	char path[PATH_LEN];
 	struct gp_root_dir dir;
+	const char *slot;
 
+	d->domain = (unsigned)pd->domain;
+	d->bus = pd->bus;
+	d->dev = pd->dev;
+	d->func = pd->func;
+	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
 	gp_root_dir(h->rootfd, rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), &dir);
+	if (read_ident(h, &dir, d)) {
+		gp_root_dir_close(&dir);
+		return -EIO;
+	}
+	pci_fill_info(pd, PCI_FILL_PHYS_SLOT);
+	slot = pci_get_string_property(pd, PCI_FILL_PHYS_SLOT);
+	if (slot)
+		gp_strlcpy(d->slot, slot, sizeof(d->slot));
+	d->pcie_type = GP_PCIE_NONE;
+	d->parent = -1;
+	read_config(&dir, d);
+	d->role = gp_dev_role(d, p);
 	read_link_fields(devs, &dir, d);
 	read_iommu_group(&dir, d);
 	read_numa_node(&dir, d);
@@ -242,30 +334,7 @@ static void read_attrs(const struct gp_host *h, const struct gp_root_dir *devs, 
 	if (d->role == GP_ROLE_GPU)
 		read_reset_method(&dir, d);
 	gp_root_dir_close(&dir);
-}
-
-static void fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pci_dev *pd,
-		     struct gp_dev *d, const struct gp_profile *p)
-{
-	const char *slot;
-
-	pci_fill_info(pd, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_PHYS_SLOT);
-	d->domain = (unsigned)pd->domain;
-	d->bus = pd->bus;
-	d->dev = pd->dev;
-	d->func = pd->func;
-	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
-	d->vendor = pd->vendor_id;
-	d->device = pd->device_id;
-	d->class = pd->device_class;
-	slot = pci_get_string_property(pd, PCI_FILL_PHYS_SLOT);
-	if (slot)
-		gp_strlcpy(d->slot, slot, sizeof(d->slot));
-	d->pcie_type = GP_PCIE_NONE;
-	d->parent = -1;
-	read_config(pd, d);
-	d->role = gp_dev_role(d, p);
-	read_attrs(h, devs, d);
+	return 0;
 }
 
 static int guard(const struct gp_host *h, const char *path)
@@ -301,9 +370,11 @@ static int guard_entries(const struct gp_host *h, const char *dir, const char *c
 
 /*
  * libpci opens ROOT/sys/bus/pci/... by itself and follows links as the kernel
- * does.  Under --root, each path it reads for the fields we ask of it
- * (PCI_FILL_IDENT, _CLASS, _NUMA_NODE, _PHYS_SLOT and config space) must lead
- * where the safe reader's does, to a regular file or a directory.
+ * does: the devices and slots directories, each slot's address.  Under
+ * --root, each path it reads, and each that lspci would read for a device
+ * (its link, vendor, device, class, numa_node, config: a tree where those
+ * lead elsewhere is not the host it claims to be), must lead where the safe
+ * reader's does, to a regular file or a directory.
  */
 static int guard_pci(const struct gp_host *h)
 {
@@ -354,7 +425,10 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 		n++;
 	h->devs = gp_xcalloc(n, sizeof(*h->devs));
 	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++)
-		fill_dev(h, &devs, pd, &h->devs[i], p);
+		if (fill_dev(h, &devs, pd, &h->devs[i], p)) {
+			rc = -EIO;
+			goto out;
+		}
 	h->ndevs = n;
 	/* sort as lspci does; parents resolve by binary search afterwards */
 	qsort(h->devs, n, sizeof(*h->devs), gp_dev_cmp);

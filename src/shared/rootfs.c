@@ -382,9 +382,14 @@ void gp_root_dir_close(struct gp_root_dir *d)
 	d->fd = -1;
 }
 
+int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags)
+{
+	return checked(open_name(d, name, flags), flags);
+}
+
 ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len)
 {
-	return read_fd(checked(open_name(d, name, O_RDONLY), O_RDONLY), buf, len);
+	return read_fd(gp_root_dir_openat(d, name, O_RDONLY), buf, len);
 }
 
 /* What gp_root_readlink says of a name that is no link: -EINVAL only for what it may not open. */

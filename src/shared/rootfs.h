@@ -47,6 +47,7 @@ struct gp_root_dir {
 };
 void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d);
 void gp_root_dir_close(struct gp_root_dir *d);
+int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags);
 ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len);
 ssize_t gp_root_dir_readlink(const struct gp_root_dir *d, const char *name, char *buf, size_t len);
 int gp_root_dir_stat(const struct gp_root_dir *d, const char *name, struct stat *st);

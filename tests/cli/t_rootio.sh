@@ -61,6 +61,34 @@ rm "$cfg" && mkfifo "$cfg"
 run 20 -r "$d/tree" scan
 [ $rc -eq 3 ] || fail "FIFO as config space: exit $rc, want 3"
 
+# a device's IDs and class are read as libpci reads them, with its messages:
+# missing or unreadable they stop the scan (exit 3), garbage reads as 0
+fresh
+dev=$(readlink -f "$d/tree/sys/bus/pci/devices/0000:41:00.0")
+rm "$dev/vendor"
+run 20 -r "$d/tree" scan
+[ $rc -eq 3 ] || fail "no vendor file: exit $rc, want 3"
+grep -q "Cannot open $d/tree/sys/bus/pci/devices/0000:41:00.0/vendor: No such file" "$d/out" ||
+	fail "no vendor file: $(cat "$d/out")"
+fresh
+rm "$dev/device" && mkdir "$dev/device"
+run 20 -r "$d/tree" scan
+[ $rc -eq 3 ] || fail "device as a directory: exit $rc, want 3"
+grep -q "Error reading $d/tree/sys/bus/pci/devices/0000:41:00.0/device: Is a directory" \
+	"$d/out" || fail "device as a directory: $(cat "$d/out")"
+fresh
+head -c 1024 /dev/zero | tr '\0' 0 >"$dev/class"
+run 20 -r "$d/tree" scan
+[ $rc -eq 3 ] || fail "class of 1024 bytes: exit $rc, want 3"
+grep -q "Value in $d/tree/sys/bus/pci/devices/0000:41:00.0/class too long" "$d/out" ||
+	fail "class of 1024 bytes: $(cat "$d/out")"
+fresh
+printf 'garbage\n' >"$dev/class"
+run 20 -r "$d/tree" --json scan
+[ $rc -eq 0 ] || fail "garbage class: exit $rc"
+grep -A3 '"bdf": "0000:41:00.0"' "$d/out" | grep -q '"class": "0000"' ||
+	fail "garbage class: $(grep -A3 '"bdf": "0000:41:00.0"' "$d/out")"
+
 # the profile itself: a FIFO or a device is bad input, at once
 mkfifo "$d/fifo.ini"
 for p in "$d/fifo.ini" /dev/zero; do
