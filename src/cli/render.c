@@ -78,6 +78,22 @@ bool gp_json_printed;
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /*
+ * DEL and the C1 controls (U+0080..U+009F): JSON allows them raw and json-c
+ * writes them so, but the terminal filter (escape()) would turn them into
+ * the text \xNN, which is no JSON escape.  They are written as \u007f ..
+ * \u009f instead, so that the filter never changes a document.  Only
+ * strings hold them in json-c's text.
+ */
+static int json_control(const unsigned char *u, int k)
+{
+	if (k == 1 && *u == 0x7f)
+		return 0x7f;
+	if (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)
+		return u[1];
+	return -1;
+}
+
+/*
  * Writes json-c's text to stdout with every line after the first indented
  * by indent more spaces (json-c's pretty printer indents by two a level, so
  * a value printed alone and indented reads as if printed in place).  json-c
@@ -88,11 +104,11 @@ bool gp_json_printed;
 static void json_put(const char *s, size_t n, int indent)
 {
 	const char *run = s;
-	int k;
+	int k, c = -1;
 
 	while (n) {
 		k = gp_utf8_len((const unsigned char *)s, n);
-		if (k > 0 && *s != '\n') {
+		if (k > 0 && *s != '\n' && (c = json_control((const unsigned char *)s, k)) < 0) {
 			s += k;
 			n -= (size_t)k;
 			continue;
@@ -100,10 +116,15 @@ static void json_put(const char *s, size_t n, int indent)
 		fwrite(run, 1, (size_t)(s - run), stdout);
 		if (k <= 0)
 			fputs("\\ufffd", stdout);
+		else if (c >= 0)
+			printf("\\u%04x", c);
 		else
 			printf("\n%*s", indent, "");
-		run = ++s;
-		n--;
+		k = k > 0 ? k : 1;
+		s += k;
+		n -= (size_t)k;
+		run = s;
+		c = -1;
 	}
 	fwrite(run, 1, (size_t)(s - run), stdout);
 }
@@ -299,8 +320,9 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 /*
  * stdout and stderr through gp_term_escape(): every text gpuprov prints
  * (tables, findings, plans, messages) is safe for a terminal, however it
- * was formatted.  JSON and XML are valid UTF-8 without raw control
- * characters by then, so they pass unchanged.
+ * was formatted.  A document must pass unchanged, so its writer leaves
+ * nothing here to escape: json_put() writes bad UTF-8, DEL and the C1
+ * controls as \u escapes (json-c alone writes the latter raw).
  */
 void gp_term_streams(void)
 {

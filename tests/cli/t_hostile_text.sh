@@ -60,3 +60,34 @@ mv "$d/nl/sys/bus/pci/slots/3" "$d/nl/sys/bus/pci/slots/$(printf '3\nFAKE-LINE a
 $G -r "$d/nl" scan >"$d/out"
 lacks '^FAKE-LINE' "$d/out"
 grep -qF '3\x0aFAKE-LINE all clear' "$d/out"
+
+# DEL and the C1 controls (U+0080..U+009F) are valid UTF-8 that json-c writes
+# raw; the terminal filter would make them the text \xNN inside a JSON string
+# (no JSON escape). The JSON printers write \u007f..\u009f, so the document
+# parses and holds the character. A local user's process name is enough on a
+# live host (review2 F3).
+C1=$(printf '\302\233')
+json_has() { # FILE STRING: parses, holds STRING, and shows it as \u escapes
+	python3 -c 'import json,sys
+t=open(sys.argv[1],"rb").read().decode()
+assert "\\x" not in t.replace("\\\\","")
+assert sys.argv[2] in json.dumps(json.loads(t), ensure_ascii=False), sys.argv[2]' "$1" "$2"
+	jq . "$1" >/dev/null
+	grep -qF '\u009b' "$1"
+}
+cp -a build/hosts/in-use "$d/iu"
+printf 'py\302\2332Jthon3\n' >"$d/iu/proc/40211/comm"
+$G -r "$d/iu" -p profiles/h3c-r5350-g6.ini --json check >"$d/iu.json" 2>/dev/null || true
+json_has "$d/iu.json" "py${C1}2Jthon3"
+
+# scan --json: a C1 and DEL in the DMI product (json-c's document head) and a
+# C1 in a driver name (the direct device writer)
+cp -a build/hosts/r5350-ready "$d/c1"
+printf 'prod\302\2332Juct\177x\n' >"$d/c1/sys/class/dmi/id/product_name"
+mkdir "$d/c1/sys/bus/pci/drivers/nv${C1}drv"
+ln -sfn "../../../../bus/pci/drivers/nv${C1}drv" "$d/c1/sys/bus/pci/devices/0000:41:00.0/driver"
+$G -r "$d/c1" --json scan >"$d/c1.json"
+json_has "$d/c1.json" "prod${C1}2Juct$(printf '\177')x"
+json_has "$d/c1.json" "nv${C1}drv"
+grep -qF '"driver": "nv\u009bdrv"' "$d/c1.json"
+grep -qF 'prod\u009b2Juct\u007fx' "$d/c1.json"
