@@ -29,7 +29,7 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
-	if (gp_domxml_build(&h, ctx->profile, tmpl, &xml, digest, sizeof(digest))) {
+	if (gp_domxml_build(&h, ctx->profile, tmpl, &xml, digest, sizeof(digest), NULL)) {
 		gp_host_release(&h);
 		return GP_EXIT_INPUT;
 	}

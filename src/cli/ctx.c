@@ -165,14 +165,6 @@ static void vm_files(struct gp_host *h, const char *xml)
 		gp_host_vm_files(h, files, n);
 }
 
-/* A template only root may read can hold a password (VNC, SPICE): so can its XML. */
-static bool world_readable(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && (st.st_mode & S_IROTH);
-}
-
 /* The VM's XML and where it goes, when the profile has a [vm]. */
 static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target *vm)
 {
@@ -182,10 +174,10 @@ static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target 
 	if (!ctx->profile->has_vm)
 		return 0;
 	if (gp_ctx_template(ctx, tmpl, sizeof(tmpl)) ||
-	    gp_domxml_build(h, ctx->profile, tmpl, &xml, vm->digest, sizeof(vm->digest)))
+	    gp_domxml_build(h, ctx->profile, tmpl, &xml, vm->digest, sizeof(vm->digest),
+			    &vm->secret))
 		return GP_EXIT_INPUT;
 	vm->xml = xml;
-	vm->secret = !world_readable(tmpl);
 	vm_files(h, xml);
 	if (gp_nccl_topo_build(h, ctx->profile, false, &xml)) {
 		free((char *)vm->xml); /* said why: the guest cannot number its buses */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -563,20 +564,24 @@ static int well_formed(const char *xml)
 }
 
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
-		    char **out, char *digest, size_t dlen)
+		    char **out, char *digest, size_t dlen, bool *secret)
 {
+	struct stat st;
 	char *plain, *text;
 	struct gp_vm_layout l;
 	xmlDoc *doc;
 	xmlNode *dom;
 	xmlNs *ns;
 
-	ssize_t n = gp_root_slurp(AT_FDCWD, tmpl_path, GP_READ_MAX, &text);
+	ssize_t n = gp_root_slurp_stat(AT_FDCWD, tmpl_path, GP_READ_MAX, &text, &st);
 
 	if (n < 0) { /* through the safe reader: a FIFO is refused, not waited on */
 		gp_err("cannot read the template '%s': %s", tmpl_path, gp_root_strerror((int)n));
 		return (int)n;
 	}
+	/* one only root may read can hold a password (VNC, SPICE): so can its XML */
+	if (secret)
+		*secret = !(st.st_mode & S_IROTH);
 	first_error[0] = '\0';
 	xmlSetStructuredErrorFunc(NULL, on_error);
 	xmlKeepBlanksDefault(0);

@@ -3,10 +3,12 @@
 #ifndef GP_DOMXML_H
 #define GP_DOMXML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "core/model.h"
 
+/* secret (may be NULL): the template read is not readable by all, nor is its XML */
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
-		    char **out, char *digest, size_t dlen);
+		    char **out, char *digest, size_t dlen, bool *secret);
 
 #endif

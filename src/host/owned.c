@@ -23,18 +23,15 @@
 #include "host/read.h"
 #include "sys/virt.h"
 
-static bool owned_public(struct gp_host *h, const char *path)
+/*
+ * A path a profile names (say [vm] output = /etc/shadow) must not print a
+ * file only root may read.  Decided from the descriptor that was read: a
+ * second open of the path could find another file (a link swapped in a
+ * directory a user owns).
+ */
+static bool owned_public(const struct stat *st)
 {
-	int fd = gp_root_openat(h->rootfd, path, O_RDONLY | O_NONBLOCK);
-	struct stat st;
-	bool public;
-
-	if (fd < 0)
-		return false;
-	/* a path a profile names (say [vm] output = /etc/shadow) must not print a file */
-	public = !fstat(fd, &st) && st.st_uid == 0 && (st.st_mode & S_IROTH);
-	close(fd);
-	return public;
+	return st->st_uid == 0 && (st->st_mode & S_IROTH);
 }
 
 /*
@@ -45,6 +42,7 @@ static bool owned_public(struct gp_host *h, const char *path)
 static char *read_owned(struct gp_host *h, const char *path)
 {
 	struct gp_owned *o;
+	struct stat st;
 	ssize_t n;
 	size_t i;
 
@@ -55,10 +53,10 @@ static char *read_owned(struct gp_host *h, const char *path)
 	o = &h->owned[h->nowned++];
 	memset(o, 0, sizeof(*o));
 	gp_strlcpy(o->path, path, sizeof(o->path));
-	n = gp_root_slurp(h->rootfd, path, GP_READ_MAX, &o->text);
+	n = gp_root_slurp_stat(h->rootfd, path, GP_READ_MAX, &o->text, &st);
 	if (n < 0 && n != -ENOENT)
 		o->err = (int)n;
-	o->private = o->text && !owned_public(h, path);
+	o->private = o->text && !owned_public(&st);
 	return o->text ? gp_xstrdup(o->text) : NULL;
 }
 

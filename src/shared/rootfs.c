@@ -252,7 +252,12 @@ ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len)
 	return read_fd(gp_root_openat(rootfd, path, O_RDONLY), buf, len);
 }
 
-ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out)
+/*
+ * st: the metadata of the very descriptor that was read, for a decision about
+ * what was read (may it be shown?): a second lookup of path could find
+ * another file, swapped in by whoever owns a directory on the way.
+ */
+ssize_t gp_root_slurp_stat(int rootfd, const char *path, size_t max, char **out, struct stat *st)
 {
 	int fd = gp_root_openat(rootfd, path, O_RDONLY);
 	size_t len = 0, cap = 256;
@@ -262,6 +267,11 @@ ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out)
 	*out = NULL;
 	if (fd < 0)
 		return fd;
+	if (st && fstat(fd, st)) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
 	buf = gp_xcalloc(cap, 1);
 	while ((r = read(fd, buf + len, cap - len - 1)) > 0) {
 		len += (size_t)r;
@@ -284,6 +294,11 @@ ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out)
 	buf[len] = '\0';
 	*out = buf;
 	return (ssize_t)len;
+}
+
+ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out)
+{
+	return gp_root_slurp_stat(rootfd, path, max, out, NULL);
 }
 
 char *gp_root_read_file(int rootfd, const char *path)

@@ -25,6 +25,7 @@ const char *gp_root_strerror(int rc);
 int gp_root_openat(int rootfd, const char *path, int flags);
 ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len);
 ssize_t gp_root_slurp(int rootfd, const char *path, size_t max, char **out);
+ssize_t gp_root_slurp_stat(int rootfd, const char *path, size_t max, char **out, struct stat *st);
 char *gp_root_read_file(int rootfd, const char *path);
 char *gp_read_file(const char *path);
 ssize_t gp_root_readlink(int rootfd, const char *path, char *buf, size_t len);

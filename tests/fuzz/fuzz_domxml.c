@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!gp_profile_parse_string(profile_path(text, path, sizeof(path)), text, &p) &&
 	    p.has_vm &&
 	    !gp_domxml_build(fuzz_host(NULL), &p, "templates/domain-q35-ovmf.xml", &xml, digest,
-			     sizeof(digest))) {
+			     sizeof(digest), NULL)) {
 		fuzz_xml_ok(xml);
 		free(xml);
 	}

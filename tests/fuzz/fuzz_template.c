@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parsed = true;
 	subst(data, size);
 	fuzz_file("template.xml", data, size, path, sizeof(path));
-	if (!gp_domxml_build(fuzz_host(&p), &p, path, &xml, digest, sizeof(digest))) {
+	if (!gp_domxml_build(fuzz_host(&p), &p, path, &xml, digest, sizeof(digest), NULL)) {
 		fuzz_xml_ok(xml);
 		free(xml);
 	}

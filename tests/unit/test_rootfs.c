@@ -76,7 +76,8 @@ static int teardown(void **state)
 
 static void reads(bool walk)
 {
-	char buf[64], *text;
+	char buf[64], path[256], *text;
+	struct stat st, want;
 	int fd = gp_root_open(root);
 
 	gp_root_no_openat2 = walk;
@@ -100,6 +101,18 @@ static void reads(bool walk)
 	assert_non_null(text = gp_root_read_file(fd, "/etc/../lnk"));
 	assert_string_equal(text, "ok\n");
 	free(text);
+	/* the metadata is the file's that was read (the link's target in the root) */
+	snprintf(path, sizeof(path), "%s/etc/ok", root);
+	assert_int_equal(stat(path, &want), 0);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(gp_root_slurp_stat(fd, "/lnk", GP_READ_MAX, &text, &st), 3);
+	assert_string_equal(text, "ok\n");
+	free(text);
+	assert_true(st.st_ino == want.st_ino && st.st_dev == want.st_dev);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == 3);
+	assert_int_equal(gp_root_slurp_stat(fd, "/abs", GP_READ_MAX, &text, &st), -ENOENT);
+	assert_null(text);
+	assert_int_equal(gp_root_slurp_stat(fd, "/fifo", GP_READ_MAX, &text, &st), -EINVAL);
 	/* what libpci would open by itself */
 	assert_int_equal(gp_root_guard(fd, root, "/etc/ok"), 0);
 	assert_int_equal(gp_root_guard(fd, root, "/lnk"), -EXDEV);
