@@ -250,32 +250,43 @@ static int read_ident(const struct gp_host *h, const struct gp_root_dir *dir, st
 	return 0;
 }
 
-/* libpci's sysfs_read: all of len bytes at pos, or nothing */
-static bool cfg_read(int fd, uint8_t *buf, size_t len, off_t pos)
+/* libpci's sysfs_read: all of len bytes at pos, or nothing; its warnings under -v */
+static bool cfg_read(int fd, const char *path, uint8_t *buf, size_t len, off_t pos)
 {
-	return fd >= 0 && pread(fd, buf, len, pos) == (ssize_t)len;
+	ssize_t n;
+
+	if (fd < 0) {
+		gp_debug("libpci: Cannot open %s", path);
+		return false;
+	}
+	n = pread(fd, buf, len, pos);
+	if (n < 0)
+		gp_debug("libpci: sysfs_read: read failed: %s", strerror(errno));
+	return n == (ssize_t)len;
 }
 
-static void read_config(const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_config(const struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
+	char path[PATH_LEN];
 	uint8_t cfg[4096];
 	size_t len = 256;
 	struct gp_cfg c;
 	int fd = gp_root_dir_openat(dir, "config", O_RDONLY);
 
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/config", h->root, d->bdf);
 	memset(cfg, 0, sizeof(cfg));
 	/* unprivileged readers get only the first 64 bytes of config space */
-	if (!cfg_read(fd, cfg, 256, 0)) {
+	if (!cfg_read(fd, path, cfg, 256, 0)) {
 		len = 64;
 		d->config_short = true;
-		if (!cfg_read(fd, cfg, 64, 0)) {
+		if (!cfg_read(fd, path, cfg, 64, 0)) {
 			if (fd >= 0)
 				close(fd);
 			return;
 		}
 	}
 	/* extended space only where ACS matters: bridges between GPUs */
-	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(fd, cfg + 256, 3840, 256))
+	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(fd, path, cfg + 256, 3840, 256))
 		len = sizeof(cfg);
 	close(fd);
 	if (gp_cfg_parse(cfg, len, &c))
@@ -325,7 +336,7 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pc
 		gp_strlcpy(d->slot, slot, sizeof(d->slot));
 	d->pcie_type = GP_PCIE_NONE;
 	d->parent = -1;
-	read_config(&dir, d);
+	read_config(h, &dir, d);
 	d->role = gp_dev_role(d, p);
 	read_link_fields(devs, &dir, d);
 	read_iommu_group(&dir, d);
