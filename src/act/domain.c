@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The domain.define actuator: define the VM through libvirt (virt.c's
- * connection), keep the previous definition for undo.
+ * The domain.define actuator: define the VM through libvirt (sys/virt.c,
+ * the only caller of libvirt), keep the previous definition for undo.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
 
 #include "act/apply.h"
 #include "sys/virt.h"
@@ -17,7 +14,7 @@
 
 static int define_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	virConnectPtr c;
+	struct _virConnect *c;
 
 	if (!ctx->vm) {
 		gp_err("domain.define: no domain XML to define");
@@ -26,7 +23,7 @@ static int define_precheck(const struct gp_apply_ctx *ctx, const struct gp_step 
 	c = gp_virt_connect(ctx->vm->uri, true);
 	if (!c)
 		return -EIO;
-	virConnectClose(c);
+	gp_virt_close(c);
 	return 0;
 }
 
@@ -43,43 +40,23 @@ static int define_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 static int define_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 			 json_object *undo)
 {
-	virConnectPtr c = gp_virt_connect(ctx->vm->uri, true);
-	virDomainPtr d;
+	struct _virConnect *c = gp_virt_connect(ctx->vm->uri, true);
 	char *xml;
 
 	if (!c)
 		return -EIO;
 	json_object_object_add(undo, "uri", json_object_new_string(ctx->vm->uri));
 	json_object_object_add(undo, "name", json_object_new_string(ctx->vm->name));
-	d = virDomainLookupByName(c, ctx->vm->name);
-	xml = d ? virDomainGetXMLDesc(d, VIR_DOMAIN_XML_INACTIVE | VIR_DOMAIN_XML_SECURE) : NULL;
+	xml = gp_virt_xml(c, ctx->vm->name, true);
 	json_object_object_add(undo, "previous", xml ? json_object_new_string(xml) : NULL);
 	free(xml);
-	if (d)
-		virDomainFree(d);
-	virConnectClose(c);
+	gp_virt_close(c);
 	return 0;
-}
-
-static int define_xml(const char *uri, const char *xml)
-{
-	virConnectPtr c = gp_virt_connect(uri, true);
-	virDomainPtr d;
-
-	if (!c)
-		return -EIO;
-	d = virDomainDefineXML(c, xml);
-	if (!d)
-		gp_err("libvirt refused the domain: %s", virGetLastErrorMessage());
-	else
-		virDomainFree(d);
-	virConnectClose(c);
-	return d ? 0 : -EINVAL;
 }
 
 static int define_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	return define_xml(ctx->vm->uri, ctx->vm->xml);
+	return gp_virt_define(ctx->vm->uri, ctx->vm->xml);
 }
 
 static int define_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
@@ -96,27 +73,12 @@ static int define_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	json_object *uri = json_object_object_get(undo, "uri");
 	json_object *name = json_object_object_get(undo, "name");
 	json_object *prev = json_object_object_get(undo, "previous");
-	virConnectPtr c;
-	virDomainPtr d;
-	int rc = 0;
 
 	if (!uri || !name)
 		return 0; /* nothing was recorded: nothing was defined */
 	if (prev)
-		return define_xml(json_object_get_string(uri), json_object_get_string(prev));
-	c = gp_virt_connect(json_object_get_string(uri), true);
-	if (!c)
-		return -EIO;
-	d = virDomainLookupByName(c, json_object_get_string(name));
-	if (d && virDomainUndefineFlags(d, VIR_DOMAIN_UNDEFINE_NVRAM) < 0) {
-		gp_err("cannot undefine '%s': %s", json_object_get_string(name),
-		       virGetLastErrorMessage());
-		rc = -EIO;
-	}
-	if (d)
-		virDomainFree(d);
-	virConnectClose(c);
-	return rc;
+		return gp_virt_define(json_object_get_string(uri), json_object_get_string(prev));
+	return gp_virt_undefine(json_object_get_string(uri), json_object_get_string(name));
 }
 
 const struct gp_actuator gp_act_domain_define = {

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The libvirt adapter: connect (to a URI uri.c accepts), tell what is
- * defined and its digest, and QEMU's version.
+ * defined and its digest, define and undefine, and QEMU's version.
+ * libvirt is loaded at run time (dlopen of libvirt.so.0) the first time a
+ * connection is wanted: linked, its 50 shared objects cost every command
+ * 8 MB of memory before main() ran, and most commands never talk to it.
+ * Its header still gives the types, and typeof() of its prototypes the
+ * pointers' types, so a wrong signature does not compile.
  * libvirt reports errors through a callback and virGetLastErrorMessage();
  * both are turned into gp_err() here, and its own printing is silenced.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
@@ -24,10 +30,85 @@
 
 extern char **environ;
 
+/* the functions gpuprov calls, with the types of libvirt's own prototypes */
+struct virt_api {
+	__typeof__(virSetErrorFunc) *set_error_func;
+	__typeof__(virEventRegisterDefaultImpl) *event_register_default;
+	__typeof__(virConnectOpen) *connect_open;
+	__typeof__(virConnectClose) *connect_close;
+	__typeof__(virGetLastError) *last_error;
+	__typeof__(virGetLastErrorMessage) *last_error_message;
+	__typeof__(virDomainLookupByName) *lookup;
+	__typeof__(virDomainGetXMLDesc) *xml_desc;
+	__typeof__(virDomainIsActive) *is_active;
+	__typeof__(virDomainDefineXML) *define_xml;
+	__typeof__(virDomainUndefineFlags) *undefine;
+	__typeof__(virDomainFree) *domain_free;
+};
+
+static struct virt_api api;
+static int load_rc = 1; /* 1: not tried yet; then 0 or a negative errno */
+static char load_why[256];
+
+#define NEED(fld, name) ((*(void **)&api.fld = dlsym(dl, name)) != NULL)
+
+static bool resolve(void *dl)
+{
+	return NEED(set_error_func, "virSetErrorFunc") &&
+	       NEED(event_register_default, "virEventRegisterDefaultImpl") &&
+	       NEED(connect_open, "virConnectOpen") && NEED(connect_close, "virConnectClose") &&
+	       NEED(last_error, "virGetLastError") &&
+	       NEED(last_error_message, "virGetLastErrorMessage") &&
+	       NEED(lookup, "virDomainLookupByName") && NEED(xml_desc, "virDomainGetXMLDesc") &&
+	       NEED(is_active, "virDomainIsActive") && NEED(define_xml, "virDomainDefineXML") &&
+	       NEED(undefine, "virDomainUndefineFlags") && NEED(domain_free, "virDomainFree");
+}
+
+static int load(const char *soname)
+{
+	void *dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	const char *e;
+
+	if (!dl) {
+		/* short: plan quotes it in a step's 128-byte state */
+		e = dlerror();
+		snprintf(load_why, sizeof(load_why), "cannot load %s", e ? e : soname);
+		return -ENOENT;
+	}
+	if (!resolve(dl)) {
+		snprintf(load_why, sizeof(load_why),
+			 "%s lacks a function gpuprov needs (libvirt too old)", soname);
+		memset(&api, 0, sizeof(api));
+		dlclose(dl);
+		return -ENOSYS;
+	}
+	/* kept loaded: libvirt's threads and event loop live as long as we do */
+	return 0;
+}
+
+int gp_virt_load(const char *soname, char *why, size_t len)
+{
+	if (load_rc > 0)
+		load_rc = load(soname);
+	if (load_rc && why)
+		snprintf(why, len, "%s", load_why);
+	return load_rc;
+}
+
 static void quiet(void *data, virErrorPtr err)
 {
 	(void)data;
 	(void)err;
+}
+
+/* libvirt's last error in words, or what kept libvirt from being asked */
+static const char *last_error(void)
+{
+	if (load_rc < 0)
+		return load_why;
+	if (load_rc > 0) /* refused before loading: gp_err said why */
+		return gp_last_error;
+	return api.last_error() ? api.last_error_message() : gp_last_error;
 }
 
 virConnectPtr gp_virt_connect(const char *uri, bool complain)
@@ -44,7 +125,15 @@ virConnectPtr gp_virt_connect(const char *uri, bool complain)
 	if (!strncmp(uri, GP_URI_EMBED, strlen(GP_URI_EMBED)) &&
 	    gp_trust(uri + strlen(GP_URI_EMBED), GP_TRUST_TREE))
 		return NULL;
-	virSetErrorFunc(NULL, quiet);
+	if (gp_virt_load(GP_LIBVIRT_SONAME, NULL, 0)) {
+		if (complain)
+			gp_err("cannot connect to libvirt at '%s': %s (is libvirt0 installed?)",
+			       uri, load_why);
+		else
+			gp_debug("libvirt at '%s': %s", uri, load_why);
+		return NULL;
+	}
+	api.set_error_func(NULL, quiet);
 	/*
 	 * A remote transport (ssh) writes to a socket whose other end may be
 	 * gone: that write must fail, not kill gpuprov with SIGPIPE (exit 141
@@ -53,14 +142,67 @@ virConnectPtr gp_virt_connect(const char *uri, bool complain)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* qemu:///embed runs the driver in our process: it needs an event loop */
-	if (!loop && !virEventRegisterDefaultImpl())
+	if (!loop && !api.event_register_default())
 		loop = true;
-	c = virConnectOpen(uri);
+	c = api.connect_open(uri);
 	if (!c && complain)
-		gp_err("cannot connect to libvirt at '%s': %s", uri, virGetLastErrorMessage());
+		gp_err("cannot connect to libvirt at '%s': %s", uri, api.last_error_message());
 	else if (!c)
-		gp_debug("libvirt at '%s': %s", uri, virGetLastErrorMessage());
+		gp_debug("libvirt at '%s': %s", uri, api.last_error_message());
 	return c;
+}
+
+void gp_virt_close(virConnectPtr c)
+{
+	if (c)
+		api.connect_close(c);
+}
+
+char *gp_virt_xml(virConnectPtr c, const char *name, bool secure)
+{
+	virDomainPtr d = api.lookup(c, name);
+	char *xml;
+
+	if (!d)
+		return NULL;
+	xml = api.xml_desc(d, VIR_DOMAIN_XML_INACTIVE | (secure ? VIR_DOMAIN_XML_SECURE : 0));
+	api.domain_free(d);
+	return xml;
+}
+
+int gp_virt_define(const char *uri, const char *xml)
+{
+	virConnectPtr c = gp_virt_connect(uri, true);
+	virDomainPtr d;
+
+	if (!c)
+		return -EIO;
+	d = api.define_xml(c, xml);
+	if (!d)
+		gp_err("libvirt refused the domain: %s", api.last_error_message());
+	else
+		api.domain_free(d);
+	api.connect_close(c);
+	return d ? 0 : -EINVAL;
+}
+
+int gp_virt_undefine(const char *uri, const char *name)
+{
+	virConnectPtr c = gp_virt_connect(uri, true);
+	virDomainPtr d;
+	int rc = 0;
+
+	if (!c)
+		return -EIO;
+	d = api.lookup(c, name);
+	if (d && api.undefine(d, VIR_DOMAIN_UNDEFINE_NVRAM) < 0) {
+		gp_err("cannot undefine '%s': %s", name, api.last_error_message());
+		rc = -EIO;
+	}
+	if (d)
+		api.domain_free(d);
+	api.connect_close(c);
+	return rc;
 }
 
 /* QEMU's version from the binary itself: "QEMU emulator version 7.2.18 (...)". */
@@ -123,21 +265,20 @@ int gp_virt_digest(const char *uri, const char *name, char *digest, size_t len, 
 	digest[0] = '\0';
 	*running = -1;
 	if (!c) { /* refused before libvirt was asked: gp_err said why */
-		snprintf(why, wlen, "%s",
-			 virGetLastError() ? virGetLastErrorMessage() : gp_last_error);
+		snprintf(why, wlen, "%s", last_error());
 		return -1;
 	}
-	d = virDomainLookupByName(c, name);
+	d = api.lookup(c, name);
 	if (!d) {
-		virConnectClose(c);
+		api.connect_close(c);
 		*running = 0;
 		return 0;
 	}
-	xml = virDomainGetXMLDesc(d, VIR_DOMAIN_XML_INACTIVE);
+	xml = api.xml_desc(d, VIR_DOMAIN_XML_INACTIVE);
 	gp_virt_digest_of(xml, digest, len);
 	free(xml);
-	*running = virDomainIsActive(d) == 1;
-	virDomainFree(d);
-	virConnectClose(c);
+	*running = api.is_active(d) == 1;
+	api.domain_free(d);
+	api.connect_close(c);
 	return 1;
 }

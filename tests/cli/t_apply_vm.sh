@@ -71,3 +71,31 @@ $G rollback --yes 20990101T000000Z-1 2>"$d/rb3.log"; rc=$?
 set -e
 [ $rc -eq 4 ] && grep -q "no journal" "$d/rb3.log" || fail "an unknown run ID: exit $rc"
 
+
+# libvirt is loaded at run time: where libvirt.so.0 cannot be loaded (hidden
+# under /dev/null in a private mount namespace), plan and check say so in
+# words and apply changes nothing.  The installed binary, build/gpuprov: it
+# does not link libvirt (the ASan one does, see the Makefile)
+P=$(pwd)/build/gpuprov
+! ldd "$P" | grep -q libvirt || fail "build/gpuprov links libvirt"
+lib=$(ldconfig -p | awk '/libvirt\.so\.0 .*x86-64/ {print $NF; exit}')
+[ -n "$lib" ] || fail "no libvirt.so.0 in ldconfig's cache"
+hidden() {
+	unshare -m --propagation private sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' \
+		sh "$lib" "$P" -p "$d/p.ini" "$@"
+}
+why="cannot load $lib: file too short"
+set +e
+hidden --only vm plan >"$d/hplan" 2>&1; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -qF "domain.define    gp-test-vm    unknown (libvirt unreachable: $why)" \
+	"$d/hplan" || { cat "$d/hplan"; fail "plan without libvirt: exit $rc"; }
+set +e
+hidden check >"$d/hcheck" 2>&1
+hidden --only vm apply --yes >"$d/happly" 2>&1; rc=$?
+set -e
+grep -qF "WARN  vm.libvirt" "$d/hcheck" && grep -qF "cannot be reached: $why" "$d/hcheck" ||
+	{ cat "$d/hcheck"; fail "check without libvirt: no vm.libvirt"; }
+[ $rc -ne 0 ] && grep -qF "cannot connect to libvirt at '$uri': $why (is libvirt0 installed?)" "$d/happly" &&
+	grep -q "nothing was changed" "$d/happly" || { cat "$d/happly"; fail "apply without libvirt: exit $rc"; }
+[ ! -e "$d/out/gp-test-vm.xml" ] || fail "apply without libvirt wrote the domain XML"
