@@ -64,6 +64,7 @@ const char *gp_severity_name(enum gp_severity s)
 void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
 		   const char *hint, const char *fmt, ...)
 {
+	char message[GP_FINDING_TEXT_LEN];
 	struct gp_finding *f;
 	va_list ap;
 
@@ -72,19 +73,21 @@ void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, co
 		r->items = gp_xrealloc(r->items, r->cap, sizeof(*r->items));
 	}
 	f = &r->items[r->n++];
-	memset(f, 0, sizeof(*f));
-	gp_strlcpy(f->id, id, sizeof(f->id));
-	f->severity = sev;
-	gp_strlcpy(f->subject, subject, sizeof(f->subject));
-	gp_strlcpy(f->hint, sev == GP_OK || !hint ? "" : hint, sizeof(f->hint));
 	va_start(ap, fmt);
-	vsnprintf(f->message, sizeof(f->message), fmt, ap);
+	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	/* ids and hints repeat (a pair check on 100 GPUs): kept once */
+	f->id = gp_pool_intern(&r->strs, id, GP_FINDING_ID_LEN);
+	f->severity = sev;
+	f->subject = gp_pool_copy(&r->strs, subject, GP_FINDING_SUBJECT_LEN);
+	f->hint = gp_pool_intern(&r->strs, sev == GP_OK || !hint ? "" : hint, GP_FINDING_TEXT_LEN);
+	f->message = gp_pool_copy(&r->strs, message, sizeof(message));
 }
 
 void gp_report_release(struct gp_report *r)
 {
 	free(r->items);
+	gp_pool_release(&r->strs);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include "core/model.h"
+#include "shared/strpool.h"
 
 enum gp_severity {
 	GP_OK,
@@ -12,17 +13,24 @@ enum gp_severity {
 	GP_FAIL
 };
 
+/* A finding's strings are in its report's pool: never NULL, "" when empty. */
 struct gp_finding {
-	char id[32];
+	const char *id;
 	enum gp_severity severity;
-	char subject[64];
-	char message[512];
-	char hint[512];
+	const char *subject;
+	const char *message;
+	const char *hint;
 };
+
+/* The lengths a finding's strings are cut to (with their NUL). */
+#define GP_FINDING_ID_LEN      32
+#define GP_FINDING_SUBJECT_LEN 64
+#define GP_FINDING_TEXT_LEN    512
 
 struct gp_report {
 	struct gp_finding *items;
 	size_t n, cap;
+	struct gp_strpool strs;
 };
 
 void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
