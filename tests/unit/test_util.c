@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "unit.h"
 #include "cli/render.h"
+#include "shared/strpool.h"
 
 static void test_size(void **state)
 {
@@ -182,6 +183,46 @@ static void test_closest(void **state)
 	assert_null(gp_closest("x", words));
 }
 
+/* The pool cuts as gp_strlcpy into the array it replaces, and keeps interned values once. */
+static void test_strpool(void **state)
+{
+	struct gp_strpool p = { 0 };
+	char big[9000], name[32], arr[8];
+	const char *a, *b, *first[3000];
+	int i;
+
+	(void)state;
+	assert_string_equal(gp_pool_copy(&p, "", 64), "");
+	assert_string_equal(gp_pool_intern(&p, "", 64), "");
+	gp_strlcpy(arr, "vfio-pci-long", sizeof(arr));
+	assert_string_equal(gp_pool_copy(&p, "vfio-pci-long", sizeof(arr)), arr);
+	assert_string_equal(gp_pool_intern(&p, "vfio-pci-long", sizeof(arr)), arr);
+	a = gp_pool_intern(&p, "mlx5_core", 64);
+	b = gp_pool_intern(&p, "mlx5_core", 64);
+	assert_ptr_equal(a, b);
+	/* equal up to the cut (9 characters of 10 bytes): one string */
+	assert_ptr_equal(gp_pool_intern(&p, "mlx5_core_other", 10), a);
+	assert_ptr_not_equal(gp_pool_copy(&p, "mlx5_core", 64), a);
+	/* many: the table grows, every value still found once, none moved */
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "drv%d", i);
+		first[i] = gp_pool_intern(&p, name, sizeof(name));
+	}
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "drv%d", i);
+		assert_ptr_equal(gp_pool_intern(&p, name, sizeof(name)), first[i]);
+		assert_string_equal(first[i], name);
+	}
+	/* longer than a block */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(strlen(gp_pool_copy(&p, big, sizeof(big))), sizeof(big) - 1);
+	assert_int_equal(strlen(gp_pool_copy(&p, big, 512)), 511);
+	assert_string_equal(a, "mlx5_core");
+	gp_pool_release(&p);
+	assert_null(p.blocks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_version),	    cmocka_unit_test(test_format),
 		cmocka_unit_test(test_ifname),	    cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_term_escape), cmocka_unit_test(test_closest),
+		cmocka_unit_test(test_strpool),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
