@@ -11,6 +11,17 @@
 #include "core/hostq.h"
 #include "core/profile.h"
 
+void gp_dev_init(struct gp_dev *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->driver = d->slot = d->rc = d->numa_error = d->iommu_error = d->parent_bdf = "";
+	d->reset_method = d->driver_override = d->modalias = d->vfio_driver = d->vfio_module = "";
+	d->parent = -1;
+	d->numa_node = -1;
+	d->iommu_group = -1;
+	d->boot_vga = -1;
+}
+
 int gp_dev_cmp(const void *a, const void *b)
 {
 	const struct gp_dev *x = a, *y = b;

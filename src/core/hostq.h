@@ -7,6 +7,8 @@
 
 #include "core/model.h"
 
+/* a function with nothing read yet: its strings "", no parent, node or group */
+void gp_dev_init(struct gp_dev *d);
 /* the order of host->devs: domain, bus, device, function */
 int gp_dev_cmp(const void *a, const void *b);
 /* the index of bdf in host->devs, -1 when absent */

@@ -24,6 +24,7 @@
 #include "shared/exit.h"
 #include "shared/log.h"
 #include "shared/rootfs.h"
+#include "shared/strpool.h"
 #include "shared/trust.h"
 #include "shared/util.h"
 #include "shared/write.h"
@@ -93,9 +94,9 @@ struct gp_link {
 };
 
 struct gp_bar {
-	int index; /* line of the sysfs resource file, 0..5 */
 	uint64_t addr;
 	uint64_t size;
+	int index; /* line of the sysfs resource file, 0..5 */
 	bool is64;
 	bool prefetchable;
 	bool io;
@@ -123,43 +124,53 @@ struct gp_cfg {
 	int ncaps;
 };
 
+/*
+ * One PCI function.  Its strings are in the host's pool (host->strs): never
+ * NULL, "" when not read or empty (gp_dev_init), cut where the GP_DEV_*
+ * lengths say (with the NUL), as the fixed arrays they replace cut them.
+ */
+#define GP_DEV_NAME_LEN	       GP_NAME_LEN
+#define GP_DEV_NUMA_ERROR_LEN  64
+#define GP_DEV_IOMMU_ERROR_LEN 128
+#define GP_DEV_MODALIAS_LEN    128
+
 struct gp_dev {
 	char bdf[GP_BDF_LEN];
 	unsigned domain, bus, dev, func;
 	uint16_t vendor, device, svendor, sdevice;
 	uint16_t class; /* base class << 8 | subclass */
-	char driver[GP_NAME_LEN];
-	char slot[GP_NAME_LEN]; /* physical slot name, "" when none */
-	char rc[GP_NAME_LEN];	/* host bridge, e.g. "pci0000:40" */
-	int numa_node;		/* -1 when unknown */
-	int iommu_group;	/* -1 when none */
+	uint16_t acs_ctrl;
+	const char *driver;
+	const char *slot; /* physical slot name, "" when none */
+	const char *rc;	  /* host bridge, e.g. "pci0000:40" */
+	int numa_node;	  /* -1 when unknown */
+	int iommu_group;  /* -1 when none */
 	/* why a fact could not be read ("" when it was): checks report these */
-	char numa_error[64];
-	char iommu_error[128];
+	const char *numa_error;
+	const char *iommu_error;
 	int parent; /* index in host->devs, -1 on a root bus */
-	char parent_bdf[GP_BDF_LEN];
+	const char *parent_bdf;
 	int pcie_type;
 	bool is_bridge;
-	bool config_short;		 /* only the first 64 bytes were readable */
-	struct gp_cap caps[GP_MAX_CAPS]; /* the standard capability list */
-	int ncaps;
-	struct gp_link link;
+	bool config_short; /* only the first 64 bytes were readable */
 	bool has_acs;
-	uint16_t acs_ctrl;
+	bool bars_bad;	       /* resource file unreadable or malformed */
+	bool has_reset_method; /* the kernel exposes reset_method */
+	bool vfio_module_loaded;
+	bool with_gpu; /* a GPU, or in the IOMMU group of one */
+	int ncaps;
+	struct gp_cap caps[GP_MAX_CAPS]; /* the standard capability list */
+	struct gp_link link;
 	struct gp_bar bars[GP_MAX_BARS];
 	int nbars;
-	bool bars_bad; /* resource file unreadable or malformed */
-	char reset_method[GP_NAME_LEN];
-	bool has_reset_method; /* the kernel exposes reset_method */
+	const char *reset_method;
 	/* read for GPUs and the other members of their IOMMU groups only */
-	char driver_override[GP_NAME_LEN]; /* "" for "(null)" */
-	char modalias[128];
-	char vfio_driver[GP_NAME_LEN]; /* vfio-pci, or a variant driver, as it registers */
-	char vfio_module[GP_NAME_LEN]; /* its module: vfio_pci, nvgrace_gpu_vfio_pci, ... */
-	bool vfio_module_loaded;
+	const char *driver_override; /* "" for "(null)" */
+	const char *modalias;
+	const char *vfio_driver; /* vfio-pci, or a variant driver, as it registers */
+	const char *vfio_module; /* its module: vfio_pci, nvgrace_gpu_vfio_pci, ... */
 	enum gp_role role;
-	bool with_gpu; /* a GPU, or in the IOMMU group of one */
-	int boot_vga;  /* 1: the firmware's console device; 0 not; -1 not said */
+	int boot_vga; /* 1: the firmware's console device; 0 not; -1 not said */
 };
 
 struct gp_numa {
@@ -230,8 +241,9 @@ struct gp_owned {
 };
 
 struct gp_host {
-	char *root; /* "" for "/" */
-	int rootfd; /* gp_root_open(root) */
+	struct gp_strpool strs; /* the devices' strings */
+	char *root;		/* "" for "/" */
+	int rootfd;		/* gp_root_open(root) */
 	struct gp_dev *devs;
 	size_t ndevs;
 	struct gp_numa *numa;

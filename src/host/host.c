@@ -78,40 +78,55 @@ static void pci_debug_cb(char *msg, ...)
 
 /* ---- per device ---- */
 
+/* A device's string formatted, cut at max bytes as its array was, in the host's pool. */
+static const char *pool_printf(struct gp_host *h, size_t max, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static const char *pool_printf(struct gp_host *h, size_t max, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, max < sizeof(buf) ? max : sizeof(buf), fmt, ap);
+	va_end(ap);
+	return gp_pool_intern(&h->strs, buf, max);
+}
+
 /*
  * The bus link ("../../../devices/pci0000:40/0000:40:01.1/0000:41:00.0")
  * names the host bridge and the parent bridge in one readlink.
  */
-static void parse_bus_link(const char *link, struct gp_dev *d)
+static void parse_bus_link(struct gp_host *h, const char *link, struct gp_dev *d)
 {
 	char buf[PATH_LEN], *save = NULL, *tok, *prev = NULL, *last = NULL;
 
 	gp_strlcpy(buf, link, sizeof(buf));
 	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
 		if (!strncmp(tok, "pci", 3) && strchr(tok, ':'))
-			gp_strlcpy(d->rc, tok, sizeof(d->rc));
+			d->rc = gp_pool_intern(&h->strs, tok, GP_DEV_NAME_LEN);
 		if (is_bdf(tok, strlen(tok))) {
 			prev = last;
 			last = tok;
 		}
 	}
 	if (prev)
-		gp_strlcpy(d->parent_bdf, prev, sizeof(d->parent_bdf));
+		d->parent_bdf = gp_pool_intern(&h->strs, prev, GP_BDF_LEN);
 }
 
-static void read_link_fields(const struct gp_root_dir *devs, const struct gp_root_dir *dir,
-			     struct gp_dev *d)
+static void read_link_fields(struct gp_host *h, const struct gp_root_dir *devs,
+			     const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	char link[PATH_LEN];
 
 	if (gp_root_dir_readlink(devs, d->bdf, link, sizeof(link)) > 0)
-		parse_bus_link(link, d);
+		parse_bus_link(h, link, d);
 	/*
 	 * libpci realpath()s driver and iommu_group; a readlink is all we need,
 	 * and it still works in a snapshot whose link targets were not copied.
 	 */
 	if (gp_root_dir_readlink(dir, "driver", link, sizeof(link)) > 0)
-		gp_strlcpy(d->driver, base_name(link), sizeof(d->driver));
+		d->driver = gp_pool_intern(&h->strs, base_name(link), GP_DEV_NAME_LEN);
 }
 
 /*
@@ -119,7 +134,7 @@ static void read_link_fields(const struct gp_root_dir *devs, const struct gp_roo
  * resolves to a group directory: garbage or a loop is reported, not guessed.
  * No link at all means the device is not behind an IOMMU.
  */
-static void read_iommu_group(const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_iommu_group(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	char link[PATH_LEN], *end;
 	const char *name;
@@ -132,28 +147,29 @@ static void read_iommu_group(const struct gp_root_dir *dir, struct gp_dev *d)
 	if (n == -ENOENT)
 		return;
 	if (n < 0) {
-		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group: %s",
-			 strerror((int)-n));
+		d->iommu_error = pool_printf(h, GP_DEV_IOMMU_ERROR_LEN, "iommu_group: %s",
+					     strerror((int)-n));
 		return;
 	}
 	name = base_name(link);
 	g = strtol(name, &end, 10);
 	if (!isdigit((unsigned char)*name) || *end || g >= 1 << 30 ||
 	    !strstr(link, "iommu_groups/")) {
-		snprintf(d->iommu_error, sizeof(d->iommu_error),
-			 "iommu_group points to '%.80s', not a group", link);
+		d->iommu_error = pool_printf(h, GP_DEV_IOMMU_ERROR_LEN,
+					     "iommu_group points to '%.80s', not a group", link);
 		return;
 	}
 	if ((n = gp_root_dir_stat(dir, "iommu_group", &st)) || !S_ISDIR(st.st_mode)) {
-		snprintf(d->iommu_error, sizeof(d->iommu_error), "iommu_group '%.60s' %s", link,
-			 n == -ELOOP ? "is a link loop" : "does not resolve to a directory");
+		d->iommu_error = pool_printf(
+			h, GP_DEV_IOMMU_ERROR_LEN, "iommu_group '%.60s' %s", link,
+			n == -ELOOP ? "is a link loop" : "does not resolve to a directory");
 		return;
 	}
 	d->iommu_group = (int)g;
 }
 
 /* numa_node: a node, or -1 (the kernel's "no NUMA"); anything else is reported. */
-static void read_numa_node(const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_numa_node(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	char text[32], *end;
 	ssize_t n;
@@ -164,12 +180,14 @@ static void read_numa_node(const struct gp_root_dir *dir, struct gp_dev *d)
 	if (n == -ENOENT)
 		return; /* a kernel built without NUMA */
 	if (n < 0) {
-		snprintf(d->numa_error, sizeof(d->numa_error), "numa_node: %s", strerror((int)-n));
+		d->numa_error =
+			pool_printf(h, GP_DEV_NUMA_ERROR_LEN, "numa_node: %s", strerror((int)-n));
 		return;
 	}
 	v = strtol(text, &end, 10);
 	if (!n || end == text || *end || v < -1 || v > 4095) {
-		snprintf(d->numa_error, sizeof(d->numa_error), "numa_node reads '%.30s'", text);
+		d->numa_error =
+			pool_printf(h, GP_DEV_NUMA_ERROR_LEN, "numa_node reads '%.30s'", text);
 		return;
 	}
 	d->numa_node = (int)v;
@@ -302,10 +320,12 @@ static void read_config(const struct gp_host *h, const struct gp_root_dir *dir, 
 	d->ncaps = c.ncaps;
 }
 
-static void read_reset_method(const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
-	d->has_reset_method =
-		read_attr(dir, "reset_method", d->reset_method, sizeof(d->reset_method)) >= 0;
+	char text[GP_DEV_NAME_LEN] = "";
+
+	d->has_reset_method = read_attr(dir, "reset_method", text, sizeof(text)) >= 0;
+	d->reset_method = gp_pool_intern(&h->strs, text, sizeof(text));
 }
 
 /*
@@ -333,17 +353,17 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pc
 	pci_fill_info(pd, PCI_FILL_PHYS_SLOT);
 	slot = pci_get_string_property(pd, PCI_FILL_PHYS_SLOT);
 	if (slot)
-		gp_strlcpy(d->slot, slot, sizeof(d->slot));
+		d->slot = gp_pool_intern(&h->strs, slot, GP_DEV_NAME_LEN);
 	d->pcie_type = GP_PCIE_NONE;
 	d->parent = -1;
 	read_config(h, &dir, d);
 	d->role = gp_dev_role(d, p);
-	read_link_fields(devs, &dir, d);
-	read_iommu_group(&dir, d);
-	read_numa_node(&dir, d);
+	read_link_fields(h, devs, &dir, d);
+	read_iommu_group(h, &dir, d);
+	read_numa_node(h, &dir, d);
 	read_bars(&dir, d);
 	if (d->role == GP_ROLE_GPU)
-		read_reset_method(&dir, d);
+		read_reset_method(h, &dir, d);
 	gp_root_dir_close(&dir);
 	return 0;
 }
@@ -435,11 +455,13 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	for (pd = pacc->devices; pd; pd = pd->next)
 		n++;
 	h->devs = gp_xcalloc(n, sizeof(*h->devs));
-	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++)
+	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++) {
+		gp_dev_init(&h->devs[i]);
 		if (fill_dev(h, &devs, pd, &h->devs[i], p)) {
 			rc = -EIO;
 			goto out;
 		}
+	}
 	h->ndevs = n;
 	/* sort as lspci does; parents resolve by binary search afterwards */
 	qsort(h->devs, n, sizeof(*h->devs), gp_dev_cmp);
@@ -858,20 +880,34 @@ static void driver_of_module(const struct gp_host *h, const char *module, char *
  * "vfio_pci:" alias matches its modalias, else vfio-pci; named as the loaded
  * driver registered, or as it will (gp_vfio_driver_of) when not loaded yet.
  */
-static void read_vfio_driver(const struct gp_host *h, struct gp_dev *d)
+static void read_vfio_driver(struct gp_host *h, struct gp_dev *d)
 {
-	char path[PATH_LEN];
+	char path[PATH_LEN], module[GP_DEV_NAME_LEN] = "vfio_pci", driver[GP_DEV_NAME_LEN] = "";
 
-	gp_strlcpy(d->vfio_module, "vfio_pci", sizeof(d->vfio_module));
 	if (d->modalias[0] && h->kernel_release[0])
-		gp_vfio_variant(h->root, h->kernel_release, d->modalias, d->vfio_module,
-				sizeof(d->vfio_module));
-	d->vfio_module_loaded = exists(h, rootp(h, path, "/sys/module/%s", d->vfio_module));
-	d->vfio_driver[0] = '\0';
+		gp_vfio_variant(h->root, h->kernel_release, d->modalias, module, sizeof(module));
+	d->vfio_module = gp_pool_intern(&h->strs, module, sizeof(module));
+	d->vfio_module_loaded = exists(h, rootp(h, path, "/sys/module/%s", module));
 	if (d->vfio_module_loaded)
-		driver_of_module(h, d->vfio_module, d->vfio_driver, sizeof(d->vfio_driver));
-	if (!d->vfio_driver[0])
-		gp_vfio_driver_of(d->vfio_module, d->vfio_driver, sizeof(d->vfio_driver));
+		driver_of_module(h, module, driver, sizeof(driver));
+	if (!driver[0])
+		gp_vfio_driver_of(module, driver, sizeof(driver));
+	d->vfio_driver = gp_pool_intern(&h->strs, driver, sizeof(driver));
+}
+
+/* driver_override, modalias, and the vfio driver they lead to */
+static void read_vfio_state(struct gp_host *h, struct gp_dev *d)
+{
+	char path[PATH_LEN], over[GP_DEV_NAME_LEN] = "", alias[GP_DEV_MODALIAS_LEN] = "";
+
+	read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf), over,
+		  sizeof(over));
+	d->driver_override =
+		strcmp(over, "(null)") ? gp_pool_intern(&h->strs, over, sizeof(over)) : "";
+	read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf), alias,
+		  sizeof(alias));
+	d->modalias = gp_pool_intern(&h->strs, alias, sizeof(alias));
+	read_vfio_driver(h, d);
 }
 
 static void read_binding_state(struct gp_host *h)
@@ -889,13 +925,7 @@ static void read_binding_state(struct gp_host *h)
 		if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf), text,
 			      sizeof(text)) > 0)
 			d->boot_vga = !strcmp(text, "1");
-		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/driver_override", d->bdf),
-			  d->driver_override, sizeof(d->driver_override));
-		if (!strcmp(d->driver_override, "(null)"))
-			d->driver_override[0] = '\0';
-		read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf),
-			  d->modalias, sizeof(d->modalias));
-		read_vfio_driver(h, d);
+		read_vfio_state(h, d);
 	}
 	h->driverctl = exists(h, rootp(h, path, GP_DRIVERCTL));
 }
@@ -1179,6 +1209,7 @@ void gp_host_release(struct gp_host *h)
 	free(h->netfiles);
 	free(h->root);
 	free(h->devs);
+	gp_pool_release(&h->strs);
 	free(h->numa);
 	free(h->ifaces);
 	free(h->holders);

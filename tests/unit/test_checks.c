@@ -341,7 +341,7 @@ static void test_in_use_and_reset(void **state)
 	expect(&x, "gpu.reset", "0000:41:00.0", GP_OK, "flr bus");
 	/* an empty reset_method: the kernel cannot reset the card */
 	gp_report_release(&x.r);
-	x.h.devs[unit_index(&x.h, "0000:41:00.0")].reset_method[0] = '\0';
+	x.h.devs[unit_index(&x.h, "0000:41:00.0")].reset_method = "";
 	gp_checks_run(&x.h, &x.p, &x.r);
 	expect(&x, "gpu.reset", "0000:41:00.0", GP_WARN, "no reset method");
 	done(&x);

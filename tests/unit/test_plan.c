@@ -256,8 +256,8 @@ static void test_already_done(void **state)
 	for (k = 0; k < 2; k++) {
 		struct gp_dev *d = &x.h.devs[unit_index(&x.h, k ? "0000:42:00.0" : "0000:41:00.0")];
 
-		strcpy(d->driver, "vfio-pci");
-		strcpy(d->driver_override, "vfio-pci");
+		d->driver = "vfio-pci";
+		d->driver_override = "vfio-pci";
 	}
 	gp_persist_release(&ps);
 	gp_plan_release(&x.plan);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The profile parser: every key, every kind of error, each naming file:line. */
 #include "unit.h"
+#include "core/hostq.h"
 #include "core/uri.h"
 #include "core/profile.h"
 
@@ -200,9 +201,12 @@ static void test_missing_file(void **state)
 static void test_match(void **state)
 {
 	struct gp_profile p;
-	struct gp_dev d = { .vendor = 0x10de, .device = 0x20b5 };
+	struct gp_dev d;
 
 	(void)state;
+	gp_dev_init(&d);
+	d.vendor = 0x10de;
+	d.device = 0x20b5;
 	strcpy(d.bdf, "0000:41:00.0");
 	unit_profile(GPUS, &p);
 	assert_true(gp_profile_matches(&p, &d));

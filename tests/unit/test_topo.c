@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Path classes and slowest hops, on fixture hosts and on hand-built trees. */
 #include "unit.h"
+#include "core/hostq.h"
 #include "core/topo.h"
 #include "host/host.h"
 
@@ -80,11 +81,11 @@ static struct gp_dev mk(const char *bdf, int parent, const char *rc, int numa, i
 {
 	struct gp_dev d;
 
-	memset(&d, 0, sizeof(d));
+	gp_dev_init(&d);
 	strcpy(d.bdf, bdf);
 	sscanf(bdf, "%x:%x:%x.%u", &d.domain, &d.bus, &d.dev, &d.func);
 	d.parent = parent;
-	strcpy(d.rc, rc);
+	d.rc = rc;
 	d.numa_node = numa;
 	d.pcie_type = type;
 	d.link = (struct gp_link){ 16, 16, 16, 16 };
