@@ -76,12 +76,12 @@ void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, co
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
-	/* ids and hints repeat (a pair check on 100 GPUs): kept once */
+	/* ids, hints and most messages repeat (a pair check on 150 GPUs): kept once */
 	f->id = gp_pool_intern(&r->strs, id, GP_FINDING_ID_LEN);
 	f->severity = sev;
 	f->subject = gp_pool_copy(&r->strs, subject, GP_FINDING_SUBJECT_LEN);
 	f->hint = gp_pool_intern(&r->strs, sev == GP_OK || !hint ? "" : hint, GP_FINDING_TEXT_LEN);
-	f->message = gp_pool_copy(&r->strs, message, sizeof(message));
+	f->message = gp_pool_intern(&r->strs, message, sizeof(message));
 }
 
 void gp_report_release(struct gp_report *r)
