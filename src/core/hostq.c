@@ -13,7 +13,10 @@
 
 void gp_dev_init(struct gp_dev *d)
 {
+	static const struct gp_cap no_caps[1];
+
 	memset(d, 0, sizeof(*d));
+	d->caps = no_caps;
 	d->driver = d->slot = d->rc = d->numa_error = d->iommu_error = d->parent_bdf = "";
 	d->reset_method = d->driver_override = d->modalias = d->vfio_driver = d->vfio_module = "";
 	d->parent = -1;

@@ -159,7 +159,7 @@ struct gp_dev {
 	bool vfio_module_loaded;
 	bool with_gpu; /* a GPU, or in the IOMMU group of one */
 	int ncaps;
-	struct gp_cap caps[GP_MAX_CAPS]; /* the standard capability list */
+	const struct gp_cap *caps; /* the standard capability list, in the host's pool */
 	struct gp_link link;
 	struct gp_bar bars[GP_MAX_BARS];
 	int nbars;

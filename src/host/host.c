@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -283,7 +284,7 @@ static bool cfg_read(int fd, const char *path, uint8_t *buf, size_t len, off_t p
 	return n == (ssize_t)len;
 }
 
-static void read_config(const struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	char path[PATH_LEN];
 	uint8_t cfg[4096];
@@ -316,7 +317,7 @@ static void read_config(const struct gp_host *h, const struct gp_root_dir *dir, 
 	d->has_acs = c.has_acs;
 	d->acs_ctrl = c.acs_ctrl;
 	d->is_bridge = c.header_type == 1;
-	memcpy(d->caps, c.caps, sizeof(d->caps));
+	d->caps = gp_pool_bytes(&h->strs, c.caps, (size_t)c.ncaps * sizeof(*c.caps));
 	d->ncaps = c.ncaps;
 }
 
@@ -455,12 +456,21 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	for (pd = pacc->devices; pd; pd = pd->next)
 		n++;
 	h->devs = gp_xcalloc(n, sizeof(*h->devs));
-	for (pd = pacc->devices, i = 0; pd; pd = pd->next, i++) {
+	/*
+	 * Each of libpci's devices is freed once read, and the freed pages go
+	 * back to the kernel every 512: its list (424 bytes a function) and the
+	 * model are never both whole in memory (peak RSS).
+	 */
+	for (i = 0; (pd = pacc->devices); i++) {
 		gp_dev_init(&h->devs[i]);
 		if (fill_dev(h, &devs, pd, &h->devs[i], p)) {
 			rc = -EIO;
 			goto out;
 		}
+		pacc->devices = pd->next;
+		pci_free_dev(pd);
+		if (i % 512 == 511)
+			malloc_trim(0);
 	}
 	h->ndevs = n;
 	/* sort as lspci does; parents resolve by binary search afterwards */

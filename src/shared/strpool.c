@@ -62,6 +62,14 @@ const char *gp_pool_copy(struct gp_strpool *p, const char *s, size_t max)
 	return store(p, s, cut(s, max));
 }
 
+const void *gp_pool_bytes(struct gp_strpool *p, const void *data, size_t n)
+{
+	char *d = room(p, n ? n : 1);
+
+	memcpy(d, data, n);
+	return d;
+}
+
 static uint64_t hash(const char *s, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ull;

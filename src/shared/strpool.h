@@ -27,6 +27,8 @@ struct gp_strpool {
 const char *gp_pool_copy(struct gp_strpool *p, const char *s, size_t max);
 /* The same, kept once: an equal string interned before is returned. */
 const char *gp_pool_intern(struct gp_strpool *p, const char *s, size_t max);
+/* A copy of n bytes of data (byte-aligned: arrays of uint8_t records). */
+const void *gp_pool_bytes(struct gp_strpool *p, const void *data, size_t n);
 void gp_pool_release(struct gp_strpool *p);
 
 #endif

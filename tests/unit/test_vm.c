@@ -284,13 +284,17 @@ static enum gp_severity clique_on(struct run *x, const char *qemu, const char *p
 
 static void set_caps(struct gp_host *h, uint8_t pos1, uint8_t len1, uint8_t pos2)
 {
-	size_t i;
+	static struct gp_cap caps[16][GP_MAX_CAPS];
+	size_t i, k = 0;
 
 	for (i = 0; i < h->ndevs; i++) {
 		if (h->devs[i].role != GP_ROLE_GPU)
 			continue;
-		h->devs[i].caps[1] = (struct gp_cap){ 0x11, pos1, len1 };
-		h->devs[i].caps[2] = (struct gp_cap){ 0x09, pos2, 0 };
+		assert_true(k < 16);
+		caps[k][0] = h->devs[i].ncaps ? h->devs[i].caps[0] : (struct gp_cap){ 0 };
+		caps[k][1] = (struct gp_cap){ 0x11, pos1, len1 };
+		caps[k][2] = (struct gp_cap){ 0x09, pos2, 0 };
+		h->devs[i].caps = caps[k++];
 		h->devs[i].ncaps = pos2 ? 3 : 2;
 	}
 }
