@@ -243,6 +243,7 @@ static int discover(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
+	gp_host_qemu_binary(&h); /* the [vm] it writes depends on it */
 	for (n = 0, i = 0; i < h.ndevs; i++) {
 		if (h.devs[i].role != GP_ROLE_GPU) /* no profile: gp_dev_is_gpu() */
 			continue;

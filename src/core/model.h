@@ -276,7 +276,7 @@ struct gp_host {
 	bool vfio_blacklisted;
 	char vfio_ids[256];	 /* "vfio-pci ids=" from cmdline or modprobe.d */
 	bool driverctl;		 /* /usr/sbin/driverctl exists */
-	char qemu_version[32];	 /* "7.2.18", "" when unknown */
+	char qemu_version[32];	 /* "7.2.18"; "" when unknown, or not read (no [vm]) */
 	char *vm_xml;		 /* the profile's [vm] output file as it is, or NULL */
 	char *nccl_xml;		 /* the NCCL topology file beside it, or NULL */
 	int vm_defined;		 /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */

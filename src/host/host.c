@@ -757,26 +757,59 @@ static void read_vfio(struct gp_host *h)
 
 /* ---- what binding needs: overrides, modaliases, persistent files ---- */
 
-/* "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is. */
+/*
+ * "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is: the
+ * first Version of its stanza (*state: 0 another package's, 1 ours, 2 done).
+ */
+static void dpkg_line(struct gp_host *h, const char *line, int *state)
+{
+	const char *v;
+
+	if (*state < 2 && !strncmp(line, "Package: ", 9))
+		*state = !strcmp(line + 9, "qemu-system-x86");
+	if (*state != 1 || strncmp(line, "Version: ", 9))
+		return;
+	v = strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
+	snprintf(h->qemu_version, sizeof(h->qemu_version), "%.*s", (int)strspn(v, "0123456789."),
+		 v);
+	*state = 2;
+}
+
+/*
+ * dpkg's status read through (a server's is megabytes: never held whole):
+ * a file over GP_DPKG_MAX, or one that cannot be read through, says
+ * nothing; the text ends at a NUL byte; lines are cut at 4 KiB (a Package
+ * or Version line that long matches nothing anyway).
+ */
 static void qemu_from_dpkg(struct gp_host *h)
 {
-	char *text, *cur, *line;
-	bool ours = false;
+	int fd = gp_root_openat(h->rootfd, GP_DPKG_STATUS, O_RDONLY), state = 0;
+	char buf[4096], line[4096];
+	size_t len = 0, total = 0;
+	bool text = true;
+	ssize_t n, i;
 
-	gp_root_slurp(h->rootfd, GP_DPKG_STATUS, GP_DPKG_MAX, &text);
-	for (cur = text; (line = strsep(&cur, "\n"));) {
-		if (!strncmp(line, "Package: ", 9))
-			ours = !strcmp(line + 9, "qemu-system-x86");
-		if (ours && !strncmp(line, "Version: ", 9)) {
-			const char *v =
-				strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
-
-			snprintf(h->qemu_version, sizeof(h->qemu_version), "%.*s",
-				 (int)strspn(v, "0123456789."), v);
-			break;
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 && (total += (size_t)n) <= GP_DPKG_MAX)
+		for (i = 0; text && i < n; i++) {
+			if (!buf[i])
+				text = false;
+			else if (buf[i] != '\n' && len < sizeof(line) - 1)
+				line[len++] = buf[i];
+			if (buf[i] != '\n')
+				continue;
+			line[len] = '\0';
+			dpkg_line(h, line, &state);
+			len = 0;
 		}
+	close(fd);
+	if (n < 0 || total > GP_DPKG_MAX) {
+		h->qemu_version[0] = '\0';
+		return;
 	}
-	free(text);
+	line[len] = '\0'; /* the last line, without its newline or up to the NUL */
+	dpkg_line(h, line, &state);
 }
 
 /* 1 present, 0 absent, -1 cannot tell: a -r tree without the directory it would be in. */
@@ -804,14 +837,30 @@ static int kvm_state(const struct gp_host *h)
 	return !h->root[0] || exists(h, rootp(h, path, GP_SYS_MISC)) ? 0 : -1;
 }
 
+/*
+ * QEMU's version as its binary says, on the live host: a process of 27 MB,
+ * so gp_host_load asks it for a profile's [vm] only (the profile command
+ * asks itself).  What the binary says wins over dpkg's record.
+ */
+void gp_host_qemu_binary(struct gp_host *h)
+{
+	char v[sizeof(h->qemu_version)];
+
+	if (h->root[0])
+		return;
+	gp_virt_qemu_version(v, sizeof(v));
+	if (v[0])
+		memcpy(h->qemu_version, v, sizeof(v));
+}
+
 /* KVM and QEMU; the profile's VM (its XML, libvirt's domain) is owned.c's. */
-static void read_vm_state(struct gp_host *h)
+static void read_vm_state(struct gp_host *h, const struct gp_profile *p)
 {
 	h->vm_defined = -1;
 	h->vm_running = -1;
 	h->kvm = kvm_state(h);
-	if (!h->root[0])
-		gp_virt_qemu_version(h->qemu_version, sizeof(h->qemu_version));
+	if (p && p->has_vm)
+		gp_host_qemu_binary(h);
 	if (!h->qemu_version[0])
 		qemu_from_dpkg(h);
 }
@@ -1135,7 +1184,7 @@ static void read_use(struct gp_host *h, const struct gp_profile *p)
 	gp_read_holders(h);
 	read_binding_state(h);
 	read_host_use(h);
-	read_vm_state(h);
+	read_vm_state(h, p);
 	gp_read_net_owner(h, p);
 	gp_read_networkd(h);
 }

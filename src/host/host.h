@@ -20,6 +20,8 @@ enum gp_host_part {
 int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host_part part,
 		      struct gp_host *host);
 void gp_host_release(struct gp_host *host);
+/* host->qemu_version from QEMU's binary on the live host (gp_host_load asks it for a [vm] only) */
+void gp_host_qemu_binary(struct gp_host *host);
 /* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
 void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
 
