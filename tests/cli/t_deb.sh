@@ -31,7 +31,9 @@ lintian --fail-on error,warning "$d"/gpuprov_"${ver}"_"$arch".changes >"$d/linti
 # the control fields: shlibs resolved, the optional parts recommended/suggested
 dpkg-deb -f "$deb" Depends | grep -q 'libpci3' || fail "Depends without the shared libraries"
 dpkg-deb -f "$deb" Recommends | grep -q 'libvirt-daemon-system' || fail "Recommends"
-# libvirt is loaded at run time (dlopen): no shlibs dependency, recommended by name
+# libvirt and libxml2 are loaded at run time (dlopen): no shlibs dependency;
+# libxml2 is a dependency by name, libvirt recommended
+dpkg-deb -f "$deb" Depends | grep -q 'libxml2' || fail "Depends lacks libxml2"
 dpkg-deb -f "$deb" Recommends | grep -q 'libvirt0' || fail "Recommends lacks libvirt0"
 ! dpkg-deb -f "$deb" Depends | grep -q 'libvirt' || fail "Depends names libvirt"
 dpkg-deb -f "$deb" Suggests | grep -q 'network-manager | netplan.io | ifupdown' || fail "Suggests"
