@@ -288,6 +288,9 @@ def main():
     print(f"bench host: {n} PCI functions ({grafted} of them device directories copied "
           f"from the real-kernel captures) under {os.path.relpath(OUT, TOP)} "
           f"(built in {time.perf_counter() - t0:.1f} s)")
+    ours, theirs = timed([gpuprov, "--help"]), timed(["lspci", "--version"])
+    print(f"startup (libraries loaded before main): gpuprov --help {ours[2]:.1f} MB peak RSS, "
+          f"lspci --version {theirs[2]:.1f} MB")
     print(f"\nwith -r{', as root: the tree is walked for ownership and every path libpci opens is guarded' if os.geteuid() == 0 else ''}")
     side_by_side(gpuprov, OUT, RUNS)
     live(gpuprov)
