@@ -89,8 +89,8 @@ static void test_strings(void **state)
 	unit_host("bars", NULL, &h);
 	assert_true(h.ndevs > 2);
 	for (i = 0; i < ARRAY_SIZE(odd); i++) {
-		gp_strlcpy(h.devs[0].driver, odd[i], sizeof(h.devs[0].driver));
-		gp_strlcpy(h.devs[1].slot, odd[i], sizeof(h.devs[1].slot));
+		h.devs[0].driver = odd[i];
+		h.devs[1].slot = odd[i];
 		same(&h, odd[i]);
 	}
 	/* a link at 2.5 GT/s (a double), a bar without an address, no group */
