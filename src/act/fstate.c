@@ -32,6 +32,7 @@
 #include "act/apply.h"
 #include "act/fstate.h"
 #include "core/manifest.h"
+#include "shared/rootfs.h"
 
 /*
  * The paths each step kind writes, besides gp_persist_paths (persist.vfio),
@@ -189,14 +190,14 @@ static int read_all(int fd, char **out, size_t *len)
 
 static int record_file(const char *path, json_object *o)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = gp_root_openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW); /* never a node's driver */
 	char sha[65], *data = NULL, *b;
 	struct stat st;
 	size_t len = 0;
 	int rc;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EINVAL;

@@ -25,6 +25,7 @@
 #include "act/apply.h"
 #include "core/uri.h"
 #include "act/fstate.h"
+#include "shared/rootfs.h"
 
 #define JOURNAL_MAX (256u << 20) /* 16 files of GP_RECORD_MAX, in base64 */
 
@@ -245,13 +246,15 @@ static int read_bounded(int fd, size_t size, char **out)
 
 int gp_journal_load(const char *path, json_object **doc, char *why, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc;
+	int fd = gp_root_openat(AT_FDCWD, path, O_RDONLY | O_NOFOLLOW), rc;
 	struct stat st;
 	char *buf;
 
 	*doc = NULL;
+	if (fd == -EINVAL)
+		return gp_bad(why, len, "not a regular file");
 	if (fd < 0)
-		return errno == ELOOP ? gp_bad(why, len, "a symbolic link") : -errno;
+		return fd == -ELOOP ? gp_bad(why, len, "a symbolic link") : fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return gp_bad(why, len, "not a regular file");

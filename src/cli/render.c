@@ -21,6 +21,7 @@
 #include "core/pfiles.h"
 #include "core/plan.h"
 #include "shared/progress.h"
+#include "shared/rootfs.h"
 #include "cli/render.h"
 #include "core/pcicfg.h"
 #include "core/topo.h"
@@ -1626,7 +1627,8 @@ static json_object *pfile_json(const struct gp_pfile *f)
 	json_object_object_add(o, "exists", json_object_new_boolean(f->now != NULL));
 	json_object_object_add(o, "current_sha256", jsha(f->now));
 	json_object_object_add(o, "current_error",
-			       f->now_err ? json_object_new_string(strerror(-f->now_err)) : NULL);
+			       f->now_err ? json_object_new_string(gp_root_strerror(f->now_err))
+					  : NULL);
 	json_object_object_add(o, "changed",
 			       json_object_new_boolean(!f->now || strcmp(f->now, f->text)));
 	json_object_object_add(o, "diff", diff ? json_object_new_string(diff) : NULL);
@@ -1673,7 +1675,7 @@ static void pfile_text(const struct gp_pfile *f)
 	printf("\n%s %s (mode %04o)", f->step, gp_tv(f->path), f->mode & 07777);
 	if (f->now_err) {
 		printf(": cannot read the current file: %s; written whole\n",
-		       strerror(-f->now_err));
+		       gp_root_strerror(f->now_err));
 	} else if (f->now && !strcmp(f->now, f->text)) {
 		printf(": unchanged\n");
 		return;

@@ -14,6 +14,7 @@
 #include "cli/report.h"
 #include "core/hostq.h"
 #include "core/topo.h"
+#include "shared/rootfs.h"
 
 /* ---- escaping ---- */
 
@@ -679,7 +680,7 @@ static void file_status(struct doc *o, const struct gp_pfile *f)
 
 	if (f->now_err)
 		para(o, "The current file cannot be read (%s): it is written whole.",
-		     E(o, strerror(-f->now_err)));
+		     E(o, gp_root_strerror(f->now_err)));
 	if (!f->secret)
 		return;
 	gp_sha256_hex(f->text, strlen(f->text), after);

@@ -6,8 +6,12 @@
  * inside it (openat2's RESOLVE_IN_ROOT, or a walk in userspace on kernels
  * without it), nothing but regular files and directories is read (a FIFO
  * would block, /dev/zero never ends), and every read has a size bound.
- * Opens are O_NONBLOCK|O_NOCTTY so that the type check after the open is
- * reached at all.
+ * The type is checked before anything is opened for reading: the lookup
+ * takes O_PATH, which runs no driver's open(), and only a regular file or a
+ * directory is then reopened through /proc/self/fd -- a device node in a
+ * snapshot tarball, or a profile's [vm] output = /dev/watchdog, would
+ * otherwise have its driver opened by root (a watchdog arms and reboots the
+ * host).  Reopens are O_NONBLOCK|O_NOCTTY all the same.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -205,13 +209,13 @@ static int open_in(int rootfd, const char *path, int flags)
 	return by_walk(rootfd, path, flags);
 }
 
-/* The type check after an open: only regular files and directories are read. */
+/* The type check after an O_PATH open, or an O_DIRECTORY one (the kernel saw to the type). */
 static int checked(int fd, int flags)
 {
 	struct stat st;
 
 	if (fd < 0 || (flags & O_DIRECTORY))
-		return fd; /* the kernel saw to the type */
+		return fd;
 	if (fstat(fd, &st)) {
 		int rc = -errno;
 
@@ -220,12 +224,48 @@ static int checked(int fd, int flags)
 	}
 	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || (S_ISLNK(st.st_mode) && (flags & O_PATH)))
 		return fd;
-	close(fd); /* a FIFO, a device, a socket */
-	return -EINVAL;
+	close(fd); /* a FIFO, a device, a socket; a link where O_NOFOLLOW was asked */
+	return S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+}
+
+/*
+ * pfd: an O_PATH descriptor of what is to be read.  Only a regular file or
+ * a directory is opened for reading, and it is the very inode pfd names:
+ * /proc/self/fd/N is a magic link to it, not a path looked up again.  That
+ * /proc is the running kernel's, also under --root (the tree's own /proc
+ * is never used for it); without /proc mounted nothing can be read.
+ */
+static int reopen(int pfd, int flags)
+{
+	char self[32];
+	int fd;
+
+	pfd = checked(pfd, O_RDONLY);
+	if (pfd < 0)
+		return pfd;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, final_flags(flags & ~O_NOFOLLOW) | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
+	return fd;
+}
+
+/* What may be opened for reading is looked up with O_PATH first (see reopen). */
+static int lookup_flags(int flags)
+{
+	return O_PATH | (flags & O_NOFOLLOW);
+}
+
+static bool for_reading(int flags)
+{
+	return !(flags & (O_PATH | O_DIRECTORY));
 }
 
 int gp_root_openat(int rootfd, const char *path, int flags)
 {
+	if (for_reading(flags))
+		return reopen(open_in(rootfd, path, lookup_flags(flags)), flags);
 	return checked(open_in(rootfd, path, flags), flags);
 }
 
@@ -367,16 +407,21 @@ static bool plain_name(const char *name)
 static int open_name(const struct gp_root_dir *d, const char *name, int flags)
 {
 	char path[PATH_MAX];
+	struct stat st;
 	int fd;
 
 	if (d->fd >= 0 && plain_name(name) && d->rootfd == AT_FDCWD) {
 		fd = openat(d->fd, name, final_flags(flags) | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
-	if (d->fd >= 0 && plain_name(name) && !(flags & O_PATH)) {
+	if (d->fd >= 0 && plain_name(name)) { /* a link: the whole path, resolved in the root */
 		fd = openat(d->fd, name, final_flags(flags) | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 || errno != ELOOP)
-			return fd < 0 ? -errno : fd;
+		if (fd < 0 && errno != ELOOP)
+			return -errno;
+		if (fd >= 0 && (!(flags & O_PATH) || fstat(fd, &st) || !S_ISLNK(st.st_mode)))
+			return fd;
+		if (fd >= 0)
+			close(fd);
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->path, name) >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -399,6 +444,8 @@ void gp_root_dir_close(struct gp_root_dir *d)
 
 int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags)
 {
+	if (for_reading(flags))
+		return reopen(open_name(d, name, lookup_flags(flags)), flags);
 	return checked(open_name(d, name, flags), flags);
 }
 

@@ -270,9 +270,24 @@ static int owned_acl(const char *path)
 	return -EPERM;
 }
 
+/*
+ * A device node, a FIFO or a socket: no snapshot or sysfs capture holds one
+ * (snapshot copies regular files and links), but tar as root recreates them
+ * from a hostile tarball, and libpci or libkmod open by path.
+ */
+static bool special(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) || S_ISFIFO(st->st_mode) ||
+	       S_ISSOCK(st->st_mode);
+}
+
 static int owned_entry(const char *path, const struct stat *st)
 {
-	if (st->st_uid != 0)
+	if (special(st))
+		snprintf(tree_why, sizeof(tree_why),
+			 "'%s' is a device node, a FIFO or a socket, which no snapshot holds",
+			 path);
+	else if (st->st_uid != 0)
 		snprintf(tree_why, sizeof(tree_why), "'%s' is owned by uid %lu, not root", path,
 			 (unsigned long)st->st_uid);
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWOTH))

@@ -1,0 +1,78 @@
+#!/bin/sh
+# A device node is never opened for reading: the safe reader looks a path up
+# with O_PATH, checks the type, and only then opens a regular file or a
+# directory.  Opening a node runs its driver's open() as root (a watchdog
+# arms and reboots the host) -- from a hostile snapshot tarball that tar as
+# root unpacked, or from a profile's [vm] output on the live host (review2
+# F1).  strace shows every open: the node's path never appears without
+# O_PATH.  As root a -r tree holding a node, a FIFO or a socket is refused
+# at once (no snapshot holds one); the reader itself is seen as uid 65534,
+# which the tree walk does not apply to.
+set -u
+G=$(pwd)/build/test/gpuprov
+P=$(pwd)/profiles/h3c-r5350-g6.ini
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+chmod 0755 "$d"
+fail() { echo "t_devnodes: $*"; exit 1; }
+[ "$(id -u)" -eq 0 ] || fail "runs as root (mknod, and the tree walk root alone takes)"
+
+R=$d/tree
+cp -a build/hosts/r5350-ready "$R"
+dev=$(readlink -f "$R/sys/bus/pci/devices/0000:41:00.0")
+rm "$dev/resource" && mknod "$dev/resource" c 1 3
+
+# opens NAME: the trace's opens of a path ending in NAME that could reach a driver
+opens() { grep -E "open(at2?)?\(.*[\"/]$1\"" "$d/trace" | grep -v O_PATH; }
+# LeakSanitizer cannot run under ptrace: the untraced runs below look for leaks
+traced() { # traced ARGS...: as uid 65534, every open in $d/trace, status in $rc
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+		strace -u "$(id -nu 65534)" -f -qq -e trace=open,openat,openat2 -o "$d/trace" \
+		"$G" "$@" >"$d/out" 2>&1
+	rc=$?
+	[ -s "$d/trace" ] || fail "'$*': no trace"
+}
+
+for how in scan "--json scan" "-p $P check"; do
+	# shellcheck disable=SC2086
+	traced -r "$R" $how
+	grep -Eq '["/]resource"' "$d/trace" || fail "$how: resource was not looked up: the trace misses it"
+	[ -z "$(opens resource)" ] || fail "$how opened the device node: $(opens resource)"
+done
+# the other files are still read (reopened through /proc/self/fd)
+traced -r "$R" scan
+[ $rc -le 1 ] || fail "scan as uid 65534: exit $rc: $(cat "$d/out")"
+grep -q '0000:41:00.0' "$d/out" || fail "scan as uid 65534 shows no device: $(cat "$d/out")"
+
+# as root the tree is refused before anything in it is read
+for kind in node fifo sock; do
+	rm -f "$dev/resource"
+	case $kind in
+	node) mknod "$dev/resource" c 1 3 ;;
+	fifo) mkfifo "$dev/resource" ;;
+	sock) python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' \
+		"$dev/resource" ;;
+	esac
+	timeout 20 "$G" -r "$R" scan >"$d/out" 2>&1
+	rc=$?
+	[ $rc -eq 3 ] || fail "root, a $kind in the tree: exit $rc, want 3: $(cat "$d/out")"
+	grep -q 'device node, a FIFO or a socket' "$d/out" ||
+		fail "root, a $kind in the tree: $(cat "$d/out")"
+done
+
+# the live host: a profile's [vm] output naming a device node is looked up,
+# never opened, and said to be no regular file
+mknod "$d/watchdog" c 1 3
+sed "s|^output = .*|output = $d/watchdog|" "$P" >"$d/dev.ini"
+grep -q "^output = $d/watchdog$" "$d/dev.ini" || fail "the profile names no output"
+for how in check "plan --diff" "--json plan"; do
+	# shellcheck disable=SC2086
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+		strace -f -qq -e trace=open,openat,openat2 -o "$d/trace" "$G" -p "$d/dev.ini" $how \
+		>"$d/out" 2>&1
+	grep -q "/watchdog\"" "$d/trace" || fail "live $how: the output was not looked up"
+	[ -z "$(opens watchdog)" ] || fail "live $how opened the device node: $(opens watchdog)"
+done
+"$G" -p "$d/dev.ini" plan --diff >"$d/out" 2>&1
+grep -q "watchdog.*not a regular file" "$d/out" || fail "plan --diff: $(cat "$d/out")"
+exit 0
