@@ -395,12 +395,16 @@ static int finish(const struct gp_ctx *ctx, const char *command, int rc)
 	gp_progress_clear();
 	if (ctx->json && rc != GP_EXIT_OK && !gp_json_printed)
 		json_error(command, rc);
-	/* as a failed write of -o FILE: the output is the operator's, not the host's */
-	if (fflush(stdout) || ferror(stdout)) {
-		gp_err("cannot write to standard output: %s", strerror(errno));
-		return GP_EXIT_INPUT;
-	}
-	return rc;
+	if (!fflush(stdout) && !ferror(stdout))
+		return rc;
+	gp_err("cannot write to standard output: %s", strerror(errno));
+	/*
+	 * As a failed write of -o FILE (the output is the operator's, not the
+	 * host's), but only in place of 0 or 1: a failure found, a host that
+	 * could not be read, apply's 6 or 7 say more than that the report was
+	 * lost, and must not read as "bad input, nothing done".
+	 */
+	return rc > GP_EXIT_WARN ? rc : GP_EXIT_INPUT;
 }
 
 /*

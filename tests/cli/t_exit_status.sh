@@ -112,6 +112,22 @@ for o in --help --version; do # the output not written (t_output.sh: every comma
 	[ $rc = 4 ] || fail "gpuprov $o >/dev/full: exit $rc, want 4"
 	documented $o 4 "gpuprov $o >/dev/full"
 done
+# a failed standard output write turns only 0 and 1 into 4: a failure found
+# (2) is kept, as apply's 6 and 7 are (t_outcomes.sh) -- review2 F4
+full() { # WANT ARGS...
+	want=$1
+	shift
+	set +e
+	"$G" "$@" >/dev/full 2>"$d/err"
+	rc=$?
+	set -e
+	[ $rc = "$want" ] || fail "gpuprov $* >/dev/full: exit $rc, want $want"
+	grep -q 'cannot write to standard output' "$d/err" || fail "gpuprov $* >/dev/full: no message"
+}
+full 2 -r build/hosts/bars -p "$P" check
+full 2 -r build/hosts/bars -p "$P" --json check
+full 4 -r build/hosts/vfio-applied -p tests/cli/profiles/bind.ini check
+full 4 -r "$H" -p "$P" report
 # the lock held (flock, as another gpuprov holds it): 5
 mkdir -p -m 700 "$d/run"
 [ -e "$d/run/lock" ] || : >"$d/run/lock"

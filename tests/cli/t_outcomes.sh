@@ -55,6 +55,15 @@ grep -q "failed and rolled back: run .*the host is as before" "$d/err" || fail "
 j=$(ls "$d"/journal/*.json)
 grep -q '"status": "rolled_back"' "$j" || fail "6: journal not rolled_back"
 rm "$j"
+# ... and standard output cannot be written: still 6, not 4 (review2 F4)
+set +e
+$G -p "$d/p.ini" --only vm apply --yes >/dev/full 2>"$d/err"
+rc=$?
+set -e
+[ "$rc" = 6 ] || { cat "$d/err"; fail "all undone, stdout failing: exit $rc, want 6"; }
+grep -q "failed and rolled back" "$d/err" && grep -q "cannot write to standard output" "$d/err" ||
+	{ cat "$d/err"; fail "6 to /dev/full: messages"; }
+rm "$d"/journal/*.json
 
 # ---- ... and the undo of domain.write fails (a directory took the file's place) ----
 GPUPROV_STEP_DELAY=3 $G -p "$d/p.ini" --only vm apply --yes 2>"$d/err7" &
@@ -84,6 +93,13 @@ rc=$(status $G -p "$d/p.ini" --only vm apply --yes)
 rc=$(status $G rollback --yes)
 [ "$rc" = 7 ] && grep -q "ROLLBACK FAILED: run $run" "$d/err" ||
 	{ cat "$d/err"; fail "rollback while the cause stays: exit $rc, want 7"; }
+set +e # standard output cannot be written: still 7, not 4 (review2 F4)
+$G --json rollback --yes >/dev/full 2>"$d/err"
+rc=$?
+set -e
+[ "$rc" = 7 ] && grep -q "ROLLBACK FAILED: run $run" "$d/err" &&
+	grep -q "cannot write to standard output" "$d/err" ||
+	{ cat "$d/err"; fail "rollback while the cause stays, stdout failing: exit $rc, want 7"; }
 rm -r "$X"
 rc=$(status $G rollback --yes)
 [ "$rc" = 0 ] && grep -q "rolled back run $run" "$d/err" ||
