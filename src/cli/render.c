@@ -323,7 +323,9 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
  * (tables, findings, plans, messages) is safe for a terminal, however it
  * was formatted.  A document must pass unchanged, so its writer leaves
  * nothing here to escape: json_put() writes bad UTF-8, DEL and the C1
- * controls as \u escapes (json-c alone writes the latter raw).
+ * controls as \u escapes (json-c alone writes the latter raw), the domain
+ * XML writes them as character references (domxml.c), and the report's
+ * HTML and SVG have each value through gp_tv() first.
  */
 void gp_term_streams(void)
 {

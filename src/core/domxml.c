@@ -508,6 +508,74 @@ static void add_metadata(xmlNode *dom, const struct gp_profile *p, const char *d
 	set(g, "profile", "%s", p->path);
 }
 
+/* U+0080..U+009F or DEL at s: the code point, else -1 */
+static int c1_or_del(const unsigned char *s)
+{
+	if (s[0] == 0x7f)
+		return 0x7f;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] < 0xa0)
+		return s[1];
+	return -1;
+}
+
+/*
+ * DEL and the C1 controls (U+0080..U+009F) as character references: XML
+ * allows them raw and libxml2 writes them so, but the terminal filter would
+ * then make the domain printed (domxml, plan --diff) differ from the one
+ * written.  Names cannot hold them, so outside comments, CDATA and
+ * processing instructions a reference is always in place; CDATA is split
+ * around one; in a comment or an instruction, where a reference means
+ * nothing, each becomes the text the terminal shows for it.
+ */
+static char *xml_refs(const char *s)
+{
+	static const char *const sect[][2] = { { "<!--", "-->" },
+					       { "<![CDATA[", "]]>" },
+					       { "<?", "?>" } };
+	const char *close = NULL;
+	char *out = NULL;
+	size_t len, i, k;
+	FILE *f = open_memstream(&out, &len);
+	int c;
+
+	if (!f)
+		abort(); /* no memory, as gp_xcalloc */
+	while (*s) {
+		for (i = 0; !close && i < sizeof(sect) / sizeof(sect[0]); i++) {
+			k = strlen(sect[i][0]);
+			if (!strncmp(s, sect[i][0], k)) {
+				close = sect[i][1];
+				fwrite(s, 1, k, f);
+				s += k;
+			}
+		}
+		k = close ? strlen(close) : 0;
+		if (close && !strncmp(s, close, k)) {
+			fwrite(s, 1, k, f);
+			s += k;
+			close = NULL;
+			continue;
+		}
+		c = c1_or_del((const unsigned char *)s);
+		if (c < 0) {
+			fputc(*s++, f);
+			continue;
+		}
+		if (!close)
+			fprintf(f, "&#x%02x;", c);
+		else if (close[0] == ']')
+			fprintf(f, "]]>&#x%02x;<![CDATA[", c);
+		else if (c == 0x7f)
+			fputs("\\x7f", f);
+		else
+			fprintf(f, "\\xc2\\x%02x", c);
+		s += c == 0x7f ? 1 : 2;
+	}
+	if (fclose(f))
+		abort();
+	return out;
+}
+
 static char *dump(xmlDoc *doc)
 {
 	xmlChar *buf;
@@ -515,7 +583,7 @@ static char *dump(xmlDoc *doc)
 	int len;
 
 	xmlDocDumpFormatMemoryEnc(doc, &buf, &len, "UTF-8", 1);
-	out = gp_xstrdup((char *)buf);
+	out = xml_refs((char *)buf);
 	xmlFree(buf);
 	return out;
 }

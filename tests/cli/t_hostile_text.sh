@@ -91,3 +91,24 @@ json_has "$d/c1.json" "prod${C1}2Juct$(printf '\177')x"
 json_has "$d/c1.json" "nv${C1}drv"
 grep -qF '"driver": "nv\u009bdrv"' "$d/c1.json"
 grep -qF 'prod\u009b2Juct\u007fx' "$d/c1.json"
+
+# ... and the domain XML writes them as character references (CDATA split
+# around one; in a comment, the text the terminal shows): what domxml prints
+# is what it writes, from a profile path and a template that hold them
+mkdir "$d/x"
+sed "s|^\[vm\]|[vm]\ntemplate = t.xml|" tests/cli/profiles/vm-lab.ini >"$d/x/p${C1}.ini"
+sed "s|\(<domain [^>]*>\)|\1<!-- a${C1}b --><description>d${C1}e$(printf '\177')f</description><title><![CDATA[g${C1}h<]]></title>|" \
+	templates/domain-q35-ovmf.xml >"$d/x/t.xml"
+grep -q "<description>d${C1}" "$d/x/t.xml"
+$G -r build/hosts/lab-messy -p "$d/x/p${C1}.ini" domxml >"$d/x/out.xml" 2>/dev/null
+$G -r build/hosts/lab-messy -p "$d/x/p${C1}.ini" domxml -o "$d/x/file.xml" 2>/dev/null
+cmp "$d/x/out.xml" "$d/x/file.xml"
+grep -qF 'p&#x9b;.ini"' "$d/x/out.xml"
+grep -qF '<description>d&#x9b;e&#x7f;f</description>' "$d/x/out.xml"
+grep -qF '<title><![CDATA[g]]>&#x9b;<![CDATA[h<]]></title>' "$d/x/out.xml"
+grep -qF '<!-- a\xc2\x9bb -->' "$d/x/out.xml"
+python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+assert r.find("description").text == "d\x9be\x7ff"
+assert r.find("title").text == "g\x9bh<"
+assert any(e.get("profile", "").endswith("p\x9b.ini") for e in r.iter())' "$d/x/out.xml"
