@@ -61,6 +61,9 @@ TEST_CORE_OBJ = $(CORE_SRC:src/%.c=build/test/obj/%.o)
 FUZZ_CORE_OBJ = $(CORE_SRC:src/%.c=build/fuzz/obj/%.o)
 CORE_UNIT = $(patsubst %,build/test/test_%,pcicfg profile rootfs)
 CORE_FUZZ = $(patsubst %,build/fuzz/fuzz_%,pcicfg profile text)
+# the fuzzers of cli's renderers link what the unit tests link
+FUZZ_UNIT_OBJ = $(UNIT_SRC:src/%.c=build/fuzz/obj/%.o)
+CLI_FUZZ = $(patsubst %,build/fuzz/fuzz_%,render)
 FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps check demo bench fuzz install uninstall clean fixtures unit cli lab
@@ -99,13 +102,16 @@ build/fuzz/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-.SECONDARY: $(FUZZ_LIB_OBJ) $(TEST_LIB_OBJ)
+.SECONDARY: $(FUZZ_UNIT_OBJ) $(TEST_LIB_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) | build/fuzz
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(PKG_LIBS)
 
 $(CORE_FUZZ): build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_CORE_OBJ) | build/fuzz
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CORE_OBJ) $(CORE_LIBS)
+
+$(CLI_FUZZ): build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_UNIT_OBJ) | build/fuzz
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_UNIT_OBJ) $(PKG_LIBS)
 
 # a test double for NVML, CUDA and NCCL (tests/fake/fakegpu.c), loaded by dlopen
 build/test/libfakegpu.so: tests/fake/fakegpu.c
