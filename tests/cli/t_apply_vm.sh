@@ -8,26 +8,13 @@
 set -eu
 G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
+. tests/cli/vmprofile.sh
 trap 'rm -rf "$d"' EXIT
 export GPUPROV_STATE_DIR=$d/journal
 # a lock of its own: runs of other trees on this machine do not meet it
 export GPUPROV_RUN_DIR=$d/run
-mkdir -p "$d/embed/etc"
-printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
-id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
-uri="qemu:///embed?root=$d/embed"
-cat >"$d/p.ini" <<EOP
-[gpus]
-match = 10de:20b5
-count = 2
-[vm]
-name = gp-test-vm
-vcpus = 1
-memory = 256MiB
-numa = none
-output = $d/out/gp-test-vm.xml
-uri = $uri
-EOP
+gp_embed_libvirt "$d"
+gp_vm_profile "$d/p.ini" "$d/out/gp-test-vm.xml" "$uri"
 chmod 644 "$d/p.ini"
 defined() { virsh -q -c "$uri" list --all --name 2>/dev/null | grep -qx gp-test-vm; }
 fail() { echo "$*"; exit 1; }

@@ -12,6 +12,7 @@
 set -eu
 G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
+. tests/cli/vmprofile.sh
 trap 'rm -rf "$d"' EXIT
 export GPUPROV_STATE_DIR=$d/journal
 # a lock of its own: runs of other trees on this machine do not meet it
@@ -24,19 +25,7 @@ X=$d/out/gp-test-vm.xml
 # a fixed UUID: libvirt redefines a domain of the same name only with its UUID
 sed "s|<name>gpu-vm</name>|<name>gpu-vm</name><uuid>9c1e0c5a-5f57-4d52-9f3a-6b1f3f0a7e11</uuid>|" \
 	templates/domain-q35-ovmf.xml >"$d/template.xml"
-cat >"$d/p.ini" <<EOP
-[gpus]
-match = 10de:20b5
-count = 2
-[vm]
-name = gp-test-vm
-vcpus = 1
-memory = 256MiB
-numa = none
-template = $d/template.xml
-output = $X
-uri = $uri
-EOP
+gp_vm_profile "$d/p.ini" "$X" "$uri" "$d/template.xml"
 chmod 644 "$d/p.ini"
 fail() { echo "$*"; exit 1; }
 # other gpuprov runs on this machine (tests of other trees) may hold the

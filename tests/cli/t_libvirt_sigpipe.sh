@@ -9,23 +9,13 @@
 set -eu
 G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
+. tests/cli/vmprofile.sh
 trap 'rm -rf "$d"' EXIT
 fail() { echo "$*"; exit 1; }
 mkdir "$d/bin"
 printf '#!/bin/sh\nexec 0<&- 1>&-\nexit 255\n' >"$d/bin/ssh"
 chmod 755 "$d/bin/ssh"
-cat >"$d/p.ini" <<EOP
-[gpus]
-match = 10de:20b5
-count = 2
-[vm]
-name = gp-test-vm
-vcpus = 1
-memory = 256MiB
-numa = none
-output = $d/out/gp-test-vm.xml
-uri = qemu+ssh://root@127.0.0.1:1/system
-EOP
+gp_vm_profile "$d/p.ini" "$d/out/gp-test-vm.xml" "qemu+ssh://root@127.0.0.1:1/system"
 i=0
 while [ $i -lt 30 ]; do
 	set +e

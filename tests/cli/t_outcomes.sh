@@ -10,6 +10,7 @@
 set -eu
 G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
+. tests/cli/vmprofile.sh
 trap 'rm -rf "$d"' EXIT
 export GPUPROV_STATE_DIR=$d/journal
 export GPUPROV_RUN_DIR=$d/run
@@ -18,18 +19,7 @@ printf 'user = "root"\ngroup = "root"\n' >"$d/embed/etc/qemu.conf"
 id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
 uri="qemu:///embed?root=$d/embed"
 X=$d/out/gp-test-vm.xml
-cat >"$d/p.ini" <<EOP
-[gpus]
-match = 10de:20b5
-count = 2
-[vm]
-name = gp-test-vm
-vcpus = 1
-memory = 256MiB
-numa = none
-output = $X
-uri = $uri
-EOP
+gp_vm_profile "$d/p.ini" "$X" "$uri"
 chmod 644 "$d/p.ini"
 chmod 755 "$d"
 fail() { echo "$*"; exit 1; }

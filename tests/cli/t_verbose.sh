@@ -13,6 +13,7 @@
 set -eu
 G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
+. tests/cli/vmprofile.sh
 trap 'rm -rf "$d"' EXIT
 fail() { echo "$*"; exit 1; }
 
@@ -61,18 +62,7 @@ mkdir "$c"
 promise "libpci" "libpci: .*read failed" -r "$d/host" scan
 promise "libkmod" "libkmod: " -r build/hosts/lab-r5350 -p profiles/h3c-r5350-g6.ini check
 promise "a malformed resource file" "0000:41:00.0: malformed resource file" -r build/hosts/malformed scan
-cat >"$d/p.ini" <<EOP
-[gpus]
-match = 10de:20b5
-count = 2
-[vm]
-name = gp-test-vm
-vcpus = 1
-memory = 256MiB
-numa = none
-output = $d/out/gp-test-vm.xml
-uri = qemu+ssh://root@127.0.0.1:1/system
-EOP
+gp_vm_profile "$d/p.ini" "$d/out/gp-test-vm.xml" "qemu+ssh://root@127.0.0.1:1/system"
 promise "libvirt" "libvirt at 'qemu+ssh://root@127.0.0.1:1/system': ." -p "$d/p.ini" check
 grep -q "vm.libvirt" "$d/plain.out" || fail "check without -v does not say vm.libvirt"
 grep -q '"vm.libvirt"' "$d/plain.json" || fail "check --json without -v does not say vm.libvirt"

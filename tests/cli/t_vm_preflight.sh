@@ -7,19 +7,9 @@
 set -eu
 G=$(pwd)/build/test/gpuprov
 d=$(mktemp -d)
+. tests/cli/vmprofile.sh
 trap 'rm -rf "$d"' EXIT
-cat >"$d/p.ini" <<EOP
-[gpus]
-match = 10de:20b5
-count = 2
-[vm]
-name = gp-test-vm
-vcpus = 1
-memory = 256MiB
-numa = none
-output = $d/out/gp-test-vm.xml
-uri = qemu+ssh://root@127.0.0.1:1/system
-EOP
+gp_vm_profile "$d/p.ini" "$d/out/gp-test-vm.xml" "qemu+ssh://root@127.0.0.1:1/system"
 fail() { echo "$*"; exit 1; }
 $G -p "$d/p.ini" check 2>"$d/check.err" | awk -f tests/cli/unwrap.awk >"$d/check" || true
 grep -q "^WARN  vm.libvirt .*libvirt at qemu+ssh://root@127.0.0.1:1/system cannot be reached: ." "$d/check" ||
