@@ -247,6 +247,18 @@ const char *gp_tv(const char *s)
 	return *slot;
 }
 
+static int text_width; /* gp_text_width(), once gp_term_streams asked; 0: ask each time */
+
+static int terminal_width(bool tty)
+{
+	struct winsize ws;
+
+	if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40 &&
+	    ws.ws_col < GP_TEXT_WIDTH)
+		return ws.ws_col;
+	return GP_TEXT_WIDTH;
+}
+
 struct term {
 	int fd;
 	char held[4];
@@ -333,9 +345,14 @@ void gp_term_streams(void)
 	cookie_io_functions_t io = { .write = term_write };
 	FILE *o = fopencookie(&out, "w", io), *e = fopencookie(&err, "w", io);
 
+	bool tty = isatty(STDOUT_FILENO);
+
+	/* asked once here, not per line: a table's rows, a check's findings */
+	text_width = terminal_width(tty);
+	gp_color_stdout_tty(tty);
 	if (o) {
 		fflush(stdout);
-		setvbuf(o, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+		setvbuf(o, NULL, tty ? _IOLBF : _IOFBF, BUFSIZ);
 		stdout = o;
 	}
 	if (e) {
@@ -354,12 +371,7 @@ void gp_term_streams(void)
  */
 int gp_text_width(void)
 {
-	struct winsize ws;
-
-	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 40 &&
-	    ws.ws_col < GP_TEXT_WIDTH)
-		return ws.ws_col;
-	return GP_TEXT_WIDTH;
+	return text_width ? text_width : terminal_width(isatty(STDOUT_FILENO));
 }
 
 /* Columns n bytes of UTF-8 take: one per character (a stray byte counts one). */
@@ -427,12 +439,45 @@ static const char *word_end(const char *w)
  * kept unless the line breaks there; a number keeps its unit.  s is text as the renderers print it
  * (gp_tv()'d values), not JSON.
  */
+/* Text gathered for stdout: one fwrite per wrapped paragraph, not a printf per word. */
+struct outbuf {
+	char b[1024];
+	size_t n;
+};
+
+static void ob_put(struct outbuf *o, const char *s, size_t n)
+{
+	if (o->n + n > sizeof(o->b)) {
+		fwrite(o->b, 1, o->n, stdout);
+		o->n = 0;
+	}
+	if (n > sizeof(o->b)) {
+		fwrite(s, 1, n, stdout);
+		return;
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+static void ob_blanks(struct outbuf *o, int n)
+{
+	static const char blanks[] = "                                ";
+	int k;
+
+	for (; n > 0; n -= k) {
+		k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
+		ob_put(o, blanks, (size_t)k);
+	}
+}
+
 void gp_wrap(const char *s, int col, int indent)
 {
 	int width = gp_text_width(), nsp, nw;
 	bool fresh = col <= indent; /* nothing but the indent on this line */
 	const char *sp, *w;
+	struct outbuf o;
 
+	o.n = 0;
 	for (;;) {
 		for (sp = s; *s == ' '; s++)
 			;
@@ -443,32 +488,43 @@ void gp_wrap(const char *s, int col, int indent)
 			break;
 		nw = text_cols(w, (size_t)(s - w));
 		if (!fresh && col + nsp + nw > width) {
-			printf("\n%*s", indent, "");
+			ob_put(&o, "\n", 1);
+			ob_blanks(&o, indent);
 			col = indent;
 			nsp = 0;
 		}
-		printf("%*s%.*s", nsp, "", (int)(s - w), w);
+		ob_blanks(&o, nsp);
+		ob_put(&o, w, (size_t)(s - w));
 		col += nsp + nw;
 		fresh = false;
 	}
-	putchar('\n');
+	ob_put(&o, "\n", 1);
+	fwrite(o.b, 1, o.n, stdout);
 }
 
 void gp_wrapf(int col, int indent, const char *fmt, ...)
 {
+	char small[512], *s = small;
 	va_list ap;
-	char *s;
 	int n;
 
+	/* most lines fit the stack buffer: formatted once */
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
-	s = gp_xcalloc((size_t)(n > 0 ? n : 0) + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-	va_end(ap);
+	if (n < 0) { /* a bad format: nothing, as an empty line */
+		n = 0;
+		small[0] = '\0';
+	}
+	if ((size_t)n >= sizeof(small)) {
+		s = gp_xcalloc((size_t)n + 1, 1);
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	gp_wrap(s, col, indent);
-	free(s);
+	if (s != small)
+		free(s);
 }
 
 /* ---- scan ---- */

@@ -24,6 +24,7 @@
 #include "shared/progress.h"
 
 static bool progress_on;
+static int stdout_tty = -1;   /* gp_color_stdout_tty's answer; -1: ask isatty() */
 static size_t status_len;     /* the status line's columns on screen; 0: none */
 static char status_text[512]; /* what it says: the same again is not rewritten */
 
@@ -166,6 +167,11 @@ void gp_progress_line(enum gp_tone tone, const char *word, const char *fmt, ...)
 	fflush(stderr);
 }
 
+void gp_color_stdout_tty(bool tty)
+{
+	stdout_tty = tty;
+}
+
 /* https://no-color.org: present and not empty turns colour off; TERM as git reads it. */
 bool gp_color_on(FILE *f)
 {
@@ -174,6 +180,8 @@ bool gp_color_on(FILE *f)
 
 	if ((no && *no) || !term || !strcmp(term, "dumb") || fd < 0)
 		return false;
+	if (fd == STDOUT_FILENO && stdout_tty >= 0)
+		return stdout_tty;
 	return isatty(fd);
 }
 

@@ -29,6 +29,12 @@ void gp_progress_line(enum gp_tone tone, const char *word, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Whether f (stdout or stderr) gets colour: a terminal, NO_COLOR unset, TERM not dumb. */
 bool gp_color_on(FILE *f);
+/*
+ * Whether stdout is a terminal, told once by whoever set the stream up
+ * (gp_term_streams): a table or a check's findings then cost no ioctl per
+ * line.  Until told, each gp_color_on(stdout) asks.
+ */
+void gp_color_stdout_tty(bool tty);
 /* fprintf of one word or column, in the tone's colour when f gets colour. */
 void gp_fprintf_tone(FILE *f, enum gp_tone tone, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
