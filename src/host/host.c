@@ -337,7 +337,6 @@ static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, 
 static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pci_dev *pd,
 		    struct gp_dev *d, const struct gp_profile *p)
 {
-	char path[PATH_LEN];
 	struct gp_root_dir dir;
 	const char *slot;
 
@@ -346,7 +345,7 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pc
 	d->dev = pd->dev;
 	d->func = pd->func;
 	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
-	gp_root_dir(h->rootfd, rootp(h, path, "/sys/bus/pci/devices/%s", d->bdf), &dir);
+	gp_root_dir_at(devs, d->bdf, &dir);
 	if (read_ident(h, &dir, d)) {
 		gp_root_dir_close(&dir);
 		return -EIO;

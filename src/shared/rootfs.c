@@ -12,17 +12,42 @@
  * snapshot tarball, or a profile's [vm] output = /dev/watchdog, would
  * otherwise have its driver opened by root (a watchdog arms and reboots the
  * host).  Reopens are O_NONBLOCK|O_NOCTTY all the same.
+ *
+ * The hot path (a device's attributes, tens of thousands on a big host) is
+ * cheaper in a directory opened once (gp_root_dir) that is trusted: nobody
+ * but root can change which inode a name in it leads to, so a check of the
+ * name and an open of the same name meet the same inode -- the race the
+ * O_PATH reopen closes cannot happen there -- and the type of an inode never
+ * changes.  Trusted is:
+ *  - sysfs and procfs (GP_TRUST_KERNFS): they hold directories, regular
+ *    files and links only, never a device node, a FIFO or a socket; the name
+ *    is opened at once, O_NOFOLLOW (1 syscall; /proc's magic links to
+ *    anything and every other link fail with ELOOP and take the safe path);
+ *  - a directory owned by root (or by whoever runs gpuprov) that neither its
+ *    group nor others may write (an ACL's mask shows in the group bits), on
+ *    a local filesystem whose permissions the kernel itself enforces: ext2-4,
+ *    XFS, Btrfs, tmpfs (GP_TRUST_LOCAL).  Not NFS, CIFS, 9p, FUSE or an
+ *    overlay: there a server or a lower layer decides what a name is, not
+ *    the directory's mode.  fstatat without following the name, and only a
+ *    regular file or a directory is opened, O_NOFOLLOW (2 syscalls): a node
+ *    tar unpacked there as root is refused as before, never opened.
+ * Anything else -- an untrusted directory, a link, a name with a "/" --
+ * takes the O_PATH lookup and the reopen.  Which directory holds the name is
+ * fixed by the descriptor (renaming a directory above it changes nothing),
+ * and the opens stay O_NONBLOCK|O_NOCTTY.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -428,11 +453,63 @@ static int open_name(const struct gp_root_dir *d, const char *name, int flags)
 	return open_in(d->rootfd, path, flags);
 }
 
+/* A filesystem whose directories' modes the kernel enforces locally (see the header). */
+static bool local_fs(long type)
+{
+	return type == EXT4_SUPER_MAGIC || type == XFS_SUPER_MAGIC || type == BTRFS_SUPER_MAGIC ||
+	       type == TMPFS_MAGIC;
+}
+
+static enum gp_root_trust dir_trust(int fd)
+{
+	struct statfs sf;
+	struct stat st;
+
+	if (fd < 0 || fstatfs(fd, &sf))
+		return GP_TRUST_NONE;
+	if (sf.f_type == SYSFS_MAGIC || sf.f_type == PROC_SUPER_MAGIC)
+		return GP_TRUST_KERNFS;
+	if (!local_fs((long)sf.f_type) || fstat(fd, &st))
+		return GP_TRUST_NONE;
+	if ((st.st_uid && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return GP_TRUST_NONE;
+	return GP_TRUST_LOCAL;
+}
+
 void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d)
 {
 	d->rootfd = rootfd;
 	gp_strlcpy(d->path, path, sizeof(d->path));
 	d->fd = open_in(rootfd, path, O_PATH | O_DIRECTORY);
+	d->trust = dir_trust(d->fd);
+}
+
+/*
+ * parent's path/name.  On the live host name is looked up in parent's
+ * directory, where the whole path leads too; under a root a link must
+ * resolve inside it (RESOLVE_IN_ROOT from the root), so the whole path.
+ */
+void gp_root_dir_at(const struct gp_root_dir *parent, const char *name, struct gp_root_dir *d)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent->path, name) >= sizeof(path)) {
+		d->rootfd = parent->rootfd;
+		d->fd = -ENAMETOOLONG;
+		d->trust = GP_TRUST_NONE;
+		gp_strlcpy(d->path, path, sizeof(d->path));
+		return;
+	}
+	if (parent->rootfd != AT_FDCWD || parent->fd < 0 || !plain_name(name)) {
+		gp_root_dir(parent->rootfd, path, d);
+		return;
+	}
+	d->rootfd = AT_FDCWD;
+	gp_strlcpy(d->path, path, sizeof(d->path));
+	d->fd = openat(parent->fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->fd < 0)
+		d->fd = -errno;
+	d->trust = dir_trust(d->fd);
 }
 
 void gp_root_dir_close(struct gp_root_dir *d)
@@ -442,8 +519,41 @@ void gp_root_dir_close(struct gp_root_dir *d)
 	d->fd = -1;
 }
 
+/*
+ * A name to read in a trusted directory (see the header): true when *fd is
+ * the answer, false when the name takes the safe path (a link, or no trust).
+ */
+static bool open_trusted(const struct gp_root_dir *d, const char *name, int flags, int *fd)
+{
+	struct stat st;
+
+	if (d->fd < 0 || d->trust == GP_TRUST_NONE || !plain_name(name))
+		return false;
+	if (d->trust == GP_TRUST_LOCAL) {
+		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+			*fd = -errno;
+			return true;
+		}
+		if (S_ISLNK(st.st_mode))
+			return false;
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			*fd = -EINVAL; /* a FIFO, a device, a socket: never opened */
+			return true;
+		}
+	}
+	*fd = openat(d->fd, name, final_flags(flags) | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd >= 0)
+		return true;
+	*fd = -errno;
+	return errno != ELOOP || (flags & O_NOFOLLOW); /* a link: resolved the safe way */
+}
+
 int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags)
 {
+	int fd;
+
+	if (for_reading(flags) && open_trusted(d, name, flags, &fd))
+		return fd;
 	if (for_reading(flags))
 		return reopen(open_name(d, name, lookup_flags(flags)), flags);
 	return checked(open_name(d, name, flags), flags);

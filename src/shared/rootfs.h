@@ -36,17 +36,29 @@ int gp_root_guard_dir(int rootfd, const char *root, const char *dir, const char 
 		      int *bad);
 
 /*
+ * trust: whether nobody but root can change which entries the directory
+ * holds (rootfs.c says why that makes one lookup per read enough).
+ */
+enum gp_root_trust {
+	GP_TRUST_NONE,	/* every read takes the O_PATH lookup and the reopen */
+	GP_TRUST_LOCAL, /* a local filesystem; only root (or our own uid) may write the directory */
+	GP_TRUST_KERNFS, /* sysfs or procfs: no device node, FIFO or socket exists */
+};
+
+/*
  * A directory under the root opened once, for reading names in it with one
  * lookup each: the same answers as the whole path dir/NAME gives the
  * functions above.  fd is -1 when dir did not open (then each read takes the
- * whole path and fails as it does).
+ * whole path and fails as it does).  trust: see gp_root_trust.
  */
 struct gp_root_dir {
 	int rootfd;
 	int fd;
+	enum gp_root_trust trust;
 	char path[PATH_MAX];
 };
 void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d);
+void gp_root_dir_at(const struct gp_root_dir *parent, const char *name, struct gp_root_dir *d);
 void gp_root_dir_close(struct gp_root_dir *d);
 int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags);
 ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len);

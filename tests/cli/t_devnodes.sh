@@ -22,14 +22,23 @@ cp -a build/hosts/r5350-ready "$R"
 dev=$(readlink -f "$R/sys/bus/pci/devices/0000:41:00.0")
 rm "$dev/resource" && mknod "$dev/resource" c 1 3
 
-# opens NAME: the trace's opens of a path ending in NAME that could reach a driver
-opens() { grep -E "open(at2?)?\(.*[\"/]$1\"" "$d/trace" | grep -v O_PATH; }
+# opens NAME: the opens (not O_PATH lookups) of $dev/NAME by any route.  strace
+# -y names each descriptor's file: the directory an openat starts from, and
+# the file an open returned (a reopen through /proc/self/fd included).
+opens() {
+	grep -E '(^| )open(at2?)?\(' "$d/trace" | grep -v O_PATH |
+		grep -F -e "$dev/$1\"" -e "$dev>, \"$1\"" -e "<$dev/$1>"
+}
+# NAME opened with one lookup in its directory / reopened through /proc/self/fd
+direct() { opens "$1" | grep -F "$dev>, \"$1\""; }
+reopened() { opens "$1" | grep -F '"/proc/self/fd/' | grep -F "<$dev/$1>"; }
 # LeakSanitizer cannot run under ptrace: the untraced runs below look for leaks
-traced() { # traced ARGS...: as uid 65534, every open in $d/trace, status in $rc
-	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
-		strace -u "$(id -nu 65534)" -f -qq -e trace=open,openat,openat2 -o "$d/trace" \
+traced() { # traced ARGS...: as uid 65534, every file syscall in $d/trace, status in $rc
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 120 \
+		strace -y -u "$(id -nu 65534)" -f -qq -e trace=%file,openat2 -o "$d/trace" \
 		"$G" "$@" >"$d/out" 2>&1
 	rc=$?
+	[ $rc -ne 124 ] || fail "'$*' blocked"
 	[ -s "$d/trace" ] || fail "'$*': no trace"
 }
 
@@ -39,10 +48,35 @@ for how in scan "--json scan" "-p $P check"; do
 	grep -Eq '["/]resource"' "$d/trace" || fail "$how: resource was not looked up: the trace misses it"
 	[ -z "$(opens resource)" ] || fail "$how opened the device node: $(opens resource)"
 done
-# the other files are still read (reopened through /proc/self/fd)
+# the other files are still read
 traced -r "$R" scan
 [ $rc -le 1 ] || fail "scan as uid 65534: exit $rc: $(cat "$d/out")"
 grep -q '0000:41:00.0' "$d/out" || fail "scan as uid 65534 shows no device: $(cat "$d/out")"
+
+# The one-lookup reads (rootfs.c): in a directory nobody but root may change
+# (root's, 0755, on a local filesystem) an attribute is opened at once, a
+# FIFO named like one is refused, never opened (opened, it could block); in
+# one that another user may change (group-writable, or someone else's) each
+# read takes the O_PATH lookup, the type check and the reopen.
+rm "$dev/resource" && mkfifo -m 0644 "$dev/resource"
+for trust in root g+w other; do
+	case $trust in
+	g+w) chmod g+w "$dev" ;;
+	other) chmod g-w "$dev" && chown 12345 "$dev" ;;
+	esac
+	traced -r "$R" scan
+	[ $rc -le 1 ] || fail "$trust: scan as uid 65534: exit $rc: $(cat "$d/out")"
+	grep -Eq '["/]resource"' "$d/trace" || fail "$trust: resource was not looked up"
+	[ -z "$(opens resource)" ] || fail "$trust: the FIFO was opened: $(opens resource)"
+	if [ $trust = root ]; then
+		[ -n "$(direct vendor)" ] || fail "$trust: vendor not opened at once: $(opens vendor)"
+		[ -z "$(reopened vendor)" ] || fail "$trust: vendor reopened: $(reopened vendor)"
+	else
+		[ -n "$(reopened vendor)" ] || fail "$trust: vendor not reopened: $(opens vendor)"
+		[ -z "$(direct vendor)" ] || fail "$trust: vendor opened at once: $(direct vendor)"
+	fi
+done
+chown 0 "$dev"
 
 # as root the tree is refused before anything in it is read
 for kind in node fifo sock; do
@@ -63,12 +97,13 @@ done
 # the live host: a profile's [vm] output naming a device node is looked up,
 # never opened, and said to be no regular file
 mknod "$d/watchdog" c 1 3
+dev=$d # where opens looks
 sed "s|^output = .*|output = $d/watchdog|" "$P" >"$d/dev.ini"
 grep -q "^output = $d/watchdog$" "$d/dev.ini" || fail "the profile names no output"
 for how in check "plan --diff" "--json plan"; do
 	# shellcheck disable=SC2086
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
-		strace -f -qq -e trace=open,openat,openat2 -o "$d/trace" "$G" -p "$d/dev.ini" $how \
+		strace -y -f -qq -e trace=%file,openat2 -o "$d/trace" "$G" -p "$d/dev.ini" $how \
 		>"$d/out" 2>&1
 	grep -q "/watchdog\"" "$d/trace" || fail "live $how: the output was not looked up"
 	[ -z "$(opens watchdog)" ] || fail "live $how opened the device node: $(opens watchdog)"

@@ -221,6 +221,54 @@ static void test_walk(void **state)
 	reads(true);
 }
 
+/*
+ * Which directories the one-lookup reads trust (rootfs.c's header), and the
+ * same answers either way: a regular file read, a FIFO refused, not opened.
+ */
+static void trust_of(const char *dir, enum gp_root_trust want)
+{
+	struct gp_root_dir d;
+	char buf[16];
+
+	gp_root_dir(AT_FDCWD, dir, &d);
+	assert_true(d.fd >= 0);
+	assert_int_equal(d.trust, want);
+	if (want != GP_TRUST_KERNFS) {
+		assert_int_equal(gp_root_dir_read(&d, "file", buf, sizeof(buf)), 3);
+		assert_string_equal(buf, "ok\n");
+		assert_int_equal(gp_root_dir_read(&d, "fifo", buf, sizeof(buf)), -EINVAL);
+		assert_int_equal(gp_root_dir_read(&d, "nothing", buf, sizeof(buf)), -ENOENT);
+	}
+	gp_root_dir_close(&d);
+}
+
+static void test_dir_trust(void **state)
+{
+	char dir[64] = "/dev/shm/gp-trust.XXXXXX", path[96];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir)); /* tmpfs, root's, 0700 */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	put_file(path, "ok\n");
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	trust_of(dir, GP_TRUST_LOCAL);
+	assert_int_equal(chmod(dir, 0775), 0);
+	trust_of(dir, GP_TRUST_NONE);
+	assert_int_equal(chmod(dir, 0757), 0);
+	trust_of(dir, GP_TRUST_NONE);
+	assert_int_equal(chmod(dir, 0755), 0);
+	trust_of(dir, GP_TRUST_LOCAL);
+	assert_int_equal(chown(dir, 65534, 0), 0); /* someone else's */
+	trust_of(dir, GP_TRUST_NONE);
+	trust_of("/sys/bus", GP_TRUST_KERNFS);
+	trust_of("/proc/self", GP_TRUST_KERNFS);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Without a root (the profile, the templates): no FIFO, no device. */
 static void test_no_root(void **state)
 {
@@ -332,10 +380,11 @@ static void test_redact_forms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_openat2),	    cmocka_unit_test(test_walk),
-		cmocka_unit_test(test_dir_openat2), cmocka_unit_test(test_dir_walk),
-		cmocka_unit_test(test_no_root),	    cmocka_unit_test(test_mkparent),
-		cmocka_unit_test(test_redact),	    cmocka_unit_test(test_redact_forms),
+		cmocka_unit_test(test_openat2),	     cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_dir_openat2),  cmocka_unit_test(test_dir_walk),
+		cmocka_unit_test(test_no_root),	     cmocka_unit_test(test_mkparent),
+		cmocka_unit_test(test_dir_trust),    cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact_forms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
