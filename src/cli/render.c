@@ -29,6 +29,120 @@
 
 #define MAX_TOPO 256
 
+/*
+ * ---- text gathered for stdout ----
+ * A table row, a wrapped paragraph, a device's JSON object: formatted here
+ * and handed to stdout with one fwrite, not a printf per cell (stdout is a
+ * cookie stream: every call takes its lock and walks a format).  Whoever
+ * fills one flushes it before printing anything else.
+ */
+struct outbuf {
+	char b[4096];
+	size_t n;
+};
+
+static void ob_flush(struct outbuf *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, stdout);
+	o->n = 0;
+}
+
+static void ob_put(struct outbuf *o, const char *s, size_t n)
+{
+	if (o->n + n > sizeof(o->b))
+		ob_flush(o);
+	if (n > sizeof(o->b)) {
+		fwrite(s, 1, n, stdout);
+		return;
+	}
+	memcpy(o->b + o->n, s, n);
+	o->n += n;
+}
+
+static void ob_str(struct outbuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+static void ob_char(struct outbuf *o, char c)
+{
+	if (o->n == sizeof(o->b))
+		ob_flush(o);
+	o->b[o->n++] = c;
+}
+
+static void ob_blanks(struct outbuf *o, int n)
+{
+	static const char blanks[] = "                                ";
+	int k;
+
+	for (; n > 0; n -= k) {
+		k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
+		ob_put(o, blanks, (size_t)k);
+	}
+}
+
+/* v in decimal, as %llu prints it: into buf (room for 21), its length */
+static size_t fmt_u64(char *buf, unsigned long long v)
+{
+	char tmp[24];
+	size_t n = 0, k;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (k = 0; k < n; k++)
+		buf[k] = tmp[n - 1 - k];
+	buf[n] = '\0';
+	return n;
+}
+
+/* v in decimal, as %ld prints it: into buf (room for 22), its length */
+static size_t fmt_long(char *buf, long v)
+{
+	if (v >= 0)
+		return fmt_u64(buf, (unsigned long long)v);
+	buf[0] = '-';
+	return 1 + fmt_u64(buf + 1, 0ull - (unsigned long long)v);
+}
+
+/* v as %04x prints it (more digits when it needs them): into buf (room for 9) */
+static size_t fmt_hex4(char *buf, unsigned v)
+{
+	static const char digit[] = "0123456789abcdef";
+	size_t n = 4, k;
+
+	while (n < 8 && v >> (4 * n))
+		n++;
+	for (k = 0; k < n; k++)
+		buf[k] = digit[(v >> (4 * (n - 1 - k))) & 0xf];
+	buf[n] = '\0';
+	return n;
+}
+
+static void ob_u64(struct outbuf *o, unsigned long long v)
+{
+	char buf[24];
+
+	ob_put(o, buf, fmt_u64(buf, v));
+}
+
+static void ob_long(struct outbuf *o, long v)
+{
+	char buf[24];
+
+	ob_put(o, buf, fmt_long(buf, v));
+}
+
+static void ob_hex4(struct outbuf *o, unsigned v)
+{
+	char buf[12];
+
+	ob_put(o, buf, fmt_hex4(buf, v));
+}
+
 static const char *role_name(enum gp_role r)
 {
 	static const char *const names[] = { "other", "gpu", "nic", "bridge" };
@@ -224,6 +338,16 @@ size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
 	return escape(s, n, out, held, false);
 }
 
+/* Bytes 0x20-0x7e only: what escape() copies as they are, even in a value. */
+static bool printable_ascii(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s, *end = u + n;
+
+	while (u < end && *u >= 0x20 && *u < 0x7f)
+		u++;
+	return u == end;
+}
+
 /*
  * A value from the host, a snapshot or a profile as the text renderers
  * print it: newline and tab too become \xNN, so that a name cannot start a
@@ -233,13 +357,24 @@ size_t gp_term_escape(const char *s, size_t n, char *out, size_t *held)
 const char *gp_tv(const char *s)
 {
 	static char *ring[16];
+	static size_t room[16];
 	static unsigned next;
 	size_t n = strlen(s), held;
-	char **slot = &ring[next++ % 16];
+	unsigned k = next++ % 16;
+	char **slot = &ring[k];
 
-	free(*slot);
-	*slot = gp_xcalloc(4 * n + 1, 1);
+	/* a slot grows and is kept: no allocation per value */
+	if (room[k] < 4 * n + 1) {
+		free(*slot);
+		room[k] = 4 * n + 1 > 64 ? 4 * n + 1 : 64;
+		*slot = gp_xcalloc(room[k], 1);
+	}
+	if (printable_ascii(s, n)) { /* most values: nothing to escape */
+		memcpy(*slot, s, n + 1);
+		return *slot;
+	}
 	n = escape(s, n, *slot, &held, true);
+	(*slot)[n] = '\0';
 	if (held) /* a cut UTF-8 sequence at the end: its bytes, escaped */
 		for (; held; held--)
 			n += (size_t)sprintf(*slot + n, "\\x%02x",
@@ -439,37 +574,6 @@ static const char *word_end(const char *w)
  * kept unless the line breaks there; a number keeps its unit.  s is text as the renderers print it
  * (gp_tv()'d values), not JSON.
  */
-/* Text gathered for stdout: one fwrite per wrapped paragraph, not a printf per word. */
-struct outbuf {
-	char b[1024];
-	size_t n;
-};
-
-static void ob_put(struct outbuf *o, const char *s, size_t n)
-{
-	if (o->n + n > sizeof(o->b)) {
-		fwrite(o->b, 1, o->n, stdout);
-		o->n = 0;
-	}
-	if (n > sizeof(o->b)) {
-		fwrite(s, 1, n, stdout);
-		return;
-	}
-	memcpy(o->b + o->n, s, n);
-	o->n += n;
-}
-
-static void ob_blanks(struct outbuf *o, int n)
-{
-	static const char blanks[] = "                                ";
-	int k;
-
-	for (; n > 0; n -= k) {
-		k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
-		ob_put(o, blanks, (size_t)k);
-	}
-}
-
 void gp_wrap(const char *s, int col, int indent)
 {
 	int width = gp_text_width(), nsp, nw;
@@ -842,26 +946,25 @@ json_object *gp_scan_json(const struct gp_host *h)
  * compares every fixture host's stream with gp_json_print(gp_scan_json()).
  */
 
+static struct outbuf jw; /* what the jw_ writers gathered; flushed before stdio */
+
 /* A member's key (a constant of ours); in: the member's indent */
 static void jw_key(bool first, int in, const char *key)
 {
-	char buf[128];
-	size_t n = 0, k = strlen(key);
-
-	if ((size_t)in + k + 6 > sizeof(buf)) {
-		printf("%s\n%*s\"%s\": ", first ? "" : ",", in, "", key);
-		return;
-	}
 	if (!first)
-		buf[n++] = ',';
-	buf[n++] = '\n';
-	memset(buf + n, ' ', (size_t)in);
-	n += (size_t)in;
-	buf[n++] = '"';
-	memcpy(buf + n, key, k);
-	n += k;
-	memcpy(buf + n, "\": ", 3);
-	fwrite(buf, 1, n + 3, stdout);
+		ob_char(&jw, ',');
+	ob_char(&jw, '\n');
+	ob_blanks(&jw, in);
+	ob_char(&jw, '"');
+	ob_str(&jw, key);
+	ob_put(&jw, "\": ", 3);
+}
+
+/* json-c's text of o, through json_put (what it escapes, json_put escapes on) */
+static void jw_value(json_object *o, int in)
+{
+	ob_flush(&jw);
+	json_put_value(o, in);
 }
 
 /* Plain ASCII as it is; anything json-c escapes, or not UTF-8, as json_put_value has it. */
@@ -871,10 +974,13 @@ static void jw_str(const char *s, int in)
 
 	while (*u >= 0x20 && *u < 0x7f && *u != '"' && *u != '\\')
 		u++;
-	if (*u)
-		json_put_value(json_object_new_string(s), in);
-	else
-		printf("\"%s\"", s);
+	if (*u) {
+		jw_value(json_object_new_string(s), in);
+		return;
+	}
+	ob_char(&jw, '"');
+	ob_put(&jw, s, (size_t)((const char *)u - s));
+	ob_char(&jw, '"');
 }
 
 static void jw_str_or_null(const char *s, int in)
@@ -882,61 +988,81 @@ static void jw_str_or_null(const char *s, int in)
 	if (s && *s)
 		jw_str(s, in);
 	else
-		fputs("null", stdout);
+		ob_str(&jw, "null");
 }
 
 static void jw_gts(double v, int in)
 {
 	if (v == (double)(long)v)
-		printf("%ld", (long)v);
+		ob_long(&jw, (long)v);
 	else
-		json_put_value(json_object_new_double(v), in);
+		jw_value(json_object_new_double(v), in);
+}
+
+static void jw_close(int in, char c)
+{
+	ob_char(&jw, '\n');
+	ob_blanks(&jw, in);
+	ob_char(&jw, c);
 }
 
 static void jw_link(const struct gp_link *l, int in)
 {
 	if (!l->max_width && !l->width) {
-		fputs("null", stdout);
+		ob_str(&jw, "null");
 		return;
 	}
-	putchar('{');
+	ob_char(&jw, '{');
 	jw_key(true, in + 2, "speed_gts");
 	jw_gts(l->speed, in + 2);
 	jw_key(false, in + 2, "width");
-	printf("%d", l->width);
+	ob_long(&jw, l->width);
 	jw_key(false, in + 2, "max_speed_gts");
 	jw_gts(l->max_speed, in + 2);
 	jw_key(false, in + 2, "max_width");
-	printf("%d\n%*s}", l->max_width, in, "");
+	ob_long(&jw, l->max_width);
+	jw_close(in, '}');
+}
+
+static void jw_bool(bool v)
+{
+	ob_str(&jw, v ? "true" : "false");
 }
 
 static void jw_bar(const struct gp_bar *b, int in)
 {
-	putchar('{');
+	ob_char(&jw, '{');
 	jw_key(true, in + 2, "index");
-	printf("%d", b->index);
+	ob_long(&jw, b->index);
 	jw_key(false, in + 2, "size");
-	printf("%" PRIu64, b->size);
+	ob_u64(&jw, b->size);
 	jw_key(false, in + 2, "is64");
-	fputs(b->is64 ? "true" : "false", stdout);
+	jw_bool(b->is64);
 	jw_key(false, in + 2, "prefetchable");
-	fputs(b->prefetchable ? "true" : "false", stdout);
+	jw_bool(b->prefetchable);
 	jw_key(false, in + 2, "io");
-	fputs(b->io ? "true" : "false", stdout);
+	jw_bool(b->io);
 	jw_key(false, in + 2, "address");
 	if (b->unset)
-		fputs("null", stdout);
+		ob_str(&jw, "null");
 	else
-		printf("%" PRIu64, b->addr);
-	printf("\n%*s}", in, "");
+		ob_u64(&jw, b->addr);
+	jw_close(in, '}');
 }
 
 static void jw_int_or_null(long v)
 {
 	if (v >= 0)
-		printf("%ld", v);
+		ob_long(&jw, v);
 	else
-		fputs("null", stdout);
+		ob_str(&jw, "null");
+}
+
+static void jw_hex4(unsigned v)
+{
+	ob_char(&jw, '"');
+	ob_hex4(&jw, v);
+	ob_char(&jw, '"');
 }
 
 /* dev_json(h, d) as json_put_value(..., in) writes it */
@@ -944,19 +1070,19 @@ static void jw_dev(const struct gp_host *h, const struct gp_dev *d, int in)
 {
 	int i, m = in + 2;
 
-	putchar('{');
+	ob_char(&jw, '{');
 	jw_key(true, m, "bdf");
 	jw_str(d->bdf, m);
 	jw_key(false, m, "vendor");
-	printf("\"%04x\"", d->vendor);
+	jw_hex4(d->vendor);
 	jw_key(false, m, "device");
-	printf("\"%04x\"", d->device);
+	jw_hex4(d->device);
 	jw_key(false, m, "class");
-	printf("\"%04x\"", d->class);
+	jw_hex4(d->class);
 	jw_key(false, m, "subsystem_vendor");
-	printf("\"%04x\"", d->svendor);
+	jw_hex4(d->svendor);
 	jw_key(false, m, "subsystem_device");
-	printf("\"%04x\"", d->sdevice);
+	jw_hex4(d->sdevice);
 	jw_key(false, m, "role");
 	jw_str(role_name(d->role), m);
 	jw_key(false, m, "driver");
@@ -972,12 +1098,16 @@ static void jw_dev(const struct gp_host *h, const struct gp_dev *d, int in)
 	jw_key(false, m, "link");
 	jw_link(&d->link, m);
 	jw_key(false, m, "bars");
-	putchar('[');
+	ob_char(&jw, '[');
 	for (i = 0; i < d->nbars; i++) {
-		printf("%s\n%*s", i ? "," : "", m + 2, "");
+		if (i)
+			ob_char(&jw, ',');
+		ob_char(&jw, '\n');
+		ob_blanks(&jw, m + 2);
 		jw_bar(&d->bars[i], m + 2);
 	}
-	printf("\n%*s]\n%*s}", m, "", in, "");
+	jw_close(m, ']');
+	jw_close(in, '}');
 }
 
 /* groups_json(h) as a member of the document */
@@ -990,21 +1120,23 @@ static void jw_groups(const struct gp_host *h)
 		if (h->devs[i].iommu_group >= 0)
 			byg[n++] = &h->devs[i];
 	qsort(byg, n, sizeof(*byg), group_cmp);
-	printf(",\n  \"iommu_groups\": [");
+	ob_str(&jw, ",\n  \"iommu_groups\": [");
 	for (i = 0; i < n; i++) {
 		bool first = !i || byg[i]->iommu_group != byg[i - 1]->iommu_group;
 		bool last = i + 1 == n || byg[i + 1]->iommu_group != byg[i]->iommu_group;
 
 		if (first) {
-			printf("%s\n    {\n      \"id\": %d,\n      \"devices\": [", i ? "," : "",
-			       byg[i]->iommu_group);
+			ob_str(&jw, i ? ",\n    {\n      \"id\": " : "\n    {\n      \"id\": ");
+			ob_long(&jw, byg[i]->iommu_group);
+			ob_str(&jw, ",\n      \"devices\": [");
 		}
-		printf("%s\n        ", first ? "" : ",");
+		ob_str(&jw, first ? "\n        " : ",\n        ");
 		jw_str(byg[i]->bdf, 8);
 		if (last)
-			fputs("\n      ]\n    }", stdout);
+			ob_str(&jw, "\n      ]\n    }");
 	}
-	fputs("\n  ]", stdout);
+	ob_str(&jw, "\n  ]");
+	ob_flush(&jw);
 	free(byg);
 }
 
@@ -1022,9 +1154,10 @@ static void scan_json_stream(const struct gp_host *h)
 	jstream_begin(doc);
 	jstream_array_begin("devices");
 	for (i = 0; i < h->ndevs; i++) {
-		fputs(i ? ",\n    " : "\n    ", stdout);
+		ob_str(&jw, i ? ",\n    " : "\n    ");
 		jw_dev(h, &h->devs[i], 4);
 	}
+	ob_flush(&jw);
 	jstream_array_end();
 	jw_groups(h);
 	jstream_member("numa_nodes", numa_json(h));
@@ -1036,9 +1169,25 @@ static void scan_json_stream(const struct gp_host *h)
 /* "16 GT/s x16"; trained/max where it trained lower: "2.5/16 GT/s x1/16" */
 static void link_text(const struct gp_link *l, char *buf, size_t len)
 {
-	gp_report_link(l, buf, len);
-	if (!buf[0])
-		snprintf(buf, len, "-");
+	/* a host's links are a handful of kinds: each formatted once (%g is slow) */
+	static struct {
+		struct gp_link l;
+		char text[64];
+	} seen[8];
+	static unsigned nseen;
+	unsigned i;
+
+	for (i = 0; i < nseen && i < ARRAY_SIZE(seen); i++)
+		if (!memcmp(&seen[i].l, l, sizeof(*l))) {
+			gp_strlcpy(buf, seen[i].text, len);
+			return;
+		}
+	i = nseen++ % ARRAY_SIZE(seen);
+	gp_report_link(l, seen[i].text, sizeof(seen[i].text));
+	if (!seen[i].text[0])
+		gp_strlcpy(seen[i].text, "-", sizeof(seen[i].text));
+	memcpy(&seen[i].l, l, sizeof(*l));
+	gp_strlcpy(buf, seen[i].text, len);
 }
 
 /* "100 Gb/s", "2.5 Gb/s", "100 Mb/s": an interface speed (Mb/s) in a unit that fits */
@@ -1106,34 +1255,55 @@ enum {
 	SC_N
 };
 
+/* A cell as snprintf(cell, 64, "%s", s) had it: cut at 63 bytes. */
+static void cell_str(char *cell, const char *s)
+{
+	gp_strlcpy(cell, s, 64);
+}
+
+static void cell_int_or_dash(char *cell, int v)
+{
+	if (v >= 0)
+		fmt_long(cell, v);
+	else
+		cell_str(cell, "-");
+}
+
 /* One row of scan's device table, each cell as printed (escaped). */
 static void dev_cells(const struct gp_dev *d, char cell[SC_N][64])
 {
-	snprintf(cell[SC_DEV], 64, "%s", d->bdf);
-	snprintf(cell[SC_ROLE], 64, "%s", role_name(d->role));
-	snprintf(cell[SC_ID], 64, "%04x:%04x", d->vendor, d->device);
-	snprintf(cell[SC_CLASS], 64, "%04x", d->class);
-	snprintf(cell[SC_DRIVER], 64, "%s", d->driver[0] ? gp_tv(d->driver) : "-");
-	snprintf(cell[SC_NUMA], 64, "-");
-	if (d->numa_node >= 0)
-		snprintf(cell[SC_NUMA], 64, "%d", d->numa_node);
-	snprintf(cell[SC_GROUP], 64, "-");
-	if (d->iommu_group >= 0)
-		snprintf(cell[SC_GROUP], 64, "%d", d->iommu_group);
+	size_t n;
+
+	cell_str(cell[SC_DEV], d->bdf);
+	cell_str(cell[SC_ROLE], role_name(d->role));
+	n = fmt_hex4(cell[SC_ID], d->vendor);
+	cell[SC_ID][n++] = ':';
+	fmt_hex4(cell[SC_ID] + n, d->device);
+	fmt_hex4(cell[SC_CLASS], d->class);
+	cell_str(cell[SC_DRIVER], d->driver[0] ? gp_tv(d->driver) : "-");
+	cell_int_or_dash(cell[SC_NUMA], d->numa_node);
+	cell_int_or_dash(cell[SC_GROUP], d->iommu_group);
 	link_text(&d->link, cell[SC_LINK], 64);
-	snprintf(cell[SC_SLOT], 64, "%s", d->slot[0] ? gp_tv(d->slot) : "-");
+	cell_str(cell[SC_SLOT], d->slot[0] ? gp_tv(d->slot) : "-");
 }
 
-/* Cells padded to the column's width, the last one not (no trailing blanks). */
 static void table_row(char cell[][64], const int *w, int n)
 {
-	int c;
+	struct outbuf o;
+	int c, pad;
 
-	for (c = 0; c < n; c++)
-		if (c + 1 < n)
-			printf("%s%*s ", cell[c], w[c] - text_cols(cell[c], strlen(cell[c])), "");
-		else
-			printf("%s\n", cell[c]);
+	o.n = 0;
+	for (c = 0; c < n; c++) {
+		ob_str(&o, cell[c]);
+		if (c + 1 == n)
+			break;
+		/* as printf's "%*s" pads: a negative width too */
+		pad = w[c] - text_cols(cell[c], strlen(cell[c]));
+		ob_blanks(&o, pad < 0 ? -pad : pad);
+		ob_char(&o, ' ');
+	}
+	ob_char(&o, '\n');
+	ob_flush(&o);
 }
 
 static void widen(char cell[][64], int *w, int n)
@@ -1446,6 +1616,66 @@ static const char *const legend[] = {
 	"  NV#  = Connection traversing a bonded set of # NVLinks",
 };
 
+/* "16 GT/s x16  31.5 GB/s": a host's hops are a few kinds, each formatted once */
+static const char *hop_text(const struct gp_hop *hop)
+{
+	static struct {
+		double speed;
+		int width;
+		char text[64];
+	} seen[8];
+	static unsigned nseen;
+	unsigned k;
+
+	for (k = 0; k < nseen && k < ARRAY_SIZE(seen); k++)
+		if (!memcmp(&seen[k].speed, &hop->speed, sizeof(double)) &&
+		    seen[k].width == hop->width)
+			return seen[k].text;
+	k = nseen++ % ARRAY_SIZE(seen);
+	seen[k].speed = hop->speed;
+	seen[k].width = hop->width;
+	snprintf(seen[k].text, sizeof(seen[k].text), "%g GT/s x%d  %.1f GB/s", hop->speed,
+		 hop->width, gp_link_bandwidth(hop->speed, hop->width));
+	return seen[k].text;
+}
+
+/* One pair under Paths: its class or NVLinks, the slowest hop, its ceiling. */
+static void path_line(const struct gp_host *h, const struct topo_item *it, int i, int j)
+{
+	struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
+	char nvbuf[16];
+	const char *c = cell(h, it, i, j, nvbuf, sizeof(nvbuf));
+	struct outbuf o;
+
+	o.n = 0;
+	ob_str(&o, "  ");
+	ob_str(&o, it[i].label);
+	ob_char(&o, '-');
+	ob_str(&o, it[j].label);
+	ob_char(&o, '\t');
+	ob_str(&o, c); /* %-4s */
+	ob_blanks(&o, 4 - (int)strlen(c));
+	ob_str(&o, "  ");
+	if (nv_links(h, &it[i], &it[j])) {
+		ob_flush(&o);
+		printf("%d NVLinks  %.1f GB/s; PCIe %s  ", nv_links(h, &it[i], &it[j]),
+		       nv_ceiling(h, &it[i], &it[j]),
+		       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+	}
+	if (!hop.width) {
+		ob_str(&o, "link unknown\n");
+		ob_flush(&o);
+		return;
+	}
+	ob_str(&o, hop_text(&hop));
+	if (gp_hop_trained_lower(&hop)) {
+		ob_flush(&o);
+		printf("  (trained at %g GT/s x%d now)", hop.cur_speed, hop.cur_width);
+	}
+	ob_char(&o, '\n');
+	ob_flush(&o);
+}
+
 /*
  * nvidia-smi's layout: the matrix (tab-separated, as scripts parse it; with
  * more than five GPUs and NICs its rows pass 80 columns, as nvidia-smi's
@@ -1470,11 +1700,18 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 	for (i = 0; i < n; i++) {
 		const struct gp_dev *d = &h->devs[it[i].dev];
 		const struct gp_numa *nn = gp_host_numa(h, d->numa_node);
+		struct outbuf o;
 
-		printf("%s\t", it[i].label);
-		for (j = 0; j < n; j++)
-			printf("%s%s\t", i == j ? " " : "",
-			       cell(h, it, i, j, nvbuf, sizeof(nvbuf)));
+		o.n = 0;
+		ob_str(&o, it[i].label);
+		ob_char(&o, '\t');
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				ob_char(&o, ' ');
+			ob_str(&o, cell(h, it, i, j, nvbuf, sizeof(nvbuf)));
+			ob_char(&o, '\t');
+		}
+		ob_flush(&o);
 		if (d->numa_node >= 0)
 			printf("%s\t\t%d\n", nn && nn->cpus[0] ? gp_tv(nn->cpus) : "N/A",
 			       d->numa_node);
@@ -1492,26 +1729,8 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 	}
 	printf("\nPaths (slowest hop as both ends support it, P2P ceiling per direction):\n");
 	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n; j++) {
-			struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
-
-			printf("  %s-%s\t%-4s  ", it[i].label, it[j].label,
-			       cell(h, it, i, j, nvbuf, sizeof(nvbuf)));
-			if (nv_links(h, &it[i], &it[j]))
-				printf("%d NVLinks  %.1f GB/s; PCIe %s  ",
-				       nv_links(h, &it[i], &it[j]), nv_ceiling(h, &it[i], &it[j]),
-				       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
-			if (!hop.width) {
-				printf("link unknown\n");
-				continue;
-			}
-			printf("%g GT/s x%d  %.1f GB/s", hop.speed, hop.width,
-			       gp_link_bandwidth(hop.speed, hop.width));
-			if (gp_hop_trained_lower(&hop))
-				printf("  (trained at %g GT/s x%d now)", hop.cur_speed,
-				       hop.cur_width);
-			printf("\n");
-		}
+		for (j = i + 1; j < n; j++)
+			path_line(h, it, i, j);
 	printf("\nLegend:\n\n");
 	for (i = 0; i < (int)ARRAY_SIZE(legend); i++)
 		gp_wrap(legend[i], 0, 9);

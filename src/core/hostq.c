@@ -45,7 +45,8 @@ int gp_host_find(const struct gp_host *host, const char *bdf)
 	struct gp_dev key;
 	const struct gp_dev *d;
 
-	if (sscanf(bdf, "%x:%x:%x.%u", &key.domain, &key.bus, &key.dev, &key.func) != 4)
+	if (!gp_bdf_canonical(bdf, &key.domain, &key.bus, &key.dev, &key.func) &&
+	    sscanf(bdf, "%x:%x:%x.%u", &key.domain, &key.bus, &key.dev, &key.func) != 4)
 		return -1;
 	d = bsearch(&key, host->devs, host->ndevs, sizeof(key), gp_dev_cmp);
 	return d ? (int)(d - host->devs) : -1;

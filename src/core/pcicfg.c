@@ -11,6 +11,7 @@
 
 #include "core/model.h"
 #include "core/pcicfg.h"
+#include "shared/util.h"
 
 #define CFG_STATUS	    0x06
 #define CFG_STATUS_CAP_LIST 0x10
@@ -192,26 +193,75 @@ int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
  * The resource file: one "start end flags" line per region, BARs first.
  * Returns the number of BARs with a size, or -EINVAL on a malformed line.
  */
+/* 0x and 16 hex digits, as the kernel prints each field: its value, or -1. */
+static int hex16(const char *p, unsigned long long *v)
+{
+	unsigned long long x = 0;
+	int i, d;
+
+	if (p[0] != '0' || p[1] != 'x')
+		return -1;
+	for (i = 2; i < 18; i++) {
+		d = gp_hex_digit(p[i]);
+		if (d < 0)
+			return -1;
+		x = x << 4 | (unsigned)d;
+	}
+	*v = x;
+	return 0;
+}
+
+/*
+ * A line exactly as the kernel writes it ("0x%016llx 0x%016llx 0x%016llx\n"):
+ * the next line, or NULL for anything else, which strtoull then reads.  Most
+ * of a scan's parsing, without strtoull's locale and base handling.
+ */
+static const char *kernel_line(const char *p, unsigned long long v[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++, p += 19) {
+		if (hex16(p, &v[i]) || p[18] != (i < 2 ? ' ' : '\n'))
+			return NULL;
+	}
+	return p;
+}
+
+/* Any other spelling strtoull takes: the next line, or NULL when malformed. */
+static const char *any_line(const char *p, unsigned long long v[3])
+{
+	char *e1, *e2, *e3;
+
+	errno = 0;
+	v[0] = strtoull(p, &e1, 16);
+	v[1] = strtoull(e1, &e2, 16);
+	v[2] = strtoull(e2, &e3, 16);
+	if (e1 == p || e2 == e1 || e3 == e2 || errno)
+		return NULL;
+	while (*e3 == ' ' || *e3 == '\t' || *e3 == '\r')
+		e3++;
+	if (*e3 && *e3 != '\n')
+		return NULL;
+	return *e3 ? e3 + 1 : e3;
+}
+
 int gp_resource_parse(const char *text, struct gp_bar *bars, int max)
 {
-	const char *p = text;
+	const char *p = text, *next;
 	int line, n = 0;
 
 	for (line = 0; *p && line < GP_MAX_BARS; line++) {
-		unsigned long long start, end, flags;
-		char *e1, *e2, *e3;
+		unsigned long long v[3], start, end, flags;
 
-		errno = 0;
-		start = strtoull(p, &e1, 16);
-		end = strtoull(e1, &e2, 16);
-		flags = strtoull(e2, &e3, 16);
-		if (e1 == p || e2 == e1 || e3 == e2 || errno)
+		next = kernel_line(p, v);
+		if (!next)
+			next = any_line(p, v);
+		if (!next)
 			return -EINVAL;
-		while (*e3 == ' ' || *e3 == '\t' || *e3 == '\r')
-			e3++;
-		if (*e3 && *e3 != '\n')
-			return -EINVAL;
-		p = *e3 ? e3 + 1 : e3;
+		p = next;
+		start = v[0];
+		end = v[1];
+		flags = v[2];
 		if (start == 0 && end == 0)
 			continue; /* no region behind this line */
 		if (end < start || end - start == UINT64_MAX)

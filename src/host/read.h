@@ -84,6 +84,8 @@ static inline bool is_bdf(const char *s, size_t len)
 	unsigned d, b, dv, f;
 	int n = 0;
 
+	if (len == 12 && gp_bdf_canonical(s, &d, &b, &dv, &f))
+		return true; /* the common case, without sscanf */
 	return len >= 12 && sscanf(s, "%x:%x:%x.%u%n", &d, &b, &dv, &f, &n) == 4 &&
 	       (size_t)n == len;
 }

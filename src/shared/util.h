@@ -39,4 +39,50 @@ int gp_mkdir_p(const char *path, bool parents_only);
 /* why = the formatted reason; returns -EINVAL (a check that says why it refuses) */
 int gp_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A hex digit's value, either case; -1 for any other byte (NUL included). */
+static inline int gp_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * "0000:41:00.0" as sysfs spells every address, its four numbers as
+ * sscanf("%x:%x:%x.%u") reads them; false for any other spelling (that
+ * sscanf may still take).  A lookup per device without sscanf's cost.
+ */
+static inline bool gp_bdf_canonical(const char *s, unsigned *dom, unsigned *bus, unsigned *dev,
+				    unsigned *fn)
+{
+	static const char form[] = "xxxx:xx:xx.";
+	unsigned v[3] = { 0 }, k = 0;
+	int i, d;
+
+	for (i = 0; form[i]; i++) {
+		if (form[i] != 'x') {
+			if (s[i] != form[i])
+				return false;
+			k++;
+			continue;
+		}
+		d = gp_hex_digit(s[i]);
+		if (d < 0)
+			return false;
+		v[k] = v[k] << 4 | (unsigned)d;
+	}
+	/* one decimal digit: %u would read a second */
+	if (s[11] < '0' || s[11] > '9' || (s[12] >= '0' && s[12] <= '9'))
+		return false;
+	*dom = v[0];
+	*bus = v[1];
+	*dev = v[2];
+	*fn = (unsigned)(s[11] - '0');
+	return true;
+}
+
 #endif

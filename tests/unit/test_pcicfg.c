@@ -160,6 +160,64 @@ static void test_resource(void **state)
 	assert_int_equal(gp_resource_parse("", bars, 6), 0);
 }
 
+/*
+ * The kernel's spelling ("0x%016llx 0x%016llx 0x%016llx\n", read without
+ * strtoull) and any other spelling strtoull takes give the same BARs, and a
+ * line that only looks like the kernel's falls back, not through.
+ */
+static void test_resource_spellings(void **state)
+{
+	static const unsigned long long lines[][3] = {
+		{ 0x0000104003000000ull, 0x0000104003ffffffull, 0x14220c },
+		{ 0, 0, 0 },
+		{ 0xfffffff000000000ull, 0xffffffffffffffffull, 0x14220c },
+		{ 0x1000, 0x101f, 0x40101 },
+		{ 0, 0xfffffff, 0x20140200 },
+		{ 0xabcdef0000000000ull, 0xabcdef00ffffffffull, 0x200 },
+	};
+	char kernel[1024], other[1024];
+	struct gp_bar a[GP_MAX_BARS], b[GP_MAX_BARS];
+	size_t i, k = 0, o = 0;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(lines); i++) {
+		k += (size_t)sprintf(kernel + k, "0x%016llx 0x%016llx 0x%016llx\n", lines[i][0],
+				     lines[i][1], lines[i][2]);
+		o += (size_t)sprintf(other + o, "%llX\t0X%llx  %llx \r\n", lines[i][0], lines[i][1],
+				     lines[i][2]);
+	}
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	assert_int_equal(gp_resource_parse(kernel, a, GP_MAX_BARS), 5);
+	assert_int_equal(gp_resource_parse(other, b, GP_MAX_BARS), 5);
+	assert_memory_equal(a, b, sizeof(a));
+	assert_true(a[1].addr == 0xfffffff000000000ull && a[1].size == 0x1000000000ull);
+	assert_int_equal(a[4].index, 5);
+	/* kernel-like, but not quite: 17 digits, no newline at the end, junk, a sign */
+	assert_int_equal(
+		gp_resource_parse("0x00000000000001000 0x0000000000001fff 0x0000000000000200\n", a,
+				  6),
+		1);
+	assert_true(a[0].addr == 0x1000 && a[0].size == 0x1000);
+	assert_int_equal(
+		gp_resource_parse("0x0000000000001000 0x0000000000001fff 0x0000000000000200", a, 6),
+		1);
+	assert_int_equal(
+		gp_resource_parse("0x0000000000001000 0x0000000000001fff 0x000000000000020g\n", a,
+				  6),
+		-EINVAL);
+	assert_int_equal(
+		gp_resource_parse("0x0000000000002000 0x0000000000001fff 0x0000000000000200\n", a,
+				  6),
+		-EINVAL);
+	assert_int_equal(
+		gp_resource_parse("0x0000000000000000 0xffffffffffffffff 0x0000000000000200\n", a,
+				  6),
+		-EINVAL);
+	assert_int_equal(gp_resource_parse("0x0000000000001000 0x0000000000001fff\n", a, 6),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_cfg_short_and_loops),
 		cmocka_unit_test(test_link_math),
 		cmocka_unit_test(test_resource),
+		cmocka_unit_test(test_resource_spellings),
 	};
 
 	return cmocka_run_group_tests_name("pcicfg", tests, NULL, NULL);

@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "cli/render.h"
 #include "shared/strpool.h"
+#include "host/read.h"
 
 static void test_size(void **state)
 {
@@ -169,6 +170,70 @@ static void test_term_escape(void **state)
 	assert_int_equal(held, 2);
 }
 
+/*
+ * gp_tv keeps its 16 slots and reuses them: a short escaped value written
+ * where a long plain one was ends where it should, and plain text is copied.
+ */
+static void test_tv_reuse(void **state)
+{
+	char big[300];
+	const char *v[16];
+	int i;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (i = 0; i < 16; i++)
+		assert_string_equal(gp_tv(big), big);
+	assert_string_equal(gp_tv("a\x01"), "a\\x01");
+	assert_string_equal(gp_tv("tab\there\n"), "tab\\x09here\\x0a");
+	assert_string_equal(gp_tv("cut \xe2\x82"), "cut \\xe2\\x82");
+	assert_string_equal(gp_tv("caf\xc3\xa9"), "caf\xc3\xa9");
+	assert_string_equal(gp_tv(""), "");
+	/* 16 values at once are all alive */
+	for (i = 0; i < 16; i++)
+		v[i] = gp_tv(i % 2 ? "odd\x7f" : "even");
+	for (i = 0; i < 16; i++)
+		assert_string_equal(v[i], i % 2 ? "odd\\x7f" : "even");
+}
+
+/* is_bdf: the canonical spelling without sscanf, every other one as sscanf reads it */
+static void test_is_bdf(void **state)
+{
+	static const struct {
+		const char *s;
+		bool want;
+	} cases[] = {
+		{ "0000:41:00.0", true },   { "0000:c1:1f.7", true },
+		{ "ABCD:EF:01.2", true },   { "0000:41:00.12", true },
+		{ "10000:41:00.0", true },  { "0000:41:00.x", false },
+		{ "0000:41:00:0", false },  { "0000-41:00.0", false },
+		{ "pci0000:00", false },    { "0000:4g:00.0", false },
+		{ "0000:41:00.0a", false }, { "0000:41:0.00", true },
+		{ "devices", false },	    { "", false },
+	};
+	size_t i;
+
+	unsigned f[4], g[4];
+	int n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (is_bdf(cases[i].s, strlen(cases[i].s)) != cases[i].want)
+			fail_msg("is_bdf(\"%s\") is not %d", cases[i].s, cases[i].want);
+		/* the fast path reads what sscanf reads, where it reads at all */
+		if (!gp_bdf_canonical(cases[i].s, &f[0], &f[1], &f[2], &f[3]))
+			continue;
+		n = sscanf(cases[i].s, "%x:%x:%x.%u", &g[0], &g[1], &g[2], &g[3]);
+		assert_int_equal(n, 4);
+		assert_memory_equal(f, g, sizeof(f));
+	}
+	assert_true(gp_bdf_canonical("abCD:eF:1f.7 trailing", &f[0], &f[1], &f[2], &f[3]));
+	assert_true(f[0] == 0xabcd && f[1] == 0xef && f[2] == 0x1f && f[3] == 7);
+	assert_false(gp_bdf_canonical("0000:41:00.12", &f[0], &f[1], &f[2], &f[3]));
+	assert_false(gp_bdf_canonical("0000:41:00.", &f[0], &f[1], &f[2], &f[3]));
+}
+
 /* "did you mean": near words and prefixes, nothing for what is far from all */
 static void test_closest(void **state)
 {
@@ -231,7 +296,8 @@ int main(void)
 		cmocka_unit_test(test_version),	    cmocka_unit_test(test_format),
 		cmocka_unit_test(test_ifname),	    cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_term_escape), cmocka_unit_test(test_closest),
-		cmocka_unit_test(test_strpool),
+		cmocka_unit_test(test_strpool),	    cmocka_unit_test(test_tv_reuse),
+		cmocka_unit_test(test_is_bdf),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
