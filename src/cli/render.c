@@ -515,6 +515,12 @@ static int text_cols(const char *s, size_t n)
 	int cols = 0, k;
 
 	while (n) {
+		if (!(*s & 0x80)) { /* ASCII, most text: one column a byte */
+			s++;
+			n--;
+			cols++;
+			continue;
+		}
 		k = gp_utf8_len((const unsigned char *)s, n);
 		if (k <= 0)
 			k = 1;

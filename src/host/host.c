@@ -221,33 +221,49 @@ static void read_bars(const struct gp_root_dir *dir, struct gp_dev *d)
  */
 #define PCI_OBJ_LEN 1024 /* libpci's OBJNAMELEN and OBJBUFSIZE */
 
+/*
+ * The path libpci names in its messages: ROOT/sys/bus/pci/devices/BDF/NAME.
+ * Formatted only for a message, not for each of a scan's 15,000 reads.
+ */
+#define PCI_DEVICES "/sys/bus/pci/devices/"
+static const char *pci_path(const struct gp_host *h, const char *bdf, const char *name,
+			    char path[PATH_LEN])
+{
+	snprintf(path, PATH_LEN, "%s" PCI_DEVICES "%s/%s", h->root, bdf, name);
+	return path;
+}
+
 /* A mandatory value: unreadable, it stops the scan with libpci's message. */
 static int pci_value(const struct gp_host *h, const struct gp_root_dir *dir, const char *bdf,
 		     const char *name, int *v)
 {
 	char buf[PCI_OBJ_LEN], path[PATH_LEN];
+	size_t len = strlen(h->root) + strlen(PCI_DEVICES) + strlen(bdf) + 1 + strlen(name);
 	int fd, err;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/%s", h->root, bdf, name);
-	if (strlen(path) >= PCI_OBJ_LEN) {
+	/* libpci's limit on the path as formatted (cut at PATH_LEN - 1, as it was) */
+	if ((len < PATH_LEN ? len : PATH_LEN - 1) >= PCI_OBJ_LEN) {
 		gp_err("cannot read the PCI devices: File name too long");
 		return -ENAMETOOLONG;
 	}
 	fd = gp_root_dir_openat(dir, name, O_RDONLY);
 	if (fd < 0) {
-		gp_err("cannot read the PCI devices: Cannot open %s: %s", path, strerror(-fd));
+		gp_err("cannot read the PCI devices: Cannot open %s: %s",
+		       pci_path(h, bdf, name, path), strerror(-fd));
 		return fd;
 	}
 	n = read(fd, buf, sizeof(buf)); /* one read, as libpci */
 	err = errno;
 	close(fd);
 	if (n < 0) {
-		gp_err("cannot read the PCI devices: Error reading %s: %s", path, strerror(err));
+		gp_err("cannot read the PCI devices: Error reading %s: %s",
+		       pci_path(h, bdf, name, path), strerror(err));
 		return -err;
 	}
 	if (n >= (ssize_t)sizeof(buf)) {
-		gp_err("cannot read the PCI devices: Value in %s too long", path);
+		gp_err("cannot read the PCI devices: Value in %s too long",
+		       pci_path(h, bdf, name, path));
 		return -EFBIG;
 	}
 	buf[n] = '\0';
@@ -270,12 +286,14 @@ static int read_ident(const struct gp_host *h, const struct gp_root_dir *dir, st
 }
 
 /* libpci's sysfs_read: all of len bytes at pos, or nothing; its warnings under -v */
-static bool cfg_read(int fd, const char *path, uint8_t *buf, size_t len, off_t pos)
+static bool cfg_read(const struct gp_host *h, const struct gp_dev *d, int fd, uint8_t *buf,
+		     size_t len, off_t pos)
 {
+	char path[PATH_LEN];
 	ssize_t n;
 
 	if (fd < 0) {
-		gp_debug("libpci: Cannot open %s", path);
+		gp_debug("libpci: Cannot open %s", pci_path(h, d->bdf, "config", path));
 		return false;
 	}
 	n = pread(fd, buf, len, pos);
@@ -286,26 +304,24 @@ static bool cfg_read(int fd, const char *path, uint8_t *buf, size_t len, off_t p
 
 static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
-	char path[PATH_LEN];
 	uint8_t cfg[4096];
 	size_t len = 256;
 	struct gp_cfg c;
 	int fd = gp_root_dir_openat(dir, "config", O_RDONLY);
 
-	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/config", h->root, d->bdf);
 	memset(cfg, 0, sizeof(cfg));
 	/* unprivileged readers get only the first 64 bytes of config space */
-	if (!cfg_read(fd, path, cfg, 256, 0)) {
+	if (!cfg_read(h, d, fd, cfg, 256, 0)) {
 		len = 64;
 		d->config_short = true;
-		if (!cfg_read(fd, path, cfg, 64, 0)) {
+		if (!cfg_read(h, d, fd, cfg, 64, 0)) {
 			if (fd >= 0)
 				close(fd);
 			return;
 		}
 	}
 	/* extended space only where ACS matters: bridges between GPUs */
-	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(fd, path, cfg + 256, 3840, 256))
+	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(h, d, fd, cfg + 256, 3840, 256))
 		len = sizeof(cfg);
 	close(fd);
 	if (gp_cfg_parse(cfg, len, &c))
@@ -938,23 +954,58 @@ static void driver_of_module(const struct gp_host *h, const char *module, char *
  * "vfio_pci:" alias matches its modalias, else vfio-pci; named as the loaded
  * driver registered, or as it will (gp_vfio_driver_of) when not loaded yet.
  */
-static void read_vfio_driver(struct gp_host *h, struct gp_dev *d)
+/*
+ * What read_vfio_driver found for a modalias: the functions of one GPU model
+ * share it, and a libkmod context, its index lookup and a walk of the PCI
+ * drivers per device cost more than the rest of the device did.
+ */
+struct vfio_memo {
+	struct {
+		const char *modalias, *module, *driver; /* in the host's pool */
+		bool loaded;
+	} e[16];
+	unsigned n;
+};
+
+static void read_vfio_driver(struct gp_host *h, struct gp_dev *d, struct vfio_memo *memo)
 {
 	char path[PATH_LEN], module[GP_DEV_NAME_LEN] = "vfio_pci", driver[GP_DEV_NAME_LEN] = "";
+	unsigned i;
 
+	for (i = 0; i < memo->n; i++)
+		if (!strcmp(memo->e[i].modalias, d->modalias)) {
+			d->vfio_module = memo->e[i].module;
+			d->vfio_module_loaded = memo->e[i].loaded;
+			d->vfio_driver = memo->e[i].driver;
+			return;
+		}
 	if (d->modalias[0] && h->kernel_release[0])
 		gp_vfio_variant(h->root, h->kernel_release, d->modalias, module, sizeof(module));
 	d->vfio_module = gp_pool_intern(&h->strs, module, sizeof(module));
-	d->vfio_module_loaded = exists(h, rootp(h, path, "/sys/module/%s", module));
-	if (d->vfio_module_loaded)
-		driver_of_module(h, module, driver, sizeof(driver));
-	if (!driver[0])
-		gp_vfio_driver_of(module, driver, sizeof(driver));
-	d->vfio_driver = gp_pool_intern(&h->strs, driver, sizeof(driver));
+	for (i = 0; i < memo->n && strcmp(memo->e[i].module, d->vfio_module); i++)
+		;
+	if (i < memo->n) { /* another model, the same module: loaded as it was */
+		d->vfio_module_loaded = memo->e[i].loaded;
+		d->vfio_driver = memo->e[i].driver;
+	} else {
+		d->vfio_module_loaded = exists(h, rootp(h, path, "/sys/module/%s", module));
+		if (d->vfio_module_loaded)
+			driver_of_module(h, module, driver, sizeof(driver));
+		if (!driver[0])
+			gp_vfio_driver_of(module, driver, sizeof(driver));
+		d->vfio_driver = gp_pool_intern(&h->strs, driver, sizeof(driver));
+	}
+	if (memo->n == ARRAY_SIZE(memo->e))
+		return;
+	memo->e[memo->n].modalias = d->modalias;
+	memo->e[memo->n].module = d->vfio_module;
+	memo->e[memo->n].loaded = d->vfio_module_loaded;
+	memo->e[memo->n].driver = d->vfio_driver;
+	memo->n++;
 }
 
 /* driver_override, modalias, and the vfio driver they lead to */
-static void read_vfio_state(struct gp_host *h, struct gp_dev *d)
+static void read_vfio_state(struct gp_host *h, struct gp_dev *d, struct vfio_memo *memo)
 {
 	char path[PATH_LEN], over[GP_DEV_NAME_LEN] = "", alias[GP_DEV_MODALIAS_LEN] = "";
 
@@ -965,12 +1016,13 @@ static void read_vfio_state(struct gp_host *h, struct gp_dev *d)
 	read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/modalias", d->bdf), alias,
 		  sizeof(alias));
 	d->modalias = gp_pool_intern(&h->strs, alias, sizeof(alias));
-	read_vfio_driver(h, d);
+	read_vfio_driver(h, d, memo);
 }
 
 static void read_binding_state(struct gp_host *h)
 {
 	char path[PATH_LEN], text[16];
+	struct vfio_memo memo = { .n = 0 };
 	size_t i;
 
 	gp_host_mark_gpu_groups(h);
@@ -983,7 +1035,7 @@ static void read_binding_state(struct gp_host *h)
 		if (read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf), text,
 			      sizeof(text)) > 0)
 			d->boot_vga = !strcmp(text, "1");
-		read_vfio_state(h, d);
+		read_vfio_state(h, d, &memo);
 	}
 	h->driverctl = exists(h, rootp(h, path, GP_DRIVERCTL));
 }

@@ -78,7 +78,6 @@ static void scan_process(struct gp_host *h, const char *pid)
 
 	if (!dir)
 		return;
-	read_text(h, rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
 	while ((e = readdir(dir))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -91,6 +90,9 @@ static void scan_process(struct gp_host *h, const char *pid)
 		if (i < nseen || nseen == 8)
 			continue; /* one entry per process and node */
 		gp_strlcpy(seen[nseen++], link, GP_NAME_LEN);
+		/* the name only of a process that holds a node: most hold none */
+		if (nseen == 1)
+			read_text(h, rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
 		add_holder(h, atoi(pid), comm, link);
 	}
 	closedir(dir);

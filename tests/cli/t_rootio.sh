@@ -102,6 +102,29 @@ run 20 -r "$d/tree" scan
 [ $rc -eq 3 ] || fail "class of 1024 bytes: exit $rc, want 3"
 grep -q "Value in $d/tree/sys/bus/pci/devices/0000:41:00.0/class too long" "$d/out" ||
 	fail "class of 1024 bytes: $(cat "$d/out")"
+# libpci's limit on a path it names (OBJNAMELEN, 1024): ROOT/sys/bus/pci/
+# devices/BDF/vendor of 1023 bytes is read, of 1024 stops the scan
+long_root() { # long_root LEN: a copy of the tree at a root path of LEN bytes
+	rm -rf "$d/long"
+	r=$d/long
+	while [ $((${#r} + 200)) -lt "$1" ]; do
+		r=$r/$(printf '%0199d' 0)
+	done
+	r=$r/$(printf "%0$(($1 - ${#r} - 1))d" 0)
+	mkdir -p "$(dirname "$r")"
+	cp -a build/hosts/r5350-ready "$r"
+	[ ${#r} -eq "$1" ] || fail "long_root: ${#r} bytes, want $1"
+}
+tail=/sys/bus/pci/devices/0000:41:00.0/vendor
+long_root $((1023 - ${#tail}))
+run 20 -r "$r" scan
+[ $rc -eq 0 ] || fail "a path of 1023 bytes: exit $rc: $(head -3 "$d/out")"
+long_root $((1024 - ${#tail}))
+run 20 -r "$r" scan
+[ $rc -eq 3 ] || fail "a path of 1024 bytes: exit $rc, want 3"
+grep -q "cannot read the PCI devices: File name too long" "$d/out" ||
+	fail "a path of 1024 bytes: $(head -3 "$d/out")"
+rm -rf "$d/long"
 fresh
 printf 'garbage\n' >"$dev/class"
 run 20 -r "$d/tree" --json scan
