@@ -1208,16 +1208,24 @@ static void speed_text(long mbps, char *buf, size_t len)
 }
 
 /* "BAR1 128 GiB 64-bit pf": one BAR as the BARS list shows it */
-static void bar_text(const struct gp_bar *b, char *buf, size_t len)
+/* "BAR1 128 GiB 64-bit pf": into buf (room for 96), its length */
+static size_t bar_text(const struct gp_bar *b, char *buf)
 {
 	char size[32];
+	size_t n = 3;
 
 	gp_format_size(b->size, size, sizeof(size));
-	snprintf(buf, len, "BAR%d %s %s%s%s", b->index, size,
-		 b->io	   ? "io"
-		 : b->is64 ? "64-bit"
-			   : "32-bit",
-		 !b->io && b->prefetchable ? " pf" : "", b->unset ? " unassigned" : "");
+	memcpy(buf, "BAR", 3);
+	n += fmt_long(buf + n, b->index);
+	buf[n++] = ' ';
+	n += gp_strlcpy(buf + n, size, sizeof(size));
+	buf[n++] = ' ';
+	n += gp_strlcpy(buf + n, b->io ? "io" : b->is64 ? "64-bit" : "32-bit", 8);
+	if (!b->io && b->prefetchable)
+		n += gp_strlcpy(buf + n, " pf", 4);
+	if (b->unset)
+		n += gp_strlcpy(buf + n, " unassigned", 12);
+	return n;
 }
 
 /*
@@ -1226,26 +1234,36 @@ static void bar_text(const struct gp_bar *b, char *buf, size_t len)
  */
 static void bars_row(const struct gp_dev *d)
 {
-	int width = gp_text_width(), col, i;
+	int width = gp_text_width(), col, i, n;
 	char bar[96];
+	struct outbuf o;
 
-	col = printf("%-12s ", d->bdf);
+	o.n = 0;
+	ob_str(&o, d->bdf); /* "%-12s " */
+	col = (int)strlen(d->bdf);
+	ob_blanks(&o, 12 - col);
+	ob_char(&o, ' ');
+	col = (col > 12 ? col : 12) + 1;
 	if (d->bars_bad) {
-		printf(" unreadable\n");
+		ob_str(&o, " unreadable\n");
+		ob_flush(&o);
 		return;
 	}
 	for (i = 0; i < d->nbars; i++) {
-		int n;
-
-		bar_text(&d->bars[i], bar, sizeof(bar));
-		n = (int)strlen(bar) + (i + 1 < d->nbars ? 1 : 0);
+		n = (int)bar_text(&d->bars[i], bar) + (i + 1 < d->nbars ? 1 : 0);
 		if (i && col + 1 + n > width) {
-			printf("\n%*s", 13, "");
+			ob_char(&o, '\n');
+			ob_blanks(&o, 13);
 			col = 13;
 		}
-		col += printf(" %s%s", bar, i + 1 < d->nbars ? "," : "");
+		ob_char(&o, ' ');
+		ob_str(&o, bar);
+		if (i + 1 < d->nbars)
+			ob_char(&o, ',');
+		col += 1 + n;
 	}
-	printf("\n");
+	ob_char(&o, '\n');
+	ob_flush(&o);
 }
 
 enum {

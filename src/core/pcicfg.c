@@ -218,8 +218,13 @@ static int hex16(const char *p, unsigned long long *v)
  */
 static const char *kernel_line(const char *p, unsigned long long v[3])
 {
+	static const char unused[] = "0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
 	int i;
 
+	if (!strncmp(p, unused, sizeof(unused) - 1)) { /* most lines: no region */
+		v[0] = v[1] = v[2] = 0;
+		return p + sizeof(unused) - 1;
+	}
 	for (i = 0; i < 3; i++, p += 19) {
 		if (hex16(p, &v[i]) || p[18] != (i < 2 ? ' ' : '\n'))
 			return NULL;

@@ -233,6 +233,24 @@ static const char *pci_path(const struct gp_host *h, const char *bdf, const char
 	return path;
 }
 
+/* strtol(text, NULL, 0), as libpci reads a value; sysfs's "0x10de\n" without strtol */
+static int pci_int(const char *text)
+{
+	const char *p = text + 2;
+	long v = 0;
+	int d;
+
+	if (text[0] == '0' && text[1] == 'x') {
+		while (p - text < 10 && (d = gp_hex_digit(*p)) >= 0) {
+			v = v << 4 | d;
+			p++;
+		}
+		if (p > text + 2 && (!*p || (*p == '\n' && !p[1])))
+			return (int)v;
+	}
+	return (int)strtol(text, NULL, 0);
+}
+
 /* A mandatory value: unreadable, it stops the scan with libpci's message. */
 static int pci_value(const struct gp_host *h, const struct gp_root_dir *dir, const char *bdf,
 		     const char *name, int *v)
@@ -267,7 +285,7 @@ static int pci_value(const struct gp_host *h, const struct gp_root_dir *dir, con
 		return -EFBIG;
 	}
 	buf[n] = '\0';
-	*v = (int)strtol(buf, NULL, 0);
+	*v = pci_int(buf);
 	return 0;
 }
 

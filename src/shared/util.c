@@ -371,8 +371,18 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 		v /= 1024;
 		u++;
 	}
-	if (v < 1024 || u == 5) {
-		snprintf(buf, len, "%" PRIu64 " %s", v, units[u]);
+	if (v < 1024 || u == 5) { /* "%" PRIu64 " %s", without printf: a BAR each */
+		char text[32], *p = text + sizeof(text);
+		size_t k = strlen(units[u]);
+
+		p -= k + 1;
+		memcpy(p, units[u], k + 1);
+		*--p = ' ';
+		do {
+			*--p = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		gp_strlcpy(buf, p, len);
 		return;
 	}
 	for (u = 0; u < 5 && (double)bytes / (double)(1ull << (10 * (u + 1))) >= 1.0; u++)

@@ -125,6 +125,17 @@ run 20 -r "$r" scan
 grep -q "cannot read the PCI devices: File name too long" "$d/out" ||
 	fail "a path of 1024 bytes: $(head -3 "$d/out")"
 rm -rf "$d/long"
+# as strtol(text, NULL, 0) reads it, whatever the spelling (sysfs's is read
+# without strtol): no newline, blanks, octal, digits past an int
+for spelling in '0x030200|0302' ' 0x030200\n|0302' '01402000\n|0604' '0x7f030200\n|0302' \
+	'0x123030200\n|0302' '0x\n|0000'; do
+	fresh
+	printf "${spelling%|*}" >"$dev/class"
+	run 20 -r "$d/tree" --json scan
+	[ $rc -eq 0 ] || fail "class '${spelling%|*}': exit $rc"
+	grep -A3 '"bdf": "0000:41:00.0"' "$d/out" | grep -q "\"class\": \"${spelling#*|}\"" ||
+		fail "class '${spelling%|*}': $(grep -A3 '"bdf": "0000:41:00.0"' "$d/out")"
+done
 fresh
 printf 'garbage\n' >"$dev/class"
 run 20 -r "$d/tree" --json scan

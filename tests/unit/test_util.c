@@ -86,6 +86,17 @@ static void test_format(void **state)
 	assert_string_equal(buf, "4.6 GiB");
 	gp_format_size(0, buf, sizeof(buf));
 	assert_string_equal(buf, "0 B");
+	/* the integer cases are written without printf: every digit, the unit, the cut */
+	gp_format_size(1023, buf, sizeof(buf));
+	assert_string_equal(buf, "1023 B");
+	gp_format_size(1024, buf, sizeof(buf));
+	assert_string_equal(buf, "1 KiB");
+	gp_format_size(UINT64_MAX - (1ull << 50) + 1, buf, sizeof(buf));
+	assert_string_equal(buf, "16383 PiB");
+	gp_format_size(1000ull << 40, buf, sizeof(buf));
+	assert_string_equal(buf, "1000 TiB");
+	gp_format_size(1000ull << 40, buf, 4);
+	assert_string_equal(buf, "100");
 }
 
 /* Interface names: the kernel's rule, narrowed to what every network manager reads. */
