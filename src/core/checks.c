@@ -773,6 +773,49 @@ static bool nvlink_pair(const struct gp_host *h, int a, int b, enum gp_path cls,
 	return true;
 }
 
+/*
+ * "slowest hop 16 GT/s x16, 31.5 GB/s per direction": a host's hops are a
+ * few kinds and a pair check formats one per GPU pair (%g and %.1f are the
+ * slow part of printf): each kind formatted once.
+ */
+static void hop_text(const struct gp_hop *hop, char *buf, size_t len)
+{
+	static struct {
+		double speed;
+		int width;
+		char text[128];
+	} seen[8];
+	static unsigned nseen;
+	unsigned k;
+
+	for (k = 0; k < nseen && k < ARRAY_SIZE(seen); k++)
+		if (!memcmp(&seen[k].speed, &hop->speed, sizeof(double)) &&
+		    seen[k].width == hop->width) {
+			gp_strlcpy(buf, seen[k].text, len);
+			return;
+		}
+	k = nseen++ % ARRAY_SIZE(seen);
+	seen[k].speed = hop->speed;
+	seen[k].width = hop->width;
+	snprintf(seen[k].text, sizeof(seen[k].text),
+		 "slowest hop %g GT/s x%d, %.1f GB/s per direction", hop->speed, hop->width,
+		 gp_link_bandwidth(hop->speed, hop->width));
+	gp_strlcpy(buf, seen[k].text, len);
+}
+
+/* "BDF-BDF", as snprintf(subject, 64, "%s-%s") had it */
+static void pair_subject(const struct gp_host *h, int a, int b, char subject[64])
+{
+	size_t n = gp_strlcpy(subject, h->devs[a].bdf, 64);
+
+	if (n >= 63) {
+		subject[63] = '\0';
+		return;
+	}
+	subject[n++] = '-';
+	gp_strlcpy(subject + n, h->devs[b].bdf, 64 - n);
+}
+
 static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, int a, int b,
 			   struct gp_report *r)
 {
@@ -782,10 +825,9 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 	enum gp_severity sev = GP_OK;
 	const char *hint = NULL;
 
-	snprintf(subject, sizeof(subject), "%s-%s", h->devs[a].bdf, h->devs[b].bdf);
+	pair_subject(h, a, b, subject);
 	if (hop.width)
-		snprintf(link, sizeof(link), "slowest hop %g GT/s x%d, %.1f GB/s per direction",
-			 hop.speed, hop.width, gp_link_bandwidth(hop.speed, hop.width));
+		hop_text(&hop, link, sizeof(link));
 	if (gp_hop_trained_lower(&hop))
 		snprintf(link + strlen(link), sizeof(link) - strlen(link),
 			 "; trained at %g GT/s x%d now", hop.cur_speed, hop.cur_width);
@@ -817,7 +859,7 @@ static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_repo
 	char subject[64], list[256] = "";
 	size_t len = 0;
 
-	snprintf(subject, sizeof(subject), "%s-%s", h->devs[a].bdf, h->devs[b].bdf);
+	pair_subject(h, a, b, subject);
 	if (cls != GP_PATH_PIX && cls != GP_PATH_PXB) {
 		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
 			      "no switch between the GPUs: traffic goes through the root "

@@ -2,6 +2,8 @@
 /* Every check, on the fixture host that provokes it and on the one that does not. */
 #include "unit.h"
 #include "core/checks.h"
+#include "core/pcicfg.h"
+#include "core/topo.h"
 #include "host/host.h"
 
 #define A100 "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
@@ -181,6 +183,49 @@ static void test_bars(void **state)
 	run_checks(&x, "malformed", A100);
 	expect(&x, "bar.unassigned", "0000:41:00.0", GP_FAIL, "cannot read the BARs");
 	done(&x);
+}
+
+/*
+ * Each pair's hop is said as snprintf says it, on hosts of many kinds of
+ * link checked one after another: the texts check_p2p_pair keeps per kind
+ * of hop are never another kind's.
+ */
+static void test_hop_texts(void **state)
+{
+	static const char *const hosts[] = { "link",	   "many-gpus", "switch", "r5350-ready",
+					     "numa-split", "switch2",	"link",	  "many-gpus" };
+	char want[128], bdf[GP_BDF_LEN];
+	size_t i, k, pairs = 0;
+	struct gp_hop hop;
+	struct run x;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(hosts); k++) {
+		run_checks(&x, hosts[k], A100);
+		for (i = 0; i < x.r.n; i++) {
+			const struct gp_finding *f = &x.r.items[i];
+			int a, b;
+
+			if (strcmp(f->id, "p2p.path") || strlen(f->subject) != 25)
+				continue;
+			gp_strlcpy(bdf, f->subject, 13);
+			a = gp_host_find(&x.h, bdf);
+			b = gp_host_find(&x.h, f->subject + 13);
+			assert_true(a >= 0 && b >= 0);
+			hop = gp_topo_slowest(&x.h, a, b);
+			if (!hop.width)
+				continue;
+			snprintf(want, sizeof(want),
+				 "slowest hop %g GT/s x%d, %.1f GB/s per direction", hop.speed,
+				 hop.width, gp_link_bandwidth(hop.speed, hop.width));
+			if (!strstr(f->message, want))
+				fail_msg("%s %s: '%s' lacks '%s'", hosts[k], f->subject, f->message,
+					 want);
+			pairs++;
+		}
+		done(&x);
+	}
+	assert_true(pairs > 100);
 }
 
 static void test_links(void **state)
@@ -526,7 +571,7 @@ int main(void)
 		cmocka_unit_test(test_iommu_hint),    cmocka_unit_test(test_single_node),
 		cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_companions),
 		cmocka_unit_test(test_ports_taken),   cmocka_unit_test(test_slot_nearest),
-		cmocka_unit_test(test_slot_root_bus),
+		cmocka_unit_test(test_slot_root_bus), cmocka_unit_test(test_hop_texts),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
