@@ -60,6 +60,14 @@ static void ob_put(struct outbuf *o, const char *s, size_t n)
 	o->n += n;
 }
 
+/* Room for n more bytes (n at most the buffer's size): what is held is written first if short. */
+static char *ob_room(struct outbuf *o, size_t n)
+{
+	if (o->n + n > sizeof(o->b))
+		ob_flush(o);
+	return o->b + o->n;
+}
+
 static void ob_str(struct outbuf *o, const char *s)
 {
 	ob_put(o, s, strlen(s));
@@ -421,14 +429,39 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+/* Whether any of the 8 bytes in x is below 0x20 or above 0x7e (a word at a time). */
+static bool word_unplain(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	/* a byte below 0x20; a byte above 0x7e (or with its top bit) */
+	return ((x - 0x20 * ones) & ~x & highs) || ((x + (0x7f - 0x7e) * ones) | x) & highs;
+}
+
+static bool plain_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
+}
+
 /* Printable ASCII, newlines and tabs: what gp_term_escape() leaves as it is. */
 static bool plain_text(const char *buf, size_t size)
 {
 	const unsigned char *u = (const unsigned char *)buf, *end = u + size;
+	uint64_t x;
+	int k;
 
-	while (u < end && ((*u >= 0x20 && *u < 0x7f) || *u == '\n' || *u == '\t'))
-		u++;
-	return u == end;
+	for (; end - u >= 8; u += 8) {
+		memcpy(&x, u, 8);
+		if (!word_unplain(x)) /* 8 printable bytes */
+			continue;
+		for (k = 0; k < 8; k++) /* a newline or a tab, or worse */
+			if (!plain_byte(u[k]))
+				return false;
+	}
+	for (; u < end; u++)
+		if (!plain_byte(*u))
+			return false;
+	return true;
 }
 
 /* What the stream is told: every byte, or -1 and errno (its error flag). */
@@ -957,6 +990,23 @@ static struct outbuf jw; /* what the jw_ writers gathered; flushed before stdio 
 /* A member's key (a constant of ours); in: the member's indent */
 static void jw_key(bool first, int in, const char *key)
 {
+	size_t k = strlen(key), n = 0;
+	char *p;
+
+	if ((size_t)in + k + 8 <= sizeof(jw.b)) { /* all of it at once: most keys */
+		p = ob_room(&jw, (size_t)in + k + 8);
+		if (!first)
+			p[n++] = ',';
+		p[n++] = '\n';
+		memset(p + n, ' ', (size_t)in);
+		n += (size_t)in;
+		p[n++] = '"';
+		memcpy(p + n, key, k);
+		n += k;
+		memcpy(p + n, "\": ", 3);
+		jw.n += n + 3;
+		return;
+	}
 	if (!first)
 		ob_char(&jw, ',');
 	ob_char(&jw, '\n');
