@@ -294,14 +294,19 @@ int gp_root_openat(int rootfd, const char *path, int flags)
 	return checked(open_in(rootfd, path, flags), flags);
 }
 
-static ssize_t read_fd(int fd, char *buf, size_t len)
+/*
+ * size: a regular file's size on a local filesystem, as fstatat said, or -1.
+ * Once that much is read the file has ended: no read to see it return 0.
+ */
+static ssize_t read_upto(int fd, char *buf, size_t len, off_t size)
 {
 	size_t n = 0;
 	ssize_t r = 0;
 
 	if (fd < 0)
 		return fd;
-	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) > 0)
+	while (n + 1 < len && (size < 0 || (off_t)n < size) &&
+	       (r = read(fd, buf + n, len - 1 - n)) > 0)
 		n += (size_t)r;
 	if (r < 0)
 		r = -errno;
@@ -310,6 +315,11 @@ static ssize_t read_fd(int fd, char *buf, size_t len)
 		return r;
 	buf[n] = '\0';
 	return (ssize_t)n;
+}
+
+static ssize_t read_fd(int fd, char *buf, size_t len)
+{
+	return read_upto(fd, buf, len, -1);
 }
 
 ssize_t gp_root_read(int rootfd, const char *path, char *buf, size_t len)
@@ -522,11 +532,14 @@ void gp_root_dir_close(struct gp_root_dir *d)
 /*
  * A name to read in a trusted directory (see the header): true when *fd is
  * the answer, false when the name takes the safe path (a link, or no trust).
+ * *size: a regular file's size where fstatat told it (see read_upto), or -1.
  */
-static bool open_trusted(const struct gp_root_dir *d, const char *name, int flags, int *fd)
+static bool open_trusted(const struct gp_root_dir *d, const char *name, int flags, int *fd,
+			 off_t *size)
 {
 	struct stat st;
 
+	*size = -1;
 	if (d->fd < 0 || d->trust == GP_TRUST_NONE || !plain_name(name))
 		return false;
 	if (d->trust == GP_TRUST_LOCAL) {
@@ -540,6 +553,8 @@ static bool open_trusted(const struct gp_root_dir *d, const char *name, int flag
 			*fd = -EINVAL; /* a FIFO, a device, a socket: never opened */
 			return true;
 		}
+		if (S_ISREG(st.st_mode))
+			*size = st.st_size;
 	}
 	*fd = openat(d->fd, name, final_flags(flags) | O_NOFOLLOW | O_CLOEXEC);
 	if (*fd >= 0)
@@ -548,20 +563,32 @@ static bool open_trusted(const struct gp_root_dir *d, const char *name, int flag
 	return errno != ELOOP || (flags & O_NOFOLLOW); /* a link: resolved the safe way */
 }
 
-int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags)
+/* gp_root_dir_openat; *size as open_trusted's */
+static int dir_open(const struct gp_root_dir *d, const char *name, int flags, off_t *size)
 {
 	int fd;
 
-	if (for_reading(flags) && open_trusted(d, name, flags, &fd))
+	*size = -1;
+	if (for_reading(flags) && open_trusted(d, name, flags, &fd, size))
 		return fd;
 	if (for_reading(flags))
 		return reopen(open_name(d, name, lookup_flags(flags)), flags);
 	return checked(open_name(d, name, flags), flags);
 }
 
+int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags)
+{
+	off_t size;
+
+	return dir_open(d, name, flags, &size);
+}
+
 ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len)
 {
-	return read_fd(gp_root_dir_openat(d, name, O_RDONLY), buf, len);
+	off_t size;
+	int fd = dir_open(d, name, O_RDONLY, &size);
+
+	return read_upto(fd, buf, len, size);
 }
 
 /* What gp_root_readlink says of a name that is no link: -EINVAL only for what it may not open. */
