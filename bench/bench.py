@@ -291,7 +291,7 @@ def main():
     ours, theirs = timed([gpuprov, "--help"]), timed(["lspci", "--version"])
     print(f"startup (libraries loaded before main): gpuprov --help {ours[2]:.1f} MB peak RSS, "
           f"lspci --version {theirs[2]:.1f} MB")
-    print(f"\nwith -r{', as root: the tree is walked for ownership and every path libpci opens is guarded' if os.geteuid() == 0 else ''}")
+    print(f"\nwith -r{', as root: the paths libpci and libkmod open are walked for ownership and guarded' if os.geteuid() == 0 else ''}")
     side_by_side(gpuprov, OUT, RUNS)
     live(gpuprov)
     if not os.environ.get("BENCH_NO_CURVE"):

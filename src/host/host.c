@@ -1258,6 +1258,35 @@ static void read_use(struct gp_host *h, const struct gp_profile *p)
 	gp_read_networkd(h);
 }
 
+/*
+ * libpci and libkmod open their paths under --root by themselves, after
+ * gp_root_guard saw where they lead: run as root, whoever else could change
+ * one of them could swap a FIFO or a link in between.  So those paths, and
+ * only those (the safe reader needs no such promise), must be ones only root
+ * can change.  libpci's for pci_scan_bus and pci_fill_info(PCI_FILL_PHYS_SLOT)
+ * (lib/sysfs.c since 3.8: the devices listing, whose entries it does not
+ * follow, and each slot's address); libkmod's: gp_kmod_lib_paths.
+ */
+static const struct gp_lib_path libpci_paths[] = {
+	{ "/sys/bus/pci/devices", NULL, NULL },
+	{ "/sys/bus/pci/slots", "", "address" },
+};
+
+static int owned_lib_paths(const struct gp_host *h, const struct gp_lib_path *paths, size_t n)
+{
+	if (h->rootfd < 0 || geteuid() != 0)
+		return 0;
+	return gp_trust_lib_paths(h->root, paths, n);
+}
+
+/* After read_kernel: the release libkmod will be given is the one walked. */
+static int owned_libkmod(const struct gp_host *h)
+{
+	struct gp_lib_path paths[GP_KMOD_LIB_PATHS];
+
+	return owned_lib_paths(h, paths, gp_kmod_lib_paths(h->kernel_release, paths));
+}
+
 int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host_part part,
 		      struct gp_host *h)
 {
@@ -1270,8 +1299,7 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	if (h->root[0] && h->root[strlen(h->root) - 1] == '/')
 		h->root[strlen(h->root) - 1] = '\0';
 	h->rootfd = gp_root_open(h->root);
-	/* libpci and libkmod open by path after gp_root_guard: only root may race that */
-	if (h->rootfd >= 0 && geteuid() == 0 && gp_trust_owned_tree(h->root)) {
+	if (h->rootfd >= 0 && owned_lib_paths(h, libpci_paths, ARRAY_SIZE(libpci_paths))) {
 		gp_root_close(h->rootfd);
 		h->rootfd = -1;
 		rc = -EPERM;
@@ -1306,6 +1334,10 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	single_node(h);
 	gp_read_ifaces(h);
 	read_kernel(h);
+	if (part == GP_HOST_ALL && owned_libkmod(h)) {
+		rc = -EPERM;
+		goto fail;
+	}
 	if (part == GP_HOST_ALL)
 		read_use(h, p);
 	read_nvlink(h);

@@ -227,6 +227,17 @@ static int walk(struct walk *w, const char *path, struct stat *st)
 	return rc == 1 ? 0 : rc;
 }
 
+/* gp_trust's message for rc (0: none). */
+static void report(const char *path, const struct walk *w, int rc)
+{
+	if (rc == -EPERM)
+		gp_err("refusing '%s': %s; only root may be able to change it (gpuprov(8), "
+		       "SECURITY CONSIDERATIONS)",
+		       path, w->why);
+	else if (rc)
+		gp_err("cannot check '%s': %s", path, strerror(-rc));
+}
+
 static int tree_entries;
 static char tree_why[PATH_MAX + 128];
 
@@ -255,10 +266,11 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
 }
 
 /*
- * An entry of a tree that libraries read by path (libpci, libkmod under
+ * An entry on a path a library opens by itself (libpci, libkmod under
  * --root): root's, and writable by nobody else, sticky or not (in a sticky
- * directory others could still add an entry after the check).  Links are
- * not followed here: the root guard sees that they stay inside the tree.
+ * directory others could still add the name the library looks for).
+ * path: the entry; shown: the same under the -r path as given, for the
+ * message.
  */
 static int owned_acl(const char *path)
 {
@@ -281,20 +293,20 @@ static bool special(const struct stat *st)
 	       S_ISSOCK(st->st_mode);
 }
 
-static int owned_entry(const char *path, const struct stat *st)
+static int owned_entry(const char *path, const char *shown, const struct stat *st)
 {
 	if (special(st))
 		snprintf(tree_why, sizeof(tree_why),
 			 "'%s' is a device node, a FIFO or a socket, which no snapshot holds",
-			 path);
+			 shown);
 	else if (st->st_uid != 0)
-		snprintf(tree_why, sizeof(tree_why), "'%s' is owned by uid %lu, not root", path,
+		snprintf(tree_why, sizeof(tree_why), "'%s' is owned by uid %lu, not root", shown,
 			 (unsigned long)st->st_uid);
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWOTH))
-		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by others (mode %lo)", path,
+		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by others (mode %lo)", shown,
 			 (unsigned long)(st->st_mode & 07777));
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP) && st->st_gid != 0)
-		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by group %lu", path,
+		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by group %lu", shown,
 			 (unsigned long)st->st_gid);
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP))
 		return owned_acl(path);
@@ -303,126 +315,178 @@ static int owned_entry(const char *path, const struct stat *st)
 	return -EPERM;
 }
 
-static int unreadable(const char *path)
+/*
+ * ---- the paths libpci and libkmod open by themselves under --root ----
+ * They open ROOT/PATH as the kernel resolves it, after gp_root_guard saw
+ * that it leads where the safe reader's resolution does.  Nobody but root
+ * may be able to change what that resolution passes: each directory (names
+ * are looked up in it), each link (its target is walked the same way) and
+ * the entry at the end.  A name not there is fine in a directory only root
+ * can change: nobody else can make it appear.  Everything else in the tree
+ * is read through the safe reader alone, which needs no such promise.
+ */
+struct lib_walk {
+	const char *root; /* as given, for messages */
+	char phys[PATH_MAX];
+	size_t plen; /* where root leads, without links */
+};
+
+/* Whether phys is root's directory or below it. */
+static bool under(const struct lib_walk *l, const char *phys)
 {
-	snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
+	return l->plen == 1 ||
+	       (!strncmp(phys, l->phys, l->plen) && (phys[l->plen] == '/' || !phys[l->plen]));
+}
+
+/* phys as the operator named it: under the -r path as given when below it. */
+static const char *shown(const struct lib_walk *l, const char *phys, char *buf, size_t len)
+{
+	if (l->plen > 1 && under(l, phys))
+		snprintf(buf, len, "%s%s", l->root, phys + l->plen);
+	else
+		snprintf(buf, len, "%s", phys);
+	return buf;
+}
+
+static int unreadable(const char *shown)
+{
+	snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", shown);
 	return -EACCES;
 }
 
-/*
- * The walk of the whole tree (112k entries in make bench's): each lookup is
- * one name in its directory's descriptor, and a directory's own check is
- * the fstat of the descriptor its listing is then read from (nftw stats it
- * by name, opens it, stats it again).  path: the entry's, for the message.
- */
-static int owned_dir(int fd, char *path, size_t len);
-
-static int owned_name(int dirfd, const char *name, bool dir, char *path, size_t len)
+static int lib_lstat(const struct lib_walk *l, const char *phys, struct stat *st)
 {
-	struct stat st;
-	int fd, rc;
+	char buf[PATH_MAX];
 
-	if (dir) {
-		fd = openat(dirfd, name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 && errno != ENOTDIR && errno != ELOOP)
-			return unreadable(path);
-		if (fd >= 0) {
-			rc = fstat(fd, &st) ? unreadable(path) : owned_entry(path, &st);
-			if (!rc)
-				return owned_dir(fd, path, len);
-			close(fd);
-			return rc;
-		}
-	}
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return unreadable(path);
-	if (S_ISDIR(st.st_mode)) /* a directory now, and not a moment ago: once more */
-		return dir ? unreadable(path) : owned_name(dirfd, name, true, path, len);
-	return owned_entry(path, &st);
+	if (!lstat(phys, st))
+		return owned_entry(phys, shown(l, phys, buf, sizeof(buf)), st);
+	if (errno == ENOENT || errno == ENOTDIR)
+		return 1; /* not there, and nobody but root can put it there */
+	return unreadable(shown(l, phys, buf, sizeof(buf)));
 }
 
-#define DENTS_LEN 32768
-
-/* One listing's entries: 0 when all are fine, or rc. */
-static int owned_dents(int fd, const char *buf, ssize_t n, char *path, size_t len)
+/*
+ * rel resolved from the root as the kernel does for the library.  w->cur
+ * is always a directory that passed, and so is every directory above it up
+ * to the root; a ".." above the root or an absolute link leaves that, and
+ * the directory then reached is checked before a name is looked up in it.
+ * *dir: whether the walk ended on a directory (then w->cur).
+ */
+static int lib_path(const struct lib_walk *l, struct walk *w, const char *rel, bool *dir)
 {
-	const struct dirent64 *e;
-	ssize_t off;
-	size_t k;
+	char comp[NAME_MAX + 1], path[PATH_MAX];
+	bool cur_ok = true;
+	struct stat st;
 	int rc;
 
-	for (off = 0; off < n; off += e->d_reclen) {
-		e = (const struct dirent64 *)(buf + off);
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+	*dir = false;
+	gp_strlcpy(w->cur, l->phys, sizeof(w->cur));
+	if (gp_strlcpy(w->rest, rel, sizeof(w->rest)) >= sizeof(w->rest))
+		return -ENAMETOOLONG;
+	for (w->links = 0; more(w);) {
+		next_component(w, comp, sizeof(comp));
+		if (!strcmp(comp, "."))
 			continue;
-		k = strlen(e->d_name);
-		if (len + k >= PATH_MAX)
-			return unreadable(e->d_name);
-		memcpy(path + len, e->d_name, k + 1);
-		rc = owned_name(fd, e->d_name, e->d_type == DT_DIR || e->d_type == DT_UNKNOWN, path,
-				len + k);
+		if (!strcmp(comp, "..")) {
+			up(w);
+			cur_ok = cur_ok && under(l, w->cur);
+			continue;
+		}
+		if (!cur_ok && (rc = lib_lstat(l, w->cur, &st)))
+			return rc < 0 ? rc : 0;
+		cur_ok = true;
+		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", w->cur,
+				     strcmp(w->cur, "/") ? "/" : "", comp) >= sizeof(path))
+			return -ENAMETOOLONG;
+		rc = lib_lstat(l, path, &st);
 		if (rc)
-			return rc;
+			return rc < 0 ? rc : 0;
+		if (S_ISLNK(st.st_mode)) {
+			rc = follow(w, path);
+			if (rc)
+				return rc;
+			cur_ok = w->cur[1] != '\0' || l->plen == 1; /* absolute: from '/' */
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return 0; /* a file: the end, or ENOTDIR for the library too */
+		gp_strlcpy(w->cur, path, sizeof(w->cur));
 	}
+	if (!cur_ok && (rc = lib_lstat(l, w->cur, &st)))
+		return rc < 0 ? rc : 0;
+	*dir = true;
 	return 0;
 }
 
-/*
- * Takes fd; each entry is named path/NAME, as nftw names them.  The listing
- * is read with getdents64 itself: opendir would fstat the descriptor again
- * and fcntl it twice, for each of the tree's directories.
- */
-static int owned_dir(int fd, char *path, size_t len)
+/* lib_path, with a message for what stops the walk without naming an entry */
+static int lib_rel(const struct lib_walk *l, struct walk *w, const char *rel, bool *dir)
 {
-	char *buf = gp_xrealloc(NULL, DENTS_LEN, 1); /* not zeroed: getdents64 fills it */
-	ssize_t n;
-	int rc = 0;
+	int rc = lib_path(l, w, rel, dir);
 
-	if (len && path[len - 1] != '/' && len + 1 < PATH_MAX)
-		path[len++] = '/';
-	while (!rc && (n = getdents64(fd, buf, DENTS_LEN)) > 0)
-		rc = owned_dents(fd, buf, n, path, len);
-	if (!rc && n < 0) {
-		path[len] = '\0';
-		rc = unreadable(path);
-	}
-	free(buf);
-	close(fd);
+	if (rc < 0 && !tree_why[0]) /* a loop of links, a name too long */
+		snprintf(tree_why, sizeof(tree_why), "'%s%s': %s", l->root, rel, strerror(-rc));
 	return rc;
 }
 
-/*
- * The directory path leads to, and everything below it.  gp_trust has seen
- * that only root can change the way there, so the directory opened is the
- * one it checked; a root given as a link to a directory is walked too
- * (nftw with FTW_PHYS stopped at such a link: the tree behind it was not
- * looked at).
- */
-int gp_trust_owned_tree(const char *path)
+/* p->path, and each entry of it that the library opens (p->entries). */
+static int lib_one(const struct lib_walk *l, struct walk *w, const struct gp_lib_path *p)
 {
-	char buf[PATH_MAX];
-	struct stat st;
-	int rc = gp_trust(path, GP_TRUST_DIR), fd;
+	char rel[PATH_MAX], buf[PATH_MAX];
+	struct dirent *e;
+	bool dir;
+	DIR *d;
+	int rc = lib_rel(l, w, p->path, &dir), fd;
 
-	if (rc)
+	if (rc || !p->entries || !dir)
 		return rc;
+	/* the directory passed: its listing cannot change now */
+	fd = open(w->cur, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return unreadable(shown(l, w->cur, buf, sizeof(buf)));
+	}
+	while (!rc && (e = readdir(d))) {
+		/* both libraries pass over names starting with '.' */
+		if (e->d_name[0] == '.' || strncmp(e->d_name, p->entries, strlen(p->entries)))
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s%s%s", p->path, e->d_name,
+				     p->name ? "/" : "", p->name ? p->name : "") >= sizeof(rel))
+			rc = unreadable(rel);
+		else
+			rc = lib_rel(l, w, rel, &dir);
+	}
+	closedir(d);
+	return rc;
+}
+
+int gp_trust_lib_paths(const char *root, const struct gp_lib_path *paths, size_t n)
+{
+	struct lib_walk l = { .root = root };
+	struct walk w = { .why = "" };
+	struct stat st;
+	size_t i;
+	int rc = walk(&w, root, &st);
+
+	if (!rc && !S_ISDIR(st.st_mode))
+		rc = refuse(&w, "it is not a directory");
+	if (rc) {
+		report(root, &w, rc);
+		return rc;
+	}
+	gp_strlcpy(l.phys, w.cur, sizeof(l.phys));
+	l.plen = strlen(l.phys);
 	tree_why[0] = '\0';
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
-	if (gp_strlcpy(buf, path, sizeof(buf)) >= sizeof(buf) || fd < 0 || fstat(fd, &st))
-		rc = unreadable(path);
-	else
-		rc = owned_entry(path, &st);
-	if (!rc)
-		rc = owned_dir(fd, buf, strlen(buf));
-	else if (fd >= 0)
-		close(fd);
+	rc = owned_entry(l.phys, root, &st);
+	for (i = 0; !rc && i < n; i++)
+		rc = lib_one(&l, &w, &paths[i]);
 	if (!rc)
 		return 0;
-	gp_err("refusing '%s' as the host to read: %s; libpci and libkmod read it by path, "
-	       "so as root only a tree that only root can change is read (gpuprov(8), "
+	gp_err("refusing '%s' as the host to read: %s; libpci and libkmod open that path by "
+	       "themselves, so as root only root may be able to change it (gpuprov(8), "
 	       "SECURITY CONSIDERATIONS)",
-	       path, tree_why[0] ? tree_why : strerror(-rc));
+	       root, tree_why[0] ? tree_why : strerror(-rc));
 	return -EPERM;
 }
 
@@ -442,12 +506,7 @@ int gp_trust(const char *path, enum gp_trust_kind kind)
 		rc = nftw(path, tree_entry, 16, FTW_PHYS) ? -EPERM : 0;
 		gp_strlcpy(w.why, tree_why, sizeof(w.why));
 	}
-	if (rc == -EPERM)
-		gp_err("refusing '%s': %s; only root may be able to change it (gpuprov(8), "
-		       "SECURITY CONSIDERATIONS)",
-		       path, w.why);
-	else if (rc)
-		gp_err("cannot check '%s': %s", path, strerror(-rc));
+	report(path, &w, rc);
 	return rc;
 }
 

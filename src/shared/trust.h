@@ -3,6 +3,8 @@
 #ifndef GP_TRUST_H
 #define GP_TRUST_H
 
+#include <stddef.h>
+
 enum gp_trust_kind {
 	GP_TRUST_FILE, /* a regular file */
 	GP_TRUST_DIR,  /* a directory (not what is in it) */
@@ -12,7 +14,21 @@ enum gp_trust_kind {
 int gp_trust(const char *path, enum gp_trust_kind kind);
 /* gp_trust of the directory path will be written into (or the nearest that exists) */
 int gp_trust_parent(const char *path);
-/* every entry of the tree root's and writable by nobody else (a --root read as root) */
-int gp_trust_owned_tree(const char *path);
+/*
+ * A path under a --root tree that a library opens by itself (libpci,
+ * libkmod): path, or with entries set, path and each of its entries whose
+ * name starts with entries ("" for all), then /name in it when name is set.
+ */
+struct gp_lib_path {
+	char path[320];
+	const char *entries;
+	const char *name;
+};
+/*
+ * Run as root: the way to root, root and everything the kernel passes
+ * resolving ROOT/PATH for each of paths is root's and writable by nobody
+ * else, and no device node, FIFO or socket; else -EPERM after gp_err().
+ */
+int gp_trust_lib_paths(const char *root, const struct gp_lib_path *paths, size_t n);
 
 #endif

@@ -56,26 +56,54 @@ static int guard_dir(int rootfd, const char *root, const char *dir, const char *
 	return rc;
 }
 
+/* The release comes from the tree: a name, never a path. */
+static bool release_ok(const char *release)
+{
+	return release[0] && !strchr(release, '/') && strcmp(release, "..");
+}
+
 /*
- * libkmod opens ROOT/lib/modules/RELEASE/modules.* and the modprobe.d files
- * by itself, following links as the kernel does: under --root, each must
- * lead where the safe reader's does, to a regular file or a directory.
+ * What libkmod opens by itself, following links as the kernel does, for
+ * kmod_open's context: ROOT/lib/modules/RELEASE/modules.* (its indexes;
+ * the directory is only stat()ed), and each modprobe directory with every
+ * entry in it (a regular file there is read whatever its name).  It also
+ * stat()s the module files modules.dep names, and opens none of them for
+ * what gpuprov asks.  0 paths when libkmod is not run for release.
+ */
+size_t gp_kmod_lib_paths(const char *release, struct gp_lib_path *paths)
+{
+	size_t i;
+
+	if (!release_ok(release))
+		return 0;
+	snprintf(paths[0].path, sizeof(paths[0].path), GP_LIB_MODULES "/%s", release);
+	paths[0].entries = "modules.";
+	paths[0].name = NULL;
+	for (i = 0; i < GP_MODPROBE_DIRS; i++) {
+		gp_strlcpy(paths[i + 1].path, gp_modprobe_dirs[i], sizeof(paths[i + 1].path));
+		paths[i + 1].entries = "";
+		paths[i + 1].name = NULL;
+	}
+	return GP_KMOD_LIB_PATHS;
+}
+
+/*
+ * Under --root each of those must lead where the safe reader's resolution
+ * does, to a regular file or a directory.
  */
 static bool kmod_tree_safe(const char *root, const char *release)
 {
 	static bool warned;
-	char dir[4096];
+	struct gp_lib_path paths[GP_KMOD_LIB_PATHS];
 	int rootfd = gp_root_open(root), rc = 0;
-	size_t i;
+	size_t i, n = gp_kmod_lib_paths(release, paths);
 
 	if (rootfd == AT_FDCWD)
 		return true;
 	if (rootfd < 0)
 		return false;
-	snprintf(dir, sizeof(dir), GP_LIB_MODULES "/%s", release);
-	rc = guard_dir(rootfd, root, dir, "modules.");
-	for (i = 0; !rc && i < GP_MODPROBE_DIRS; i++)
-		rc = guard_dir(rootfd, root, gp_modprobe_dirs[i], "");
+	for (i = 0; !rc && i < n; i++)
+		rc = guard_dir(rootfd, root, paths[i].path, paths[i].entries);
 	gp_root_close(rootfd);
 	if (rc && !warned)
 		gp_warn("'%s': %s: vfio-pci's availability is unknown", root, gp_root_strerror(rc));
@@ -91,9 +119,7 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release)
 	struct stat st;
 	size_t i;
 
-	/* the release comes from the tree: a name, never a path */
-	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") ||
-	    !kmod_tree_safe(root, release))
+	if (!release_ok(release) || !kmod_tree_safe(root, release))
 		return NULL;
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, release);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))

@@ -5,7 +5,14 @@
 
 #include <stddef.h>
 
+#include "core/manifest.h"
+#include "shared/trust.h"
+
 struct kmod_ctx;
+
+/* the paths libkmod opens by itself under a root (the guard's, the walk's as root) */
+#define GP_KMOD_LIB_PATHS (1 + GP_MODPROBE_DIRS)
+size_t gp_kmod_lib_paths(const char *release, struct gp_lib_path *paths);
 
 int gp_vfio_module_available(const char *root, const char *release);
 void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *module,

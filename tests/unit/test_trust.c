@@ -146,6 +146,28 @@ static int setup(void **state)
 	acl("acldir", 0x02, NOBODY, 7, 7);
 	dir("linktree", 0755, 0);
 	link_to("linktree/conf", "../ww/p.ini", 0);
+	/* a -r tree whose library paths are walked (gp_trust_lib_paths) */
+	dir("lib", 0755, 0);
+	dir("lib/d", 0755, 0);
+	file("lib/d/ok.conf", 0644, 0);
+	assert_int_equal(mkfifo(at("lib/d/.fifo"), 0600), 0);
+	file("lib/theirs", 0644, NOBODY);
+	assert_int_equal(mkfifo(at("lib/fifo"), 0600), 0);
+	link_to("lib/up", "../ok/p.ini", 0);
+	link_to("lib/up-ww", "../ww/none", 0);
+	link_to("lib/abs", at("ok/none"), 0);
+	link_to("lib/loop", "loop", 0);
+	dir("lib/m", 0755, 0);
+	file("lib/m/modules.dep", 0644, 0);
+	file("lib/m/other", 0644, NOBODY);
+	dir("lib/s", 0755, 0);
+	dir("lib/s/1", 0755, 0);
+	file("lib/s/1/address", 0644, 0);
+	dir("lib/s2", 0755, 0);
+	file("lib/s2/address", 0644, NOBODY);
+	link_to("lib/s/2", "../s2", 0);
+	dir("lib/nobody", 0755, NOBODY);
+	link_to("lib-link", "lib", 0);
 	return 0;
 }
 
@@ -244,6 +266,53 @@ static void test_tree(void **state)
 	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_TREE), -EPERM);
 }
 
+/* one path (and its entries) under the tree at "lib", as a library resolves it */
+static int lib_walk(const char *root, const char *path, const char *entries, const char *name)
+{
+	struct gp_lib_path p = { .entries = entries, .name = name };
+
+	snprintf(p.path, sizeof(p.path), "%s", path);
+	return gp_trust_lib_paths(at(root), &p, 1);
+}
+
+/* the paths a library opens under -r: only root may be able to change them */
+static void test_lib_paths(void **state)
+{
+	(void)state;
+	/* dot entries are passed over, as libpci and libkmod pass over them */
+	assert_int_equal(lib_walk("lib", "/d", "", NULL), 0);
+	/* a name not there, in a directory only root can change */
+	assert_int_equal(lib_walk("lib", "/none/x", NULL, NULL), 0);
+	assert_int_equal(lib_walk("lib", "/fifo", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/fifo' is a device node, a FIFO or a socket"));
+	assert_int_equal(lib_walk("lib", "/theirs", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/theirs' is owned by uid 65534"));
+	/* nobody's directory: a name in it can appear at any time */
+	assert_int_equal(lib_walk("lib", "/nobody/x", NULL, NULL), -EPERM);
+	/* links are walked where they lead, above the root too */
+	assert_int_equal(lib_walk("lib", "/up", NULL, NULL), 0);
+	assert_int_equal(lib_walk("lib", "/up-ww", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/ww' is writable by others (mode 777)"));
+	/* absolute: from '/', through the sticky /tmp, where others add names */
+	assert_int_equal(lib_walk("lib", "/abs", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "'/tmp' is writable by others"));
+	assert_int_equal(lib_walk("lib", "/loop", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/loop': Too many levels of symbolic links"));
+	/* entries: those the library opens, and a name in each */
+	assert_int_equal(lib_walk("lib", "/m", "modules.", NULL), 0);
+	assert_int_equal(lib_walk("lib", "/m", "", NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/m/other' is owned by uid 65534"));
+	assert_int_equal(lib_walk("lib", "/s", "", NULL), 0);
+	assert_int_equal(lib_walk("lib", "/s", "", "address"), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/s2/address' is owned by uid 65534"));
+	/* named through a link, entries are named under the path as given */
+	assert_int_equal(lib_walk("lib-link", "/theirs", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib-link/theirs' is owned by uid 65534"));
+	/* the root's own chain: gp_trust's */
+	assert_int_equal(lib_walk("ww", "/p.ini", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "refusing '"));
+}
+
 /* a rollback acts on a journal's path only where nobody but root can redirect it */
 static void test_restore(void **state)
 {
@@ -317,7 +386,7 @@ int main(void)
 		cmocka_unit_test(test_files),	     cmocka_unit_test(test_directories),
 		cmocka_unit_test(test_links),	     cmocka_unit_test(test_relative),
 		cmocka_unit_test(test_tree),	     cmocka_unit_test(test_restore),
-		cmocka_unit_test(test_restore_dirs),
+		cmocka_unit_test(test_restore_dirs), cmocka_unit_test(test_lib_paths),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
