@@ -7,6 +7,7 @@
  * directory, as libpci would read them; pcicfg.c interprets the bytes.  One
  * pass over the devices, each file read once.
  */
+#define _GNU_SOURCE /* O_PATH: the guard's plain lookup of a device */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -368,7 +369,10 @@ static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, 
  * libpci enumerated it and finds its slot (the slots' addresses, read once
  * for all); the rest is read here.
  */
-static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pci_dev *pd,
+static int guard_dev(const struct gp_host *h, int pfd, const struct gp_root_dir *dir,
+		     const char *bdf);
+
+static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, struct pci_dev *pd,
 		    struct gp_dev *d, const struct gp_profile *p)
 {
 	struct gp_root_dir dir;
@@ -380,6 +384,10 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, struct pc
 	d->func = pd->func;
 	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
 	gp_root_dir_at(devs, d->bdf, &dir);
+	if (guard_dev(h, pfd, &dir, d->bdf)) {
+		gp_root_dir_close(&dir);
+		return -EXDEV;
+	}
 	if (read_ident(h, &dir, d)) {
 		gp_root_dir_close(&dir);
 		return -EIO;
@@ -411,8 +419,31 @@ static int guard(const struct gp_host *h, const char *path)
 	return rc;
 }
 
-/* Each dir/ENTRY and dir/ENTRY/NAME for the names given; stops at the first bad one. */
-static int guard_entries(const struct gp_host *h, const char *dir, const char *const *names)
+/*
+ * An entry of the devices directory that fill_dev reads under its own name:
+ * the address as libpci's numbers print it ("%04x:%02x:%02x.%u").  Its guard
+ * is done there, on the directory the safe reader opened (guard_dev).
+ */
+static bool read_as_named(const char *name)
+{
+	unsigned dom, bus, dev, fn;
+	int i;
+
+	if (strlen(name) != 12 || !gp_bdf_canonical(name, &dom, &bus, &dev, &fn) || dev > 31 ||
+	    fn > 7)
+		return false;
+	for (i = 0; i < 12; i++)
+		if (name[i] >= 'A' && name[i] <= 'F')
+			return false;
+	return true;
+}
+
+/*
+ * Each dir/ENTRY and dir/ENTRY/NAME for the names given; stops at the first
+ * bad one.  With deferred, the entries fill_dev guards itself are left to it.
+ */
+static int guard_entries(const struct gp_host *h, const char *dir, const char *const *names,
+			 bool deferred)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
@@ -420,7 +451,7 @@ static int guard_entries(const struct gp_host *h, const char *dir, const char *c
 	int rc = 0, bad;
 
 	while (!rc && d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || (deferred && read_as_named(e->d_name)))
 			continue;
 		rc = gp_root_guard_dir(h->rootfd, h->root, rootp(h, path, "%s/%s", dir, e->d_name),
 				       names, &bad);
@@ -433,19 +464,22 @@ static int guard_entries(const struct gp_host *h, const char *dir, const char *c
 	return rc;
 }
 
+/* What lspci reads of a device: its link, vendor, device, class, numa_node, config. */
+static const char *const dev_files[] = {
+	"", "vendor", "device", "class", "numa_node", "config", NULL,
+};
+
 /*
  * libpci opens ROOT/sys/bus/pci/... by itself and follows links as the kernel
  * does: the devices and slots directories, each slot's address.  Under
  * --root, each path it reads, and each that lspci would read for a device
  * (its link, vendor, device, class, numa_node, config: a tree where those
  * lead elsewhere is not the host it claims to be), must lead where the safe
- * reader's does, to a regular file or a directory.
+ * reader's does, to a regular file or a directory.  A device named as libpci's
+ * numbers print it is guarded where it is read (guard_dev); any other entry here.
  */
 static int guard_pci(const struct gp_host *h)
 {
-	static const char *const dev_files[] = {
-		"", "vendor", "device", "class", "numa_node", "config", NULL,
-	};
 	static const char *const slot_files[] = { "address", NULL };
 
 	if (h->rootfd == AT_FDCWD)
@@ -453,10 +487,81 @@ static int guard_pci(const struct gp_host *h)
 	if (guard(h, "/sys/bus/pci") || guard(h, "/sys/bus/pci/devices") ||
 	    guard(h, "/sys/bus/pci/slots"))
 		return -EXDEV;
-	if (guard_entries(h, "/sys/bus/pci/devices", dev_files) ||
-	    guard_entries(h, "/sys/bus/pci/slots", slot_files))
+	if (guard_entries(h, "/sys/bus/pci/devices", dev_files, true) ||
+	    guard_entries(h, "/sys/bus/pci/slots", slot_files, false))
 		return -EXDEV;
 	return 0;
+}
+
+/*
+ * The devices directory as libpci finds it, by the plain path, when that is
+ * the one the safe reader opened (guard_pci saw the two agree): a device's
+ * plain lookup then starts there instead of at "/".  -1: none such.
+ */
+static __attribute__((noinline)) int plain_devices(const struct gp_host *h,
+						   const struct gp_root_dir *devs)
+{
+	char path[PATH_LEN];
+	struct stat a, b;
+	int fd;
+
+	if (h->rootfd == AT_FDCWD || devs->fd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", h->root);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &a) || fstat(devs->fd, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * What gp_root_guard_dir asks of a device, from the directory the safe reader
+ * opened: the plain lookup (from the devices directory) ends at that very
+ * directory, and each name lspci reads is a regular file or a directory, or
+ * is missing, for both.  false: something else (a link, a mismatch), which
+ * the whole guard then judges.
+ */
+static bool dev_agrees(int pfd, const struct gp_root_dir *dir, const char *bdf)
+{
+	struct stat a, b;
+	bool ok;
+	int fa, i;
+
+	if (pfd < 0 || dir->fd < 0)
+		return false;
+	fa = openat(pfd, bdf, O_PATH | O_CLOEXEC);
+	if (fa < 0)
+		return false;
+	ok = !fstat(fa, &a) && !fstat(dir->fd, &b) && a.st_dev == b.st_dev &&
+	     a.st_ino == b.st_ino && S_ISDIR(a.st_mode);
+	close(fa);
+	for (i = 1; ok && dev_files[i]; i++) {
+		if (fstatat(dir->fd, dev_files[i], &a, AT_SYMLINK_NOFOLLOW))
+			continue; /* nothing there, for either */
+		ok = S_ISREG(a.st_mode) || S_ISDIR(a.st_mode);
+	}
+	return ok;
+}
+
+/* A device as guard_entries would have guarded it, before anything of it is read. */
+static int guard_dev(const struct gp_host *h, int pfd, const struct gp_root_dir *dir,
+		     const char *bdf)
+{
+	char path[PATH_LEN];
+	int rc, bad;
+
+	if (h->rootfd == AT_FDCWD || dev_agrees(pfd, dir, bdf))
+		return 0;
+	rc = gp_root_guard_dir(h->rootfd, h->root, rootp(h, path, "/sys/bus/pci/devices/%s", bdf),
+			       dev_files, &bad);
+	if (rc)
+		gp_err("cannot read host state: '%s%s%s%s': %s", h->root, path,
+		       dev_files[bad][0] ? "/" : "", dev_files[bad], gp_root_strerror(rc));
+	return rc;
 }
 
 static int scan_pci(struct gp_host *h, const struct gp_profile *p)
@@ -468,6 +573,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	volatile size_t n = 0;
 	size_t i;
 	volatile int rc = 0;
+	int pfd;
 
 	if (guard_pci(h))
 		return -EXDEV;
@@ -477,6 +583,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	pacc->debug = pci_debug_cb;
 	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
 	gp_root_dir(h->rootfd, "/sys/bus/pci/devices", &devs);
+	pfd = plain_devices(h, &devs);
 	if (setjmp(pci_jump)) {
 		gp_err("cannot read the PCI devices: %s", pci_errmsg);
 		rc = -EIO;
@@ -496,10 +603,9 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	 */
 	for (i = 0; (pd = pacc->devices); i++) {
 		gp_dev_init(&h->devs[i]);
-		if (fill_dev(h, &devs, pd, &h->devs[i], p)) {
-			rc = -EIO;
+		rc = fill_dev(h, &devs, pfd, pd, &h->devs[i], p);
+		if (rc)
 			goto out;
-		}
 		pacc->devices = pd->next;
 		pci_free_dev(pd);
 		if (i % 512 == 511)
@@ -512,6 +618,8 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 		h->devs[i].parent =
 			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
 out:
+	if (pfd >= 0)
+		close(pfd);
 	gp_root_dir_close(&devs);
 	pci_cleanup(pacc);
 	return rc;
