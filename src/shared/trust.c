@@ -27,6 +27,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -34,8 +35,10 @@
 #include "shared/trust.h"
 #include "shared/util.h"
 
-#define MAX_LINKS   40	  /* the kernel's MAXSYMLINKS */
-#define MAX_ENTRIES 10000 /* a tree larger than this is no configuration */
+#define MAX_LINKS   40	       /* the kernel's MAXSYMLINKS */
+#define PROC_MAGIC  0x9fa0     /* linux/magic.h PROC_SUPER_MAGIC */
+#define FUSE_MAGIC  0x65735546 /* linux/magic.h FUSE_SUPER_MAGIC */
+#define MAX_ENTRIES 10000      /* a tree larger than this is no configuration */
 
 struct walk {
 	char cur[PATH_MAX];	 /* resolved so far: a directory found safe */
@@ -152,6 +155,29 @@ static void up(struct walk *w)
 		*slash = '\0';
 }
 
+/*
+ * Whether the link path lives on procfs.  Its links (/proc/PID/root, cwd,
+ * fd/N, exe) are not resolved by their text: the kernel goes to the file
+ * itself, in whatever mount namespace it is, while readlink gives a path
+ * of ours.  A walk by the text would check files the kernel never opens.
+ */
+static int proc_link(const char *path)
+{
+	char dir[PATH_MAX];
+	struct statfs sf;
+	char *slash;
+
+	gp_strlcpy(dir, path, sizeof(dir));
+	slash = strrchr(dir, '/');
+	if (!slash)
+		gp_strlcpy(dir, ".", sizeof(dir));
+	else
+		slash[slash == dir] = '\0';
+	if (statfs(dir, &sf))
+		return -errno;
+	return sf.f_type == PROC_MAGIC;
+}
+
 /* A link: its target goes in front of what is left, from '/' when absolute. */
 static int follow(struct walk *w, const char *path)
 {
@@ -160,6 +186,14 @@ static int follow(struct walk *w, const char *path)
 
 	if (++w->links > MAX_LINKS)
 		return -ELOOP;
+	n = proc_link(path);
+	if (n < 0)
+		return n;
+	if (n)
+		return refuse(w,
+			      "'%s' is a link in /proc, which the kernel may resolve elsewhere "
+			      "(another mount namespace) than its text says",
+			      path);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
@@ -200,6 +234,18 @@ static int step(struct walk *w, const char *comp, struct stat *st)
 	return S_ISDIR(st->st_mode) ? 0 : -ENOTDIR;
 }
 
+/* What the walk reached (st) is what the kernel resolves path to. */
+static int same_file(struct walk *w, const char *path, const struct stat *st)
+{
+	struct stat k;
+
+	if (stat(path, &k))
+		return -errno;
+	if (k.st_dev != st->st_dev || k.st_ino != st->st_ino)
+		return refuse(w, "the kernel resolves it elsewhere than its links' text says");
+	return 0;
+}
+
 static int walk(struct walk *w, const char *path, struct stat *st)
 {
 	char comp[NAME_MAX + 1];
@@ -224,7 +270,7 @@ static int walk(struct walk *w, const char *path, struct stat *st)
 	}
 	if (rc == 1 && lstat(w->cur, st))
 		return -errno; /* ".." at the end: the directory reached */
-	return rc == 1 ? 0 : rc;
+	return rc == 1 ? same_file(w, path, st) : rc;
 }
 
 /* gp_trust's message for rc (0: none). */
@@ -354,28 +400,70 @@ static int unreadable(const char *shown)
 	return -EACCES;
 }
 
+bool gp_trust_fs_foreign(unsigned long f_type)
+{
+	return f_type == FUSE_MAGIC;
+}
+
+/*
+ * A FUSE filesystem answers lstat with whatever owner and mode its server
+ * likes (a user's mount with allow_other too), and can stall or change any
+ * open: its entries say nothing about who can change them.
+ */
+static int lib_fs(const char *phys, const char *shown, const struct stat *st)
+{
+	struct statfs sf;
+
+	if (S_ISLNK(st->st_mode))
+		return 0; /* on its directory's filesystem, checked as it was reached */
+	if (statfs(phys, &sf))
+		return unreadable(shown);
+	if (!gp_trust_fs_foreign((unsigned long)sf.f_type))
+		return 0;
+	snprintf(tree_why, sizeof(tree_why),
+		 "'%s' is on a FUSE filesystem, whose owners and modes its server makes up", shown);
+	return -EPERM;
+}
+
 static int lib_lstat(const struct lib_walk *l, const char *phys, struct stat *st)
 {
 	char buf[PATH_MAX];
+	int rc;
 
-	if (!lstat(phys, st))
-		return owned_entry(phys, shown(l, phys, buf, sizeof(buf)), st);
+	if (!lstat(phys, st)) {
+		shown(l, phys, buf, sizeof(buf));
+		rc = owned_entry(phys, buf, st);
+		return rc ? rc : lib_fs(phys, buf, st);
+	}
 	if (errno == ENOENT || errno == ENOTDIR)
 		return 1; /* not there, and nobody but root can put it there */
 	return unreadable(shown(l, phys, buf, sizeof(buf)));
 }
 
 /*
+ * A link on a library path leads nowhere out of the tree: real sysfs slots
+ * and module directories never need it (snapshot rewrites absolute links),
+ * and out there may be what root daemons mount on a user's request.
+ */
+static int left(const struct lib_walk *l, const char *link)
+{
+	char buf[PATH_MAX];
+
+	snprintf(tree_why, sizeof(tree_why),
+		 "the link '%s' leads out of the tree (no sysfs or module tree needs that)",
+		 shown(l, link, buf, sizeof(buf)));
+	return -EPERM;
+}
+
+/*
  * rel resolved from the root as the kernel does for the library.  w->cur
- * is always a directory that passed, and so is every directory above it up
- * to the root; a ".." above the root or an absolute link leaves that, and
- * the directory then reached is checked before a name is looked up in it.
+ * is always a directory in the tree that passed, and so is every directory
+ * above it up to the root; a link that leaves the tree is refused.
  * *dir: whether the walk ended on a directory (then w->cur).
  */
 static int lib_path(const struct lib_walk *l, struct walk *w, const char *rel, bool *dir)
 {
-	char comp[NAME_MAX + 1], path[PATH_MAX];
-	bool cur_ok = true;
+	char comp[NAME_MAX + 1], path[PATH_MAX], link[PATH_MAX] = "";
 	struct stat st;
 	int rc;
 
@@ -389,12 +477,10 @@ static int lib_path(const struct lib_walk *l, struct walk *w, const char *rel, b
 			continue;
 		if (!strcmp(comp, "..")) {
 			up(w);
-			cur_ok = cur_ok && under(l, w->cur);
+			if (!under(l, w->cur))
+				return left(l, link);
 			continue;
 		}
-		if (!cur_ok && (rc = lib_lstat(l, w->cur, &st)))
-			return rc < 0 ? rc : 0;
-		cur_ok = true;
 		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", w->cur,
 				     strcmp(w->cur, "/") ? "/" : "", comp) >= sizeof(path))
 			return -ENAMETOOLONG;
@@ -403,17 +489,19 @@ static int lib_path(const struct lib_walk *l, struct walk *w, const char *rel, b
 			return rc < 0 ? rc : 0;
 		if (S_ISLNK(st.st_mode)) {
 			rc = follow(w, path);
+			if (rc == -EPERM)
+				gp_strlcpy(tree_why, w->why, sizeof(tree_why));
 			if (rc)
 				return rc;
-			cur_ok = w->cur[1] != '\0' || l->plen == 1; /* absolute: from '/' */
+			gp_strlcpy(link, path, sizeof(link));
+			if (!under(l, w->cur))
+				return left(l, link); /* absolute: from '/' */
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode))
 			return 0; /* a file: the end, or ENOTDIR for the library too */
 		gp_strlcpy(w->cur, path, sizeof(w->cur));
 	}
-	if (!cur_ok && (rc = lib_lstat(l, w->cur, &st)))
-		return rc < 0 ? rc : 0;
 	*dir = true;
 	return 0;
 }
@@ -479,6 +567,8 @@ int gp_trust_lib_paths(const char *root, const struct gp_lib_path *paths, size_t
 	l.plen = strlen(l.phys);
 	tree_why[0] = '\0';
 	rc = owned_entry(l.phys, root, &st);
+	if (!rc)
+		rc = lib_fs(l.phys, root, &st);
 	for (i = 0; !rc && i < n; i++)
 		rc = lib_one(&l, &w, &paths[i]);
 	if (!rc)

@@ -3,6 +3,7 @@
 #ifndef GP_TRUST_H
 #define GP_TRUST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum gp_trust_kind {
@@ -30,5 +31,7 @@ struct gp_lib_path {
  * else, and no device node, FIFO or socket; else -EPERM after gp_err().
  */
 int gp_trust_lib_paths(const char *root, const struct gp_lib_path *paths, size_t n);
+/* Whether a filesystem (statfs f_type) is one whose owners and modes mean nothing (FUSE). */
+bool gp_trust_fs_foreign(unsigned long f_type);
 
 #endif

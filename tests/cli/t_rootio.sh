@@ -190,7 +190,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	ln -s ../../../../../theirs "$d/tree/sys/bus/pci/slots/1"
 	run 20 -r "$d/tree" scan
 	[ $rc -eq 3 ] || fail "slot link into uid 65534's directory: exit $rc, want 3"
-	grep -q "'$d/theirs' is owned by uid 65534" "$d/out" ||
+	grep -q "slots/1' leads out of the tree" "$d/out" ||
 		fail "slot link into uid 65534's directory: $(cat "$d/out")"
 	rmdir "$d/theirs"
 	# libkmod opens lib/modules/RELEASE/modules.* and every modprobe.d entry,
@@ -223,6 +223,40 @@ if [ "$(id -u)" -eq 0 ]; then
 	grep -q THEIRS-BIOS "$d/out" || fail "uid 65534's bios_version was not read: $(cat "$d/out")"
 	run 20 -r "$d/tree" -p profiles/h3c-r5350-g6.ini check
 	[ $rc -le 2 ] || fail "uid 65534's files off the library paths, check: exit $rc: $(cat "$d/out")"
+	# a link on a library path stays in the tree: out of it (to root's own
+	# directory too) it is refused, even when nothing is there
+	fresh
+	mkdir "$d/rootdir"
+	rm -r "$d/tree/sys/bus/pci/slots/1"
+	ln -s ../../../../../rootdir "$d/tree/sys/bus/pci/slots/1"
+	run 20 -r "$d/tree" scan
+	[ $rc -eq 3 ] || fail "slot link to a directory out of the tree: exit $rc, want 3"
+	grep -q "slots/1' leads out of the tree" "$d/out" ||
+		fail "slot link to a directory out of the tree: $(cat "$d/out")"
+	rmdir "$d/rootdir"
+	# /proc links (cwd, root, fd/N) lead where the kernel says, maybe into
+	# another mount namespace, not where their text says: never followed
+	rm "$d/tree/sys/bus/pci/slots/1"
+	ln -s "/proc/self/cwd/$d/none" "$d/tree/sys/bus/pci/slots/1"
+	run 20 -r "$d/tree" scan
+	[ $rc -eq 3 ] || fail "slot link through /proc/self/cwd: exit $rc, want 3"
+	# -r /proc/PID/cwd of a process in its own mount namespace, whose tree
+	# (a tmpfs there, an empty root's directory here) has a slot of uid
+	# 65534: the walk must not check the empty directory and pass
+	fresh
+	chown -R 65534 "$d/tree/sys/bus/pci/slots/1"
+	mkdir "$d/ns" && mkfifo "$d/ready"
+	unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=755 tmpfs "$1" &&
+		cp -a "$2/." "$1/" && cd "$1" && echo >"$3" && exec sleep 60' \
+		- "$d/ns" "$d/tree" "$d/ready" &
+	pid=$!
+	read -r _ <"$d/ready"
+	run 20 -r "/proc/$pid/cwd" scan
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	[ $rc -eq 3 ] || fail "-r /proc/PID/cwd of another mount namespace: exit $rc, want 3"
+	grep -q "/proc/$pid/cwd' is a link in /proc" "$d/out" ||
+		fail "-r /proc/PID/cwd of another mount namespace: $(cat "$d/out")"
 	fresh
 	run 20 -r "$d/tree" scan
 	[ $rc -eq 0 ] || fail "root's own tree: exit $rc"

@@ -76,6 +76,10 @@ ln -s p.ini "$d/ok/root-link.ini"
 apply "$d/ok/root-link.ini" "$ACCEPTED"
 ln -s ../ww/p.ini "$d/ok/to-ww.ini"
 apply "$d/ok/to-ww.ini" "'$d/ww' is writable"
+# a /proc link (root, cwd, fd/N) is resolved by the kernel, maybe in another
+# mount namespace, not by its text: never followed
+apply "/proc/self/root$d/ok/p.ini" "'/proc/self' is a link in /proc"
+apply "/proc/$$/root$d/ok/p.ini" "'/proc/$$/root' is a link in /proc"
 
 # every template apply installs: the directory and each file in it
 cp -rp "$T" "$d/tpl"

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -168,6 +169,8 @@ static int setup(void **state)
 	link_to("lib/s/2", "../s2", 0);
 	dir("lib/nobody", 0755, NOBODY);
 	link_to("lib-link", "lib", 0);
+	link_to("lib/in", "d/../d/ok.conf", 0);
+	link_to("lib/in-s2", "s", 0);
 	return 0;
 }
 
@@ -289,13 +292,18 @@ static void test_lib_paths(void **state)
 	assert_non_null(strstr(gp_last_error, "lib/theirs' is owned by uid 65534"));
 	/* nobody's directory: a name in it can appear at any time */
 	assert_int_equal(lib_walk("lib", "/nobody/x", NULL, NULL), -EPERM);
-	/* links are walked where they lead, above the root too */
-	assert_int_equal(lib_walk("lib", "/up", NULL, NULL), 0);
+	/* links are walked where they lead, in the tree */
+	assert_int_equal(lib_walk("lib", "/in", NULL, NULL), 0);
+	assert_int_equal(lib_walk("lib", "/in-s2", "", "address"), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/s2/address' is owned by uid 65534"));
+	/* and never out of it, relative or absolute, to root's files too */
+	assert_int_equal(lib_walk("lib", "/up", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "the link '"));
+	assert_non_null(strstr(gp_last_error, "lib/up' leads out of the tree"));
 	assert_int_equal(lib_walk("lib", "/up-ww", NULL, NULL), -EPERM);
-	assert_non_null(strstr(gp_last_error, "/ww' is writable by others (mode 777)"));
-	/* absolute: from '/', through the sticky /tmp, where others add names */
+	assert_non_null(strstr(gp_last_error, "lib/up-ww' leads out of the tree"));
 	assert_int_equal(lib_walk("lib", "/abs", NULL, NULL), -EPERM);
-	assert_non_null(strstr(gp_last_error, "'/tmp' is writable by others"));
+	assert_non_null(strstr(gp_last_error, "lib/abs' leads out of the tree"));
 	assert_int_equal(lib_walk("lib", "/loop", NULL, NULL), -EPERM);
 	assert_non_null(strstr(gp_last_error, "lib/loop': Too many levels of symbolic links"));
 	/* entries: those the library opens, and a name in each */
@@ -311,6 +319,44 @@ static void test_lib_paths(void **state)
 	/* the root's own chain: gp_trust's */
 	assert_int_equal(lib_walk("ww", "/p.ini", NULL, NULL), -EPERM);
 	assert_non_null(strstr(gp_last_error, "refusing '"));
+}
+
+/*
+ * A link in /proc (/proc/PID/root, cwd, fd/N) is resolved by the kernel in
+ * the process's own mount namespace, not by its text: never followed.
+ */
+static void test_proc_links(void **state)
+{
+	char path[512], lib[512];
+	struct gp_lib_path p = { "/s", "", "address" };
+
+	(void)state;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)getpid(), at("ok/p.ini"));
+	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(path, GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/root' is a link in /proc"));
+	snprintf(path, sizeof(path), "/proc/self/root%s", at("ok/p.ini"));
+	assert_int_equal(gp_trust(path, GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "'/proc/self' is a link in /proc"));
+	snprintf(lib, sizeof(lib), "/proc/%d/cwd/../../../..%s", (int)getpid(), at("lib"));
+	assert_int_equal(gp_trust_lib_paths(at("lib"), &p, 1), -EPERM); /* s2: uid 65534 */
+	p.name = NULL;
+	assert_int_equal(gp_trust_lib_paths(at("lib"), &p, 1), 0);
+	assert_int_equal(gp_trust_lib_paths(lib, &p, 1), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/cwd' is a link in /proc"));
+}
+
+/* FUSE: owners and modes are what its server says (no FUSE mount here to try) */
+static void test_foreign_fs(void **state)
+{
+	struct statfs sf;
+
+	(void)state;
+	assert_true(gp_trust_fs_foreign(0x65735546));
+	assert_false(gp_trust_fs_foreign(0x01021994)); /* tmpfs */
+	assert_false(gp_trust_fs_foreign(0xef53));     /* ext4 */
+	assert_int_equal(statfs(top, &sf), 0);
+	assert_false(gp_trust_fs_foreign((unsigned long)sf.f_type));
 }
 
 /* a rollback acts on a journal's path only where nobody but root can redirect it */
@@ -387,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_links),	     cmocka_unit_test(test_relative),
 		cmocka_unit_test(test_tree),	     cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_restore_dirs), cmocka_unit_test(test_lib_paths),
+		cmocka_unit_test(test_proc_links),   cmocka_unit_test(test_foreign_fs),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
