@@ -110,8 +110,8 @@ static int acl_ok(struct walk *w, const char *path)
 	return 0;
 }
 
-/* What every entry on the way must be: root's, and not writable by others. */
-static int entry_ok(struct walk *w, const char *path, const struct stat *st)
+/* Root's, and not writable by others. */
+static int owner_ok(struct walk *w, const char *path, const struct stat *st)
 {
 	if (st->st_uid != 0)
 		return refuse(w, "'%s' is owned by uid %lu, not root", path,
@@ -128,6 +128,47 @@ static int entry_ok(struct walk *w, const char *path, const struct stat *st)
 		return acl_ok(w, path);
 	return refuse(w, "'%s' is writable by group or others (mode %lo)", path,
 		      (unsigned long)(st->st_mode & 07777));
+}
+
+int (*gp_trust_statfs)(const char *path, struct statfs *sf) = statfs;
+
+bool gp_trust_fs_foreign(unsigned long f_type)
+{
+	return f_type == FUSE_MAGIC;
+}
+
+/*
+ * A FUSE filesystem answers lstat with whatever owner and mode its server
+ * likes (a user's mount with allow_other too), and can stall or change any
+ * open: its entries say nothing about who can change them.  A link is on
+ * its directory's filesystem, checked as the directory was reached (statfs
+ * would follow the link).  1 when path is on such a filesystem, 0 when not,
+ * or -errno.
+ */
+static int fs_foreign(const char *path, const struct stat *st)
+{
+	struct statfs sf;
+
+	if (S_ISLNK(st->st_mode))
+		return 0;
+	if (gp_trust_statfs(path, &sf))
+		return -errno;
+	return gp_trust_fs_foreign((unsigned long)sf.f_type);
+}
+
+#define FOREIGN_WHY "'%s' is on a FUSE filesystem, whose owners and modes its server makes up"
+
+/* What every entry on the way must be: root's, not writable by others, off FUSE. */
+static int entry_ok(struct walk *w, const char *path, const struct stat *st)
+{
+	int rc = owner_ok(w, path, st);
+
+	if (rc)
+		return rc;
+	rc = fs_foreign(path, st);
+	if (rc > 0)
+		return refuse(w, FOREIGN_WHY, path);
+	return rc;
 }
 
 /* The first component of w->rest into comp, and off w->rest. */
@@ -400,28 +441,16 @@ static int unreadable(const char *shown)
 	return -EACCES;
 }
 
-bool gp_trust_fs_foreign(unsigned long f_type)
-{
-	return f_type == FUSE_MAGIC;
-}
-
-/*
- * A FUSE filesystem answers lstat with whatever owner and mode its server
- * likes (a user's mount with allow_other too), and can stall or change any
- * open: its entries say nothing about who can change them.
- */
+/* The rule of entry_ok for an entry on a library path (or the -r root). */
 static int lib_fs(const char *phys, const char *shown, const struct stat *st)
 {
-	struct statfs sf;
+	int rc = fs_foreign(phys, st);
 
-	if (S_ISLNK(st->st_mode))
-		return 0; /* on its directory's filesystem, checked as it was reached */
-	if (statfs(phys, &sf))
+	if (rc < 0)
 		return unreadable(shown);
-	if (!gp_trust_fs_foreign((unsigned long)sf.f_type))
+	if (!rc)
 		return 0;
-	snprintf(tree_why, sizeof(tree_why),
-		 "'%s' is on a FUSE filesystem, whose owners and modes its server makes up", shown);
+	snprintf(tree_why, sizeof(tree_why), FOREIGN_WHY, shown);
 	return -EPERM;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/vfs.h>
 
 enum gp_trust_kind {
 	GP_TRUST_FILE, /* a regular file */
@@ -33,5 +34,11 @@ struct gp_lib_path {
 int gp_trust_lib_paths(const char *root, const struct gp_lib_path *paths, size_t n);
 /* Whether a filesystem (statfs f_type) is one whose owners and modes mean nothing (FUSE). */
 bool gp_trust_fs_foreign(unsigned long f_type);
+/*
+ * statfs as both walks call it for each entry (not a link) they pass: the
+ * unit test sets another to put an entry "on FUSE", as no FUSE filesystem
+ * can be mounted where the tests run.
+ */
+extern int (*gp_trust_statfs)(const char *path, struct statfs *sf);
 
 #endif

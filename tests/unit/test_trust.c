@@ -359,6 +359,66 @@ static void test_foreign_fs(void **state)
 	assert_false(gp_trust_fs_foreign((unsigned long)sf.f_type));
 }
 
+/* statfs, but an entry named "fuse..." is on FUSE (none can be mounted here) */
+static int fake_statfs(const char *path, struct statfs *sf)
+{
+	const char *name = strrchr(path, '/');
+
+	if (statfs(path, sf))
+		return -1;
+	if (name && !strncmp(name, "/fuse", 5))
+		sf->f_type = 0x65735546;
+	return 0;
+}
+
+/*
+ * gp_trust's walk asks the fs-type rule of every entry it passes (directory,
+ * final file, entries of a tree), not of a link (statfs would follow it):
+ * a FUSE mount with allow_other reports root:0644 for a user's file.
+ */
+static void test_fuse_walk(void **state)
+{
+	struct gp_lib_path p = { .path = "s" };
+
+	(void)state;
+	dir("fw", 0755, 0);
+	dir("fw/fusedir", 0755, 0);
+	file("fw/fusedir/p.ini", 0644, 0);
+	file("fw/fusefile", 0644, 0);
+	file("fw/plain", 0644, 0);
+	link_to("fw/fuselink", "plain", 0);
+	link_to("fw/ln", "fusedir/p.ini", 0);
+	dir("fw/tree", 0755, 0);
+	dir("fw/tree/fusesub", 0755, 0);
+	dir("fw/lib", 0755, 0);
+	dir("fw/lib/s", 0755, 0);
+	file("fw/lib/s/fuse", 0644, 0);
+	gp_trust_statfs = fake_statfs;
+	assert_int_equal(gp_trust(at("fw/fusedir/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "fw/fusedir' is on a FUSE filesystem"));
+	assert_int_equal(gp_trust(at("fw/fusefile"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "fw/fusefile' is on a FUSE filesystem"));
+	assert_int_equal(gp_trust(at("fw/fusedir"), GP_TRUST_DIR), -EPERM);
+	assert_int_equal(gp_trust(at("fw/ln"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("fw/tree"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "fw/tree/fusesub' is on a FUSE filesystem"));
+	assert_int_equal(gp_trust_lib_paths(at("fw/lib"), &p, 1), 0);
+	p.name = NULL;
+	snprintf(p.path, sizeof(p.path), "s/fuse");
+	assert_int_equal(gp_trust_lib_paths(at("fw/lib"), &p, 1), -EPERM);
+	assert_non_null(strstr(gp_last_error, "s/fuse' is on a FUSE filesystem"));
+	/* a link is on its directory's filesystem: statfs would follow it */
+	assert_int_equal(gp_trust(at("fw/fuselink"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("fw/plain"), GP_TRUST_FILE), 0);
+	gp_trust_statfs = statfs;
+	/* the same entries pass on what they really are on */
+	assert_int_equal(gp_trust(at("fw/fusedir/p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("fw/fusefile"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("fw/ln"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("fw/tree"), GP_TRUST_TREE), 0);
+	assert_int_equal(gp_trust_lib_paths(at("fw/lib"), &p, 1), 0);
+}
+
 /* a rollback acts on a journal's path only where nobody but root can redirect it */
 static void test_restore(void **state)
 {
@@ -434,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_tree),	     cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_restore_dirs), cmocka_unit_test(test_lib_paths),
 		cmocka_unit_test(test_proc_links),   cmocka_unit_test(test_foreign_fs),
+		cmocka_unit_test(test_fuse_walk),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
