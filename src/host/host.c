@@ -369,8 +369,7 @@ static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, 
  * libpci enumerated it and finds its slot (the slots' addresses, read once
  * for all); the rest is read here.
  */
-static int guard_dev(const struct gp_host *h, int pfd, const struct gp_root_dir *dir,
-		     const char *bdf);
+static int guard_dev(const struct gp_host *h, int pfd, struct gp_root_dir *dir, const char *bdf);
 
 static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, struct pci_dev *pd,
 		    struct gp_dev *d, const struct gp_profile *p)
@@ -525,19 +524,22 @@ static __attribute__((noinline)) int plain_devices(const struct gp_host *h,
  * is missing, for both.  false: something else (a link, a mismatch), which
  * the whole guard then judges.
  */
-static bool dev_agrees(int pfd, const struct gp_root_dir *dir, const char *bdf)
+static bool dev_agrees(int pfd, struct gp_root_dir *dir, const char *bdf)
 {
-	struct stat a, b;
+	struct stat a;
+	dev_t dev;
+	ino_t ino;
 	bool ok;
 	int i;
 
 	if (pfd < 0 || dir->fd < 0)
 		return false;
 	/* following links as libpci's open() does: one stat, no descriptor to close */
-	ok = !fstatat(pfd, bdf, &a, 0) && !fstat(dir->fd, &b) && a.st_dev == b.st_dev &&
-	     a.st_ino == b.st_ino && S_ISDIR(a.st_mode);
+	ok = !fstatat(pfd, bdf, &a, 0) && !gp_root_dir_id(dir, &dev, &ino) && a.st_dev == dev &&
+	     a.st_ino == ino && S_ISDIR(a.st_mode);
+	/* in a trusted directory the reader's type checks take these answers */
 	for (i = 1; ok && dev_files[i]; i++) {
-		if (fstatat(dir->fd, dev_files[i], &a, AT_SYMLINK_NOFOLLOW))
+		if (gp_root_dir_note(dir, dev_files[i], &a))
 			continue; /* nothing there, for either */
 		ok = S_ISREG(a.st_mode) || S_ISDIR(a.st_mode);
 	}
@@ -545,8 +547,7 @@ static bool dev_agrees(int pfd, const struct gp_root_dir *dir, const char *bdf)
 }
 
 /* A device as guard_entries would have guarded it, before anything of it is read. */
-static int guard_dev(const struct gp_host *h, int pfd, const struct gp_root_dir *dir,
-		     const char *bdf)
+static int guard_dev(const struct gp_host *h, int pfd, struct gp_root_dir *dir, const char *bdf)
 {
 	char path[PATH_LEN];
 	int rc, bad;

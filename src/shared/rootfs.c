@@ -470,17 +470,23 @@ static bool local_fs(long type)
 	       type == TMPFS_MAGIC;
 }
 
-static enum gp_root_trust dir_trust(int fd)
+/* The trust of d's directory (d->fd); its id where the check fstat'ed it. */
+static enum gp_root_trust dir_trust(struct gp_root_dir *d)
 {
 	struct statfs sf;
 	struct stat st;
 
-	if (fd < 0 || fstatfs(fd, &sf))
+	d->has_id = false;
+	d->nseen = 0;
+	if (d->fd < 0 || fstatfs(d->fd, &sf))
 		return GP_TRUST_NONE;
 	if (sf.f_type == SYSFS_MAGIC || sf.f_type == PROC_SUPER_MAGIC)
 		return GP_TRUST_KERNFS;
-	if (!local_fs((long)sf.f_type) || fstat(fd, &st))
+	if (!local_fs((long)sf.f_type) || fstat(d->fd, &st))
 		return GP_TRUST_NONE;
+	d->has_id = true;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
 	if ((st.st_uid && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
 		return GP_TRUST_NONE;
 	return GP_TRUST_LOCAL;
@@ -491,7 +497,7 @@ void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d)
 	d->rootfd = rootfd;
 	gp_strlcpy(d->path, path, sizeof(d->path));
 	d->fd = open_in(rootfd, path, O_PATH | O_DIRECTORY);
-	d->trust = dir_trust(d->fd);
+	d->trust = dir_trust(d);
 }
 
 /*
@@ -506,7 +512,7 @@ void gp_root_dir_at(const struct gp_root_dir *parent, const char *name, struct g
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent->path, name) >= sizeof(path)) {
 		d->rootfd = parent->rootfd;
 		d->fd = -ENAMETOOLONG;
-		d->trust = GP_TRUST_NONE;
+		d->trust = dir_trust(d);
 		gp_strlcpy(d->path, path, sizeof(d->path));
 		return;
 	}
@@ -519,7 +525,7 @@ void gp_root_dir_at(const struct gp_root_dir *parent, const char *name, struct g
 	d->fd = openat(parent->fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (d->fd < 0)
 		d->fd = -errno;
-	d->trust = dir_trust(d->fd);
+	d->trust = dir_trust(d);
 }
 
 void gp_root_dir_close(struct gp_root_dir *d)
@@ -527,6 +533,27 @@ void gp_root_dir_close(struct gp_root_dir *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	d->fd = -1;
+}
+
+/*
+ * fstatat(d, name) without following a link, or what gp_root_dir_note found
+ * of name: in a GP_TRUST_LOCAL directory nobody else can make name another
+ * entry, nor change an entry's type, so the type check stands.
+ */
+static int local_stat(const struct gp_root_dir *d, const char *name, struct stat *st)
+{
+	int i;
+
+	for (i = 0; i < d->nseen; i++) {
+		if (strcmp(d->seen[i].name, name))
+			continue;
+		if (d->seen[i].err)
+			return d->seen[i].err;
+		st->st_mode = d->seen[i].mode;
+		st->st_size = d->seen[i].size;
+		return 0;
+	}
+	return fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
 }
 
 /*
@@ -543,10 +570,9 @@ static bool open_trusted(const struct gp_root_dir *d, const char *name, int flag
 	if (d->fd < 0 || d->trust == GP_TRUST_NONE || !plain_name(name))
 		return false;
 	if (d->trust == GP_TRUST_LOCAL) {
-		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW)) {
-			*fd = -errno;
+		*fd = local_stat(d, name, &st);
+		if (*fd)
 			return true;
-		}
 		if (S_ISLNK(st.st_mode))
 			return false;
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
@@ -636,6 +662,51 @@ int gp_root_dir_stat(const struct gp_root_dir *d, const char *name, struct stat 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->path, name) >= sizeof(path))
 		return -ENAMETOOLONG;
 	return gp_root_stat(d->rootfd, path, st);
+}
+
+/*
+ * fstatat of a plain name in d, not following a link, for a check of d's
+ * entries made before they are read (host.c's guard of -r): in a
+ * GP_TRUST_LOCAL directory the answer is kept, and the reader's own type
+ * check of that name takes it instead of asking again.  A link is not kept
+ * (it takes the safe path), nor anything once GP_ROOT_SEEN_MAX are.
+ */
+int gp_root_dir_note(struct gp_root_dir *d, const char *name, struct stat *st)
+{
+	struct gp_root_seen *s;
+	int rc;
+
+	if (d->fd < 0 || !plain_name(name))
+		return -EINVAL;
+	rc = fstatat(d->fd, name, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	if (d->trust != GP_TRUST_LOCAL || d->nseen >= GP_ROOT_SEEN_MAX ||
+	    strlen(name) >= sizeof(s->name) || (!rc && S_ISLNK(st->st_mode)))
+		return rc;
+	s = &d->seen[d->nseen++];
+	strcpy(s->name, name);
+	s->err = rc;
+	s->mode = rc ? 0 : st->st_mode;
+	s->size = rc ? 0 : st->st_size;
+	return rc;
+}
+
+/* The directory's st_dev and st_ino: the trust check's, or one fstat. */
+int gp_root_dir_id(const struct gp_root_dir *d, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+
+	if (d->fd < 0)
+		return -EBADF;
+	if (!d->has_id) {
+		if (fstat(d->fd, &st))
+			return -errno;
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+		return 0;
+	}
+	*dev = d->dev;
+	*ino = d->ino;
+	return 0;
 }
 
 /*

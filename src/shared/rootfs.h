@@ -51,10 +51,29 @@ enum gp_root_trust {
  * functions above.  fd is -1 when dir did not open (then each read takes the
  * whole path and fails as it does).  trust: see gp_root_trust.
  */
+/*
+ * seen: what gp_root_dir_note's fstatat found of a name, kept where trust is
+ * GP_TRUST_LOCAL (nobody else can change which entry the name is, nor a
+ * file's type): the reader's type check of that name is then already done.
+ * id: the directory's st_dev/st_ino where its trust check fstat'ed it.
+ */
+#define GP_ROOT_SEEN_MAX 8
+struct gp_root_seen {
+	char name[16];
+	int err; /* fstatat's -errno, or 0 */
+	mode_t mode;
+	off_t size;
+};
+
 struct gp_root_dir {
 	int rootfd;
 	int fd;
 	enum gp_root_trust trust;
+	bool has_id;
+	dev_t dev;
+	ino_t ino;
+	int nseen;
+	struct gp_root_seen seen[GP_ROOT_SEEN_MAX];
 	char path[PATH_MAX];
 };
 void gp_root_dir(int rootfd, const char *path, struct gp_root_dir *d);
@@ -64,6 +83,8 @@ int gp_root_dir_openat(const struct gp_root_dir *d, const char *name, int flags)
 ssize_t gp_root_dir_read(const struct gp_root_dir *d, const char *name, char *buf, size_t len);
 ssize_t gp_root_dir_readlink(const struct gp_root_dir *d, const char *name, char *buf, size_t len);
 int gp_root_dir_stat(const struct gp_root_dir *d, const char *name, struct stat *st);
+int gp_root_dir_note(struct gp_root_dir *d, const char *name, struct stat *st);
+int gp_root_dir_id(const struct gp_root_dir *d, dev_t *dev, ino_t *ino);
 int gp_root_mkparent(int dirfd, const char *path, const char **name);
 
 #endif

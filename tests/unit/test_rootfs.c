@@ -225,14 +225,21 @@ static void test_walk(void **state)
  * Which directories the one-lookup reads trust (rootfs.c's header), and the
  * same answers either way: a regular file read, a FIFO refused, not opened.
  */
-static void trust_of(const char *dir, enum gp_root_trust want)
+static void reads_of(const char *dir, enum gp_root_trust want, bool noted)
 {
+	static const char *const names[] = { "file", "fifo", "nothing", "empty", "long" };
 	struct gp_root_dir d;
+	struct stat st;
 	char buf[16];
+	size_t i;
 
 	gp_root_dir(AT_FDCWD, dir, &d);
 	assert_true(d.fd >= 0);
 	assert_int_equal(d.trust, want);
+	/* a check's fstatat kept for the reader only in a LOCAL directory */
+	for (i = 0; noted && i < sizeof(names) / sizeof(names[0]); i++)
+		gp_root_dir_note(&d, names[i], &st);
+	assert_int_equal(d.nseen, noted && want == GP_TRUST_LOCAL ? 5 : 0);
 	if (want != GP_TRUST_KERNFS) {
 		assert_int_equal(gp_root_dir_read(&d, "file", buf, sizeof(buf)), 3);
 		assert_string_equal(buf, "ok\n");
@@ -246,6 +253,13 @@ static void trust_of(const char *dir, enum gp_root_trust want)
 		assert_string_equal(buf, "012");
 	}
 	gp_root_dir_close(&d);
+}
+
+/* the same answers with and without the names noted first */
+static void trust_of(const char *dir, enum gp_root_trust want)
+{
+	reads_of(dir, want, false);
+	reads_of(dir, want, true);
 }
 
 static void test_dir_trust(void **state)
