@@ -131,7 +131,8 @@ fixtures:
 	@for t in tests/fixtures/captured/*.tgz; do d=build/hosts/$$(basename $$t -sysfs.tgz); \
 		rm -rf $$d && mkdir -p $$d && tar xzf $$t -C $$d || exit 1; done
 
-demo: deps
+demo:
+	@sh scripts/deps.sh build
 	@$(MAKE) -s --no-print-directory all fixtures
 	@sh scripts/demo.sh
 

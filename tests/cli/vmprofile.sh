@@ -6,8 +6,9 @@
 gp_embed_libvirt() {
 	mkdir -p "$1/embed/etc"
 	printf 'user = "root"\ngroup = "root"\n' >"$1/embed/etc/qemu.conf"
+	# the driver resolves its default user first (scripts/deps.sh creates it)
 	id libvirt-qemu >/dev/null 2>&1 ||
-		useradd -r -M -s /usr/sbin/nologin libvirt-qemu
+		{ echo "no system user libvirt-qemu: run sh scripts/deps.sh" >&2; exit 1; }
 	uri="qemu:///embed?root=$1/embed"
 }
 

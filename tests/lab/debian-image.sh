@@ -11,12 +11,13 @@
 # with depmod.  The cache directory is named after a hash of this script and
 # the kernel release: a change to either builds a new tree.  Built under a
 # lock into a temporary directory, renamed when complete: a build that dies
-# leaves nothing that looks finished.  Needs root (debootstrap) and Debian's
-# package mirror (GP_LAB_MIRROR).
+# leaves nothing that looks finished.  Needs root (debootstrap) and the
+# Debian archive this machine's apt uses (tests/lab/mirror.py; GP_LAB_MIRROR
+# overrides it).
 set -eu
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 CACHE=${GP_LAB_CACHE:-/var/cache/gpuprov-lab}
-MIRROR=${GP_LAB_MIRROR:-http://deb.debian.org/debian}
+MIRROR=$(python3 "$(dirname "$SELF")/mirror.py")
 SUITE=bookworm
 PACKAGES=systemd-sysv,udev,kmod,iproute2,python3
 # the drivers of the reboot topology and what gpuprov loads (vfio_virqfd:

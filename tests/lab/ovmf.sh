@@ -33,7 +33,8 @@ mkdir -p "$W/rootfs/bin" "$root/etc"
 cp /bin/busybox "$W/rootfs/bin/busybox"
 cp tests/lab/ovmf-init "$W/rootfs/init"
 (cd "$W/rootfs" && find . | cpio -o -H newc --quiet) >"$W/initrd"
-id libvirt-qemu >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin libvirt-qemu
+# the driver resolves its default user first (scripts/deps.sh creates it)
+id libvirt-qemu >/dev/null 2>&1 || { echo "no system user libvirt-qemu: run sh scripts/deps.sh" >&2; exit 1; }
 # without stdio_handler = "file" the embedded driver wants virtlogd to start a domain
 printf 'user = "root"\ngroup = "root"\nstdio_handler = "file"\n' >"$root/etc/qemu.conf"
 [ -d build/hosts/h200x8 ] || make -s fixtures
@@ -45,8 +46,10 @@ bullseye_ovmf() {
 	apt=$CACHE/apt-bullseye
 	rm -rf "$apt" "$CACHE/ovmf-bullseye"
 	mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial"
-	printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bullseye\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-		>"$apt/parts/bullseye.sources"
+	# the archive this machine's apt uses (tests/lab/mirror.py), for bullseye
+	mirror=$(python3 tests/lab/mirror.py) || return 1
+	printf 'Types: deb\nURIs: %s\nSuites: bullseye\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+		"$mirror" >"$apt/parts/bullseye.sources"
 	set -- -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt/parts" \
 		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache"
 	apt-get "$@" update >/dev/null 2>&1 || return 1
