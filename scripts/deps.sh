@@ -15,8 +15,9 @@ libinih-dev libvirt-dev libxml2-dev libjson-c-dev python3"
 if [ "${1:-}" != build ]; then
 	# unit tests, CLI tests, benchmark, fuzzing, man page lint
 	pkgs="$pkgs libcmocka-dev pciutils kmod clang libclang-rt-14-dev clang-format mandoc strace"
-	# the Debian package (tests/cli/t_deb.sh) and its bash completion
-	pkgs="$pkgs dpkg-dev debhelper lintian bash-completion"
+	# the Debian package (tests/cli/t_deb.sh: built from a copy made by cpio) and its
+	# bash completion
+	pkgs="$pkgs dpkg-dev debhelper lintian bash-completion cpio"
 	# the report, rendered in a real browser (tests/report/check.py); patch(1) for plan --diff
 	pkgs="$pkgs chromium libxml2-utils patch"
 	# the Ansible collection (ansible/): ansible-core, and what ansible-test

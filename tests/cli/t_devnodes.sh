@@ -15,6 +15,12 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 chmod 0755 "$d"
 fail() { echo "t_devnodes: $*"; exit 1; }
+# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
+. tests/cli/lib.sh
+gp_user_copy "$d/bin" build/test/gpuprov profiles/h3c-r5350-g6.ini
+GU=$d/bin/gpuprov
+P=$d/bin/h3c-r5350-g6.ini
+
 [ "$(id -u)" -eq 0 ] || fail "runs as root (mknod, and the library paths' walk root alone takes)"
 
 R=$d/tree
@@ -36,7 +42,7 @@ reopened() { opens "$1" | grep -F '"/proc/self/fd/' | grep -F "<$dev/$1>"; }
 traced() { # traced ARGS...: as uid 65534, every file syscall in $d/trace, status in $rc
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 120 \
 		strace -y -u "$(id -nu 65534)" -f -qq -e trace=%file,openat2 -o "$d/trace" \
-		"$G" "$@" >"$d/out" 2>&1
+		"$GU" "$@" >"$d/out" 2>&1
 	rc=$?
 	[ $rc -ne 124 ] || fail "'$*' blocked"
 	[ -s "$d/trace" ] || fail "'$*': no trace"

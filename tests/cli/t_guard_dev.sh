@@ -12,6 +12,11 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 fail() { echo "t_guard_dev: $*"; exit 1; }
 chmod 0755 "$d"
+# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
+. tests/cli/lib.sh
+gp_user_copy "$d/bin" build/test/gpuprov
+GU=$d/bin/gpuprov
+
 # LeakSanitizer cannot run under ptrace
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 
@@ -26,7 +31,7 @@ both() { # both WANT ARGS...: as root and as uid 65534, exit status WANT each ti
 		if [ $who = root ]; then
 			timeout 20 "$G" "$@" >"$d/out" 2>&1
 		else
-			setpriv --reuid 65534 --regid 65534 --clear-groups timeout 20 "$G" "$@" \
+			setpriv --reuid 65534 --regid 65534 --clear-groups timeout 20 "$GU" "$@" \
 				>"$d/out" 2>&1
 		fi
 		rc=$?
@@ -67,7 +72,7 @@ grep -q "cannot read host state: '$d/tree/sys/bus/pci/devices/0000:4A:00.0'" "$d
 fresh
 n=$(ls "$d/tree/sys/bus/pci/devices" | wc -l)
 strace -f -qq -e trace=open,openat,openat2 -o "$d/trace" \
-	setpriv --reuid 65534 --regid 65534 --clear-groups "$G" -r "$d/tree" scan >"$d/out" 2>&1 ||
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$GU" -r "$d/tree" scan >"$d/out" 2>&1 ||
 	fail "scan: $(head -3 "$d/out")"
 k=$(grep -c '"[^"]*/sys/bus/pci/devices/[0-9a-f:.]*"' "$d/trace")
 [ "$n" -ge 8 ] || fail "only $n devices in the tree"

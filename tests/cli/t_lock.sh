@@ -70,9 +70,16 @@ set -e
 wait
 [ $rc -eq 5 ] && grep -q "holds '$d/run/lock'" "$d/err" || fail "held lock: exit $rc: $(cat "$d/err")"
 
-# without the variable: /run/gpuprov, documented in gpuprov(8) FILES
+# without the variable: /run/gpuprov, documented in gpuprov(8) FILES; in a
+# private mount namespace with its own /run, so that the test neither takes
+# nor waits for the lock of a gpuprov that runs on this machine
 grep -q '^\.It Pa /run/gpuprov/lock' man/gpuprov.8 || fail "the lock is not in FILES"
 unset GPUPROV_RUN_DIR
-rollback_rc 0 ""
-[ "$(stat -c '%u %a' /run/gpuprov)" = "0 700" ] || fail "/run/gpuprov: $(stat -c '%u %a' /run/gpuprov)"
-[ -f /run/gpuprov/lock ] && [ ! -L /run/gpuprov/lock ] || fail "no /run/gpuprov/lock"
+out=$(unshare -m --propagation private sh -eu -c '
+	mount -t tmpfs -o mode=0755 gp-test-run /run
+	"$1" rollback --yes 2>/dev/null
+	stat -c "%u %a" /run/gpuprov
+	[ -f /run/gpuprov/lock ] && [ ! -L /run/gpuprov/lock ] && echo lock' sh "$G" 2>&1) ||
+	fail "default lock: $out"
+[ "$out" = "0 700
+lock" ] || fail "/run/gpuprov in a private /run: $out"

@@ -13,6 +13,11 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 chmod 0755 "$d"
 fail() { echo "t_read_cost: $*"; exit 1; }
+# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
+. tests/cli/lib.sh
+gp_user_copy "$d/bin" build/test/gpuprov
+GU=$d/bin/gpuprov
+
 [ "$(id -u)" -eq 0 ] || fail "runs as root (strace -u, to skip the tree walk as root)"
 
 R=$d/tree
@@ -26,7 +31,7 @@ done
 
 # as uid 65534: the tree walk (root's alone) stays out of the count
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -y -f -qq -u "$(id -nu 65534)" \
-	-o "$d/trace" "$G" -r "$R" scan >"$d/out" 2>&1 || fail "scan: $(cat "$d/out")"
+	-o "$d/trace" "$GU" -r "$R" scan >"$d/out" 2>&1 || fail "scan: $(cat "$d/out")"
 grep -q "$bdf" "$d/out" || fail "scan shows no $bdf: $(cat "$d/out")"
 # the device's syscalls: its directory or a file in it, or its name in a path
 grep -F -e "<$dev>" -e "<$dev/" -e "$bdf" "$d/trace" >"$d/dev"

@@ -28,11 +28,15 @@ as_user() { # as_user SECONDS ARGS...: run, as uid 65534 when root
 	fi
 	t=$1
 	shift
-	setpriv --reuid 65534 --regid 65534 --clear-groups timeout "$t" "$G" "$@" >"$d/out" 2>&1
+	setpriv --reuid 65534 --regid 65534 --clear-groups timeout "$t" "$GU" "$@" >"$d/out" 2>&1
 	rc=$?
 	[ $rc -ne 124 ] || fail "'$*' hung (killed after ${t}s)"
 }
 chmod 0755 "$d"
+# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
+. tests/cli/lib.sh
+gp_user_copy "$d/bin" build/test/gpuprov
+GU=$d/bin/gpuprov
 
 echo OUTSIDE-SECRET-BIOS >"$d/outside"
 
