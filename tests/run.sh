@@ -15,6 +15,13 @@ notex() { NOTEX="$NOTEX$(printf '%s\n' "$1" | sed -n 's/^not exercised: /  /p')
 ok() { PASS=$((PASS + 1)); [ -n "${VERBOSE:-}" ] && echo "ok   $1"; return 0; }
 bad() { FAIL=$((FAIL + 1)); FAILED="$FAILED $1"; echo "FAIL $1"; }
 
+# No test takes or writes this host's own lock or state (/run/gpuprov,
+# /var/lib/gpuprov): every test gets a scratch pair unless it sets its own;
+# one about the default paths runs in a private mount namespace (t_lock.sh).
+GP_SCRATCH=$(mktemp -d)
+trap 'rm -rf "$GP_SCRATCH"' EXIT
+export GPUPROV_STATE_DIR=$GP_SCRATCH/state GPUPROV_RUN_DIR=$GP_SCRATCH/run
+
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
