@@ -18,7 +18,7 @@
 #include "core/pcicfg.h"
 #include "core/topo.h"
 
-/* Every finding id the checks report (DESIGN.md; t_docs.sh keeps it complete). */
+/* Every finding id the checks report (docs/CONTRACTS.md; t_docs.sh keeps it complete). */
 const char *const gp_finding_ids[] = {
 	"iommu.off",
 	"iommu.group_shared",

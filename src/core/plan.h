@@ -24,7 +24,7 @@ enum gp_group {
 #define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
 
 struct gp_step {
-	char kind[24];	  /* module.load, device.override, ... (DESIGN.md) */
+	char kind[24];	  /* module.load, device.override, ... (docs/CONTRACTS.md) */
 	char subject[64]; /* a PCI address, a module, "host" */
 	char current[128];
 	char target[128];

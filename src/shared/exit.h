@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The exit status of every command (DESIGN.md).  Only cli/ uses these: a
+ * The exit status of every command (docs/CONTRACTS.md).  Only cli/ uses these: a
  * command turns its calls' 0 or -errno into one, main exits with it.  The one
  * exception is util.c's allocators, which exit GP_EXIT_HOST out of memory.
  */
 #ifndef GP_EXIT_H
 #define GP_EXIT_H
 
-/* Exit status, the same for every command (DESIGN.md). */
+/* Exit status, the same for every command (docs/CONTRACTS.md). */
 enum gp_exit {
 	GP_EXIT_OK = 0,
 	GP_EXIT_WARN = 1,	 /* check: warnings only; plan: changes pending */

@@ -50,7 +50,7 @@ done
 for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/shared/exit.h); do
 	documented "/tmp/gp-docs.$$.8" "EXIT STATUS" "" ".It" "$code" || missing="$missing exit:$code"
 done
-sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_]*,.*/\1 \2/p' src/core/profile.c >"/tmp/gp-docs.$$.keys"
+sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_0-9]*,.*/\1 \2/p' src/core/profile.c >"/tmp/gp-docs.$$.keys"
 echo "slot root_port" >>"/tmp/gp-docs.$$.keys"
 echo "slot numa_node" >>"/tmp/gp-docs.$$.keys"
 echo "slot cpu_direct" >>"/tmp/gp-docs.$$.keys"
@@ -64,4 +64,38 @@ while read -r section key; do
 done <"/tmp/gp-docs.$$.keys"
 rm -f "/tmp/gp-docs.$$.keys"
 [ -z "$missing" ] || { echo "not documented in its section:$missing"; exit 1; }
+
+# docs/CONTRACTS.md lists the same, each as `word`
+C=docs/CONTRACTS.md
+listed() { grep -qF "\`$1\`" "$C"; }
+for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*/*.c | cut -d'"' -f2) \
+	$(grep -oh '^	{ "drift\.[a-z_]*", "' src/*/*.c | cut -d'"' -f2); do
+	listed "$id" || missing="$missing finding:$id"
+done
+for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2); do
+	listed "$kind" || missing="$missing step:$kind"
+done
+for cmd in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
+	listed "$cmd" || missing="$missing command:$cmd"
+done
+for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do
+	grep -qF -e "\`--$opt\`" -e "/\`--$opt\`" "$C" || missing="$missing option:--$opt"
+done
+for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/shared/exit.h); do
+	grep -q "^| $code |" "$C" || missing="$missing exit:$code"
+done
+sed -n 's/^	{ "\([a-z]*\)", "\([a-z_0-9]*\)", [a-zA-Z_0-9]*,.*/\1 \2/p' src/core/profile.c |
+	while read -r section key; do
+		grep -q "^- \`\[$section\]\`:.*\`$key\`" "$C" ||
+			sed -n "/^- \`\[$section\]\`:/,/^- \`/p" "$C" | grep -qF "\`$key\`" ||
+			echo "key:$section.$key"
+	done >"/tmp/gp-docs.$$.c"
+missing="$missing $(tr '\n' ' ' <"/tmp/gp-docs.$$.c")"
+rm -f "/tmp/gp-docs.$$.c"
+[ -z "$(echo $missing)" ] || { echo "not in $C:$missing"; exit 1; }
+
+# the repository cites nothing outside itself
+out=$(git grep -n -e '\.\./shared' -e 'DESIGN\.md' -e 'STYLE\.md' -e '[^-]FACTS\.md' -- . \
+	':!tests/cli/t_docs.sh' || true)
+[ -z "$out" ] || { echo "cites a path outside the repository: $out"; exit 1; }
 mandoc -T lint -W warning man/gpuprov.8 man/gpuprov.ini.5
