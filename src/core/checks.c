@@ -1016,6 +1016,35 @@ static void clique_blocked(const struct gp_host *h, const struct gp_profile *p,
 		      "%s: the two overlap and QEMU does not start the VM", why);
 }
 
+/*
+ * QEMU accepts x-nv-gpudirect-clique on NVIDIA devices only ("invalid device
+ * vendor": the VM does not start), so the XML sets it on those alone; a
+ * [gpus] match that selects another vendor's accelerator is said here.  True
+ * when that leaves no NVIDIA GPU to judge.
+ */
+static bool other_vendor(const struct gp_host *h, const struct gp_vm_layout *l,
+			 struct gp_report *r, const struct gp_profile *p)
+{
+	const struct gp_dev *d;
+	int i;
+
+	for (i = 0; i < l->ndevs; i++) {
+		if (!l->devs[i].gpu || l->devs[i].nvidia)
+			continue;
+		d = &h->devs[l->devs[i].dev];
+		gp_report_add(r, "vm.qemu_clique", GP_OK, d->bdf, NULL,
+			      "vendor %04x is not NVIDIA: no GPUDirect clique on this device "
+			      "(QEMU accepts x-nv-gpudirect-clique on NVIDIA devices only)",
+			      d->vendor);
+	}
+	if (l->clique_dev >= 0)
+		return false;
+	gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+		      "clique %d; no NVIDIA GPU in the VM: the domain XML sets none",
+		      p->vm.clique);
+	return true;
+}
+
 static void check_clique(const struct gp_host *h, const struct gp_profile *p,
 			 const struct gp_vm_layout *l, struct gp_report *r)
 {
@@ -1026,11 +1055,8 @@ static void check_clique(const struct gp_host *h, const struct gp_profile *p,
 			      "no GPUDirect clique set (the guest driver will refuse P2P)");
 		return;
 	}
-	if (l->clique_dev < 0) {
-		gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
-			      "clique %d; no NVIDIA GPU in the VM", p->vm.clique);
+	if (other_vendor(h, l, r, p))
 		return;
-	}
 	gpu = h->devs[l->devs[l->clique_dev].dev].bdf;
 	switch (l->clique_fit) {
 	case GP_CLIQUE_FITS:

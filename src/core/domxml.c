@@ -398,7 +398,7 @@ static bool attr_starts(xmlNode *n, const char *attr, const char *prefix)
 	return yes;
 }
 
-/* The GPUDirect clique on each GPU, so the guest driver allows P2P. */
+/* The GPUDirect clique on each NVIDIA GPU, so the guest driver allows P2P. */
 static void clique(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
 {
 	xmlNode *ov = qemu_child(dom, ns, "override"), *n, *next;
@@ -414,7 +414,7 @@ static void clique(xmlNode *dom, xmlNs *ns, const struct gp_vm_layout *l)
 	for (i = 0; l->clique >= 0 && i < l->ndevs; i++) {
 		xmlNode *dev, *prop;
 
-		if (!l->devs[i].gpu)
+		if (!l->devs[i].nvidia)
 			continue;
 		dev = xmlNewChild(ov, ns, X("device"), NULL);
 		set(dev, "alias", "%s", l->devs[i].alias);

@@ -205,7 +205,7 @@ static void clique(const struct gp_host *h, const struct gp_profile *p, struct g
 		const struct gp_dev *d = &h->devs[l->devs[i].dev];
 		enum gp_clique_fit f;
 
-		if (!l->devs[i].gpu || d->vendor != 0x10de)
+		if (!l->devs[i].nvidia)
 			continue;
 		f = clique_fit(d, h->qemu_version, &pos);
 		if (l->clique_dev < 0 || f > l->clique_fit) {
@@ -360,6 +360,7 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 			l->numa_known = false;
 		v->dev = (int)i;
 		v->gpu = gpu;
+		v->nvidia = gpu && h->devs[i].vendor == 0x10de; /* NVIDIA */
 		snprintf(v->alias, sizeof(v->alias), gpu ? "ua-gpu%d" : "ua-gpuprov-dev%d",
 			 gpu ? gpus++ : l->ndevs);
 		l->ndevs++;

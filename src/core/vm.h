@@ -13,6 +13,10 @@ struct gp_vm_dev {
 	int port;    /* guest root port: one per host card (domain:bus:device) */
 	unsigned fn; /* guest function on that port: the host's */
 	bool gpu;
+	/* gets x-nv-gpudirect-clique: an NVIDIA GPU.  QEMU refuses the property
+	 * on any other vendor's device ("invalid device vendor") and the VM
+	 * does not start; a [gpus] match may select an AMD or other accelerator. */
+	bool nvidia;
 	char alias[32]; /* ua-gpuN, ua-gpuprov-devN: libvirt user aliases */
 };
 

@@ -84,6 +84,7 @@ sed 's/^vcpus = 4/vcpus = 1/; s/^name = lab-vm/name = lab-vm1/' tests/cli/profil
 argv lab-messy "$d/vm-lab1.ini" lab-vm1
 argv h200-2node tests/cli/profiles/vm-h200-2n.ini h200-2n
 argv h200x8 tests/cli/profiles/vm-h200x8.ini h200x8-vm
+argv mixed-vendor tests/cli/profiles/vm-mixed.ini mixed-vm
 
 python3 - "$d" "$kvm" <<'PY'
 import json, re, sys
@@ -199,6 +200,12 @@ assert sum(d["driver"] == "pcie-root-port" and d["id"].startswith("ua-gpuprov-rp
 # and the window counts both functions' BARs in their one root port's window
 check("bind-vm", {"ua-gpu0": "0000:41:00.0", "ua-gpu1": "0000:42:00.0"}, 0,
       {"ua-gpu0": 0, "ua-gpu1": 0}, "group-shared")
+# an A100 and an AMD MI210: QEMU refuses x-nv-gpudirect-clique on a device
+# that is not NVIDIA ("invalid device vendor"), so only the A100 has it
+_, devs = devices("mixed-vm")
+assert devs["ua-gpu0"]["host"] == "0000:41:00.0" and devs["ua-gpu0"]["x-nv-gpudirect-clique"] == 0
+assert devs["ua-gpu1"]["host"] == "0000:42:00.0", devs["ua-gpu1"]
+assert "x-nv-gpudirect-clique" not in devs["ua-gpu1"], devs["ua-gpu1"]
 print("libvirt accepts and means it")
 PY
 # the operator's template keeps its own disk, NIC and title
