@@ -24,11 +24,11 @@ static int validate(struct gp_ctx *ctx, const char *path)
 		json_object_object_add(doc, "file", json_object_new_string(path));
 		json_object_object_add(doc, "valid", json_object_new_boolean(!rc));
 		json_object_object_add(doc, "error",
-				       rc ? json_object_new_string(gp_profile_error()) : NULL);
+				       rc ? json_object_new_string(gp_profile_error(&p)) : NULL);
 		gp_json_print(doc);
 	}
 	if (rc) {
-		gp_err("%s", gp_profile_error());
+		gp_err("%s", gp_profile_error(&p));
 		return GP_EXIT_INPUT;
 	}
 	if (!ctx->json)

@@ -601,7 +601,7 @@ int main(int argc, char **argv)
 		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 	if ((cmd->flags & (NEED_PROFILE | USE_PROFILE)) && ctx.profile_path) {
 		if (gp_profile_load(ctx.profile_path, &profile)) {
-			gp_err("%s", gp_profile_error());
+			gp_err("%s", gp_profile_error(&profile));
 			return finish(&ctx, cmd->name, GP_EXIT_INPUT);
 		}
 		ctx.profile = &profile;

@@ -1690,31 +1690,9 @@ static const char *const legend[] = {
 	"  NV#  = Connection traversing a bonded set of # NVLinks",
 };
 
-/* "16 GT/s x16  31.5 GB/s": a host's hops are a few kinds, each formatted once */
-static const char *hop_text(const struct gp_hop *hop)
-{
-	static struct {
-		double speed;
-		int width;
-		char text[64];
-	} seen[8];
-	static unsigned nseen;
-	unsigned k;
-
-	for (k = 0; k < nseen && k < ARRAY_SIZE(seen); k++)
-		if (!memcmp(&seen[k].speed, &hop->speed, sizeof(double)) &&
-		    seen[k].width == hop->width)
-			return seen[k].text;
-	k = nseen++ % ARRAY_SIZE(seen);
-	seen[k].speed = hop->speed;
-	seen[k].width = hop->width;
-	snprintf(seen[k].text, sizeof(seen[k].text), "%g GT/s x%d  %.1f GB/s", hop->speed,
-		 hop->width, gp_link_bandwidth(hop->speed, hop->width));
-	return seen[k].text;
-}
-
 /* One pair under Paths: its class or NVLinks, the slowest hop, its ceiling. */
-static void path_line(const struct gp_host *h, const struct topo_item *it, int i, int j)
+static void path_line(const struct gp_host *h, const struct topo_item *it, int i, int j,
+		      struct gp_hop_words *w)
 {
 	struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
 	char nvbuf[16];
@@ -1741,7 +1719,11 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 		ob_flush(&o);
 		return;
 	}
-	ob_str(&o, hop_text(&hop));
+	gp_hop_words(w, &hop); /* "16 GT/s x16  31.5 GB/s" */
+	ob_str(&o, w->link);
+	ob_str(&o, "  ");
+	ob_str(&o, w->gbs);
+	ob_str(&o, " GB/s");
 	if (gp_hop_trained_lower(&hop)) {
 		ob_flush(&o);
 		printf("  (trained at %g GT/s x%d now)", hop.cur_speed, hop.cur_width);
@@ -1760,6 +1742,7 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 {
 	char nvbuf[16];
 	int i, j;
+	struct gp_hop_words words = { .n = 0 };
 
 	host_header(h, p);
 	printf("\n");
@@ -1804,7 +1787,7 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 	printf("\nPaths (slowest hop as both ends support it, P2P ceiling per direction):\n");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
-			path_line(h, it, i, j);
+			path_line(h, it, i, j, &words);
 	printf("\nLegend:\n\n");
 	for (i = 0; i < (int)ARRAY_SIZE(legend); i++)
 		gp_wrap(legend[i], 0, 9);

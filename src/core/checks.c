@@ -773,34 +773,21 @@ static bool nvlink_pair(const struct gp_host *h, int a, int b, enum gp_path cls,
 	return true;
 }
 
-/*
- * "slowest hop 16 GT/s x16, 31.5 GB/s per direction": a host's hops are a
- * few kinds and a pair check formats one per GPU pair (%g and %.1f are the
- * slow part of printf): each kind formatted once.
- */
-static void hop_text(const struct gp_hop *hop, char *buf, size_t len)
+/* "slowest hop 16 GT/s x16, 31.5 GB/s per direction", from topo.c's words */
+static void hop_text(struct gp_hop_words *w, const struct gp_hop *hop, char *buf, size_t len)
 {
-	static struct {
-		double speed;
-		int width;
-		char text[128];
-	} seen[8];
-	static unsigned nseen;
-	unsigned k;
+	const char *part[5];
+	size_t n = 0;
+	int i;
 
-	for (k = 0; k < nseen && k < ARRAY_SIZE(seen); k++)
-		if (!memcmp(&seen[k].speed, &hop->speed, sizeof(double)) &&
-		    seen[k].width == hop->width) {
-			gp_strlcpy(buf, seen[k].text, len);
-			return;
-		}
-	k = nseen++ % ARRAY_SIZE(seen);
-	seen[k].speed = hop->speed;
-	seen[k].width = hop->width;
-	snprintf(seen[k].text, sizeof(seen[k].text),
-		 "slowest hop %g GT/s x%d, %.1f GB/s per direction", hop->speed, hop->width,
-		 gp_link_bandwidth(hop->speed, hop->width));
-	gp_strlcpy(buf, seen[k].text, len);
+	gp_hop_words(w, hop);
+	part[0] = "slowest hop ";
+	part[1] = w->link;
+	part[2] = ", ";
+	part[3] = w->gbs;
+	part[4] = " GB/s per direction";
+	for (i = 0; i < 5 && n < len; i++)
+		n += gp_strlcpy(buf + n, part[i], len - n);
 }
 
 /* "BDF-BDF", as snprintf(subject, 64, "%s-%s") had it */
@@ -817,7 +804,7 @@ static void pair_subject(const struct gp_host *h, int a, int b, char subject[64]
 }
 
 static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, int a, int b,
-			   struct gp_report *r)
+			   struct gp_hop_words *w, struct gp_report *r)
 {
 	enum gp_path cls = gp_topo_classify(h, a, b);
 	struct gp_hop hop = gp_topo_slowest(h, a, b);
@@ -827,7 +814,7 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 
 	pair_subject(h, a, b, subject);
 	if (hop.width)
-		hop_text(&hop, link, sizeof(link));
+		hop_text(w, &hop, link, sizeof(link));
 	if (gp_hop_trained_lower(&hop))
 		snprintf(link + strlen(link), sizeof(link) - strlen(link),
 			 "; trained at %g GT/s x%d now", hop.cur_speed, hop.cur_width);
@@ -1520,6 +1507,7 @@ static void check_vm(const struct gp_host *h, const struct gp_profile *p, struct
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	int n, *gpus = gp_gpus(h, &n), i, j;
+	struct gp_hop_words words = { .n = 0 };
 
 	check_iommu_off(h, r);
 	check_bios(h, p, r);
@@ -1536,7 +1524,7 @@ void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct g
 	}
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
-			check_p2p_pair(h, p, gpus[i], gpus[j], r);
+			check_p2p_pair(h, p, gpus[i], gpus[j], &words, r);
 			check_acs_pair(h, gpus[i], gpus[j], r);
 		}
 	check_companions(h, p, r);

@@ -588,24 +588,44 @@ static char *dump(xmlDoc *doc)
 	return out;
 }
 
-/* libxml2 reports each error to a callback: keep the first, with its line. */
-static char first_error[300];
-static int first_line;
+/* libxml2 reports each error to a callback: the first, with its line, kept here. */
+struct xml_error {
+	char text[300];
+	int line;
+};
 
 static void on_error(void *ctx, xmlErrorPtr e)
 {
-	(void)ctx;
-	if (first_error[0] || !e || !e->message)
+	struct xml_error *x = ctx;
+
+	if (!x || x->text[0] || !e || !e->message)
 		return;
-	snprintf(first_error, sizeof(first_error), "%.*s", (int)strcspn(e->message, "\n"),
-		 e->message);
-	first_line = e->line;
+	snprintf(x->text, sizeof(x->text), "%.*s", (int)strcspn(e->message, "\n"), e->message);
+	x->line = e->line;
 }
 
-static int parse_error(const char *path)
+/*
+ * xmlReadMemory with its first error in *x.  The callback gets x, which lives
+ * on the caller's stack: it is unset again (errors then go nowhere, never
+ * raw to stderr) before this returns.
+ */
+static xmlDoc *read_xml(const char *text, size_t n, const char *name, const char *enc, int opts,
+			struct xml_error *x)
 {
-	if (first_error[0])
-		gp_err("%s:%d: %s", path, first_line, first_error);
+	xmlDoc *doc = NULL;
+
+	memset(x, 0, sizeof(*x));
+	xmlSetStructuredErrorFunc(x, on_error);
+	if (n <= INT_MAX)
+		doc = xmlReadMemory(text, (int)n, name, enc, opts | XML_PARSE_NONET);
+	xmlSetStructuredErrorFunc(NULL, on_error);
+	return doc;
+}
+
+static int parse_error(const char *path, const struct xml_error *x)
+{
+	if (x->text[0])
+		gp_err("%s:%d: %s", path, x->line, x->text);
 	else
 		gp_err("cannot read the template '%s'", path);
 	return -EINVAL;
@@ -617,14 +637,13 @@ static int parse_error(const char *path)
  */
 static int well_formed(const char *xml)
 {
-	xmlDoc *doc;
+	struct xml_error x;
+	xmlDoc *doc = read_xml(xml, strlen(xml), "domain.xml", "UTF-8", 0, &x);
 
-	first_error[0] = '\0';
-	doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", "UTF-8", XML_PARSE_NONET);
 	if (!doc) {
 		gp_err("the domain XML would not be well-formed: %s (line %d); the profile's "
 		       "path and values must be UTF-8 text",
-		       first_error, first_line);
+		       x.text, x.line);
 		return -EINVAL;
 	}
 	xmlFreeDoc(doc);
@@ -637,6 +656,7 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	struct stat st;
 	char *plain, *text;
 	struct gp_vm_layout l;
+	struct xml_error xe;
 	xmlDoc *doc;
 	xmlNode *dom;
 	xmlNs *ns;
@@ -650,16 +670,12 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	/* one only root may read can hold a password (VNC, SPICE): so can its XML */
 	if (secret)
 		*secret = !(st.st_mode & S_IROTH);
-	first_error[0] = '\0';
-	xmlSetStructuredErrorFunc(NULL, on_error);
 	xmlKeepBlanksDefault(0);
-	doc = n > INT_MAX
-		      ? NULL
-		      : xmlReadMemory(text, (int)n, tmpl_path, NULL,
-				      XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES);
+	doc = read_xml(text, (size_t)n, tmpl_path, NULL, XML_PARSE_NOBLANKS | XML_PARSE_BIG_LINES,
+		       &xe);
 	free(text);
 	if (!doc)
-		return parse_error(tmpl_path);
+		return parse_error(tmpl_path, &xe);
 	dom = xmlDocGetRootElement(doc);
 	if (!is(dom, "domain")) {
 		gp_err("template '%s': the root element is not <domain>", tmpl_path);
@@ -740,7 +756,8 @@ static void disk_needs(xmlNode *devices, struct gp_vm_file *files, int max, int 
  */
 int gp_domxml_files(const char *xml, struct gp_vm_file *files, int max)
 {
-	xmlDoc *doc = xmlReadMemory(xml, (int)strlen(xml), "domain.xml", NULL, XML_PARSE_NONET);
+	struct xml_error x;
+	xmlDoc *doc = read_xml(xml, strlen(xml), "domain.xml", NULL, 0, &x);
 	xmlNode *dom = doc ? xmlDocGetRootElement(doc) : NULL, *os, *loader;
 	xmlChar *fw = NULL, *path;
 	int n = 0;

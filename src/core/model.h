@@ -330,6 +330,7 @@ struct gp_match {
 };
 
 struct gp_profile {
+	char error[600]; /* why the load failed: "file:line: ...", or why unreadable */
 	char path[512];
 	char model[128];
 	char min_bios[GP_NAME_LEN];

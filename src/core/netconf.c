@@ -22,23 +22,21 @@ const char *gp_netconf_owner(const struct gp_host *h, const struct gp_profile *p
 }
 
 /* The first file of the set: plan compares it to tell present from absent. */
-const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h)
+const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h, char *path,
+				 size_t len)
 {
-	static char path[256];
 	const char *o = gp_netconf_owner(h, p);
 
 	if (!strcmp(o, "networkmanager"))
-		snprintf(path, sizeof(path),
-			 "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
+		snprintf(path, len, "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
 			 p->bond.name);
 	else if (!strcmp(o, "netplan"))
-		snprintf(path, sizeof(path), "/etc/netplan/60-gpuprov-%s.yaml", p->bond.name);
+		snprintf(path, len, "/etc/netplan/60-gpuprov-%s.yaml", p->bond.name);
 	else if (!strcmp(o, "networkd"))
-		snprintf(path, sizeof(path), "/etc/systemd/network/60-gpuprov-%s.netdev",
-			 p->bond.name);
+		snprintf(path, len, "/etc/systemd/network/60-gpuprov-%s.netdev", p->bond.name);
 	else if (!strcmp(o, "ifupdown"))
-		snprintf(path, sizeof(path), "/etc/network/interfaces.d/gpuprov-%s", p->bond.name);
-	else
+		snprintf(path, len, "/etc/network/interfaces.d/gpuprov-%s", p->bond.name);
+	else if (len)
 		path[0] = '\0';
 	return path;
 }
@@ -155,7 +153,7 @@ static int build(const struct gp_host *h, const struct gp_profile *p, struct gp_
 		 bool say)
 {
 	char ports[GP_MAX_LIST][GP_NAME_LEN], slaves[512] = "", comma[512] = "";
-	char plan_ports[1024] = "", mtu[16], miimon[16], minl[16], path[300];
+	char plan_ports[1024] = "", mtu[16], miimon[16], minl[16], path[300], first[300];
 	const char *o = gp_netconf_owner(h, p), *b = p->bond.name;
 	int n = port_names(h, p, ports), i;
 	struct addr_vals a;
@@ -221,19 +219,19 @@ static int build(const struct gp_host *h, const struct gp_profile *p, struct gp_
 		};
 
 		if (!strcmp(o, "networkd")) {
-			add(nc, gp_bond_persist_path(p, h), render("networkd-bond.netdev", pairs),
+			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("networkd-bond.netdev", pairs),
 			    0644);
 			snprintf(path, sizeof(path),
 				 "/etc/systemd/network/" GP_NETWORKD_PREFIX "%s.network", b);
 			add(nc, path, render("networkd-bond.network", pairs), 0644);
 		} else if (!strcmp(o, "networkmanager")) {
-			add(nc, gp_bond_persist_path(p, h), render("nm-bond.nmconnection", pairs),
+			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("nm-bond.nmconnection", pairs),
 			    0600);
 		} else if (!strcmp(o, "netplan")) {
-			add(nc, gp_bond_persist_path(p, h), render("netplan-bond.yaml", pairs),
+			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("netplan-bond.yaml", pairs),
 			    0600);
 		} else if (!strcmp(o, "ifupdown")) {
-			add(nc, gp_bond_persist_path(p, h), render("ifupdown-bond", pairs), 0644);
+			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("ifupdown-bond", pairs), 0644);
 		}
 		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager"));
 		     i++) {

@@ -21,7 +21,9 @@ struct gp_netconf {
 const char *gp_netconf_owner(const struct gp_host *h, const struct gp_profile *p);
 const struct gp_netfile *gp_networkd_first(const struct gp_host *h, const char *ifname,
 					   const char *mac);
-const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h);
+/* The bond's first persistence file into path (empty when none is written): path */
+const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_host *h, char *path,
+				 size_t len);
 int gp_netconf_render(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc);
 /* The same, saying nothing of a bad name: the host reads the files it would write. */
 int gp_netconf_quiet(const struct gp_host *h, const struct gp_profile *p, struct gp_netconf *nc);

@@ -45,11 +45,9 @@ struct parse_state {
 	char error[512];
 };
 
-static char errbuf[600];
-
-const char *gp_profile_error(void)
+const char *gp_profile_error(const struct gp_profile *p)
 {
-	return errbuf;
+	return p->error;
 }
 
 static int fail(struct parse_state *st, int line, const char *fmt, ...)
@@ -769,7 +767,8 @@ static int run(struct parse_state *st)
 		free(st->seen[i]);
 	if (!st->error_line)
 		return 0;
-	snprintf(errbuf, sizeof(errbuf), "%s:%d: %s", st->name, st->error_line, st->error);
+	snprintf(st->p->error, sizeof(st->p->error), "%s:%d: %s", st->name, st->error_line,
+		 st->error);
 	return -EINVAL;
 }
 
@@ -792,7 +791,7 @@ int gp_profile_load(const char *path, struct gp_profile *p)
 	/* the safe reader: a FIFO or /dev/zero is refused, not waited on */
 	n = gp_root_slurp(AT_FDCWD, path, GP_PROFILE_MAX, &text);
 	if (n < 0) {
-		snprintf(errbuf, sizeof(errbuf), "cannot open profile '%s': %s%s", path,
+		snprintf(p->error, sizeof(p->error), "cannot open profile '%s': %s%s", path,
 			 gp_root_strerror((int)n),
 			 n == -EISDIR ? " (-p takes the profile file itself, such as the one "
 					"'gpuprov profile discover' writes)"

@@ -10,11 +10,13 @@
  *   SYS  different (or unknown) NUMA nodes
  * NVLink cannot be seen in config space; the report says so.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/model.h"
 #include "core/pcicfg.h"
 #include "core/topo.h"
+#include "shared/util.h"
 
 #define MAX_DEPTH 64
 
@@ -246,4 +248,29 @@ bool gp_hop_trained_lower(const struct gp_hop *hop)
 {
 	return hop->cur_width && gp_link_bandwidth(hop->cur_speed, hop->cur_width) <
 					 gp_link_bandwidth(hop->speed, hop->width);
+}
+
+static unsigned hop_kind(struct gp_hop_words *w, const struct gp_hop *hop)
+{
+	unsigned k;
+
+	for (k = 0; k < w->n && k < ARRAY_SIZE(w->seen); k++)
+		if (!memcmp(&w->seen[k].speed, &hop->speed, sizeof(double)) &&
+		    w->seen[k].width == hop->width)
+			return k;
+	k = w->n++ % ARRAY_SIZE(w->seen);
+	w->seen[k].speed = hop->speed;
+	w->seen[k].width = hop->width;
+	snprintf(w->seen[k].link, sizeof(w->seen[k].link), "%g GT/s x%d", hop->speed, hop->width);
+	snprintf(w->seen[k].gbs, sizeof(w->seen[k].gbs), "%.1f",
+		 gp_link_bandwidth(hop->speed, hop->width));
+	return k;
+}
+
+void gp_hop_words(struct gp_hop_words *w, const struct gp_hop *hop)
+{
+	unsigned k = hop_kind(w, hop);
+
+	w->link = w->seen[k].link;
+	w->gbs = w->seen[k].gbs;
 }

@@ -31,6 +31,24 @@ struct gp_hop gp_topo_slowest(const struct gp_host *h, int a, int b);
 /* The link above dev: the lower of its two ends' maxima, its trained state. */
 void gp_topo_link(const struct gp_host *h, int dev, struct gp_link *out);
 bool gp_hop_trained_lower(const struct gp_hop *hop);
+
+/*
+ * A hop in words: "16 GT/s x16" and its ceiling "31.5" (GB/s per
+ * direction).  A host's hops are a few kinds, and a pair check or topo's
+ * Paths words one per GPU pair (%g and %.1f are the slow part of printf):
+ * the caller keeps one of these for its run, and each kind is worded once.
+ */
+struct gp_hop_words {
+	struct {
+		double speed;
+		int width;
+		char link[32];
+		char gbs[24];
+	} seen[8];
+	unsigned n;
+	const char *link, *gbs; /* the last hop worded */
+};
+void gp_hop_words(struct gp_hop_words *w, const struct gp_hop *hop);
 int gp_topo_path_bridges(const struct gp_host *h, int a, int b, int *out, int max);
 int gp_host_root_port(const struct gp_host *h, int dev);
 

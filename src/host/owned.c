@@ -91,11 +91,12 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 static void read_bond_files(struct gp_host *h, const struct gp_profile *p)
 {
 	struct gp_netconf nc;
+	char first[300];
 	int i;
 
 	if (!p || !p->has_bond)
 		return;
-	h->bond_persisted = read_owned(h, gp_bond_persist_path(p, h));
+	h->bond_persisted = read_owned(h, gp_bond_persist_path(p, h, first, sizeof(first)));
 	if (!gp_netconf_quiet(h, p, &nc))
 		for (i = 0; i < nc.n; i++)
 			free(read_owned(h, nc.files[i].path));

@@ -42,4 +42,12 @@ for f in $(grep -l 'GP_EXIT_' src/*/*.c src/*/*.h); do
 	*) echo "$f: an exit status below cli/ (return 0 or -errno)"; bad=1 ;;
 	esac
 done
+# core/ decides as a pure function: no mutable object of its own (.data or
+# .bss; const tables are .rodata or .data.rel.ro), so nothing one call
+# leaves behind changes the next (a memo, a first error, a result buffer)
+for o in build/obj/core/*.o; do
+	[ -f "$o" ] || { echo "no $o: run make first"; bad=1; break; }
+	objdump -t "$o" | awk -v f="$o" '$2 ~ /[lg]/ && $3 == "O" && ($4 == ".data" || $4 == ".bss") {
+		print f ": mutable static " $NF; bad = 1 } END { exit bad }' || bad=1
+done
 exit $bad

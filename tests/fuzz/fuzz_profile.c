@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(where, sizeof(where), "%s:", path);
 	if (gp_profile_load(path, &p)) {
 		/* an error always names the file (and a line, unless unreadable) */
-		if (strncmp(gp_profile_error(), where, strlen(where)) &&
-		    !strstr(gp_profile_error(), path))
+		if (strncmp(gp_profile_error(&p), where, strlen(where)) &&
+		    !strstr(gp_profile_error(&p), path))
 			abort();
 	} else if (p.nmatch < 1 || p.count < 1) {
 		abort(); /* a valid profile has its required keys */

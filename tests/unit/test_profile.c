@@ -182,9 +182,9 @@ static void test_errors(void **state)
 		snprintf(where, sizeof(where), "bad.ini:%d: ", bad[i].line);
 		if (!gp_profile_parse_string("bad.ini", bad[i].text, &p))
 			fail_msg("case %zu accepted: %s", i, bad[i].text);
-		if (strncmp(gp_profile_error(), where, strlen(where)) ||
-		    !strstr(gp_profile_error(), bad[i].words))
-			fail_msg("case %zu: got '%s', want '%s%s'", i, gp_profile_error(), where,
+		if (strncmp(gp_profile_error(&p), where, strlen(where)) ||
+		    !strstr(gp_profile_error(&p), bad[i].words))
+			fail_msg("case %zu: got '%s', want '%s%s'", i, gp_profile_error(&p), where,
 				 bad[i].words);
 	}
 }
@@ -195,7 +195,7 @@ static void test_missing_file(void **state)
 
 	(void)state;
 	assert_int_equal(gp_profile_load("tests/no/such.ini", &p), -ENOENT);
-	assert_non_null(strstr(gp_profile_error(), "cannot open profile 'tests/no/such.ini'"));
+	assert_non_null(strstr(gp_profile_error(&p), "cannot open profile 'tests/no/such.ini'"));
 }
 
 static void test_match(void **state)

@@ -36,7 +36,7 @@ static inline void unit_profile(const char *text, struct gp_profile *p)
 	int rc = gp_profile_parse_string("test.ini", text, p);
 
 	if (rc)
-		fail_msg("profile: %s", gp_profile_error());
+		fail_msg("profile: %s", gp_profile_error(p));
 }
 
 static inline int unit_index(const struct gp_host *h, const char *bdf)
