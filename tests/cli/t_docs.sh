@@ -94,6 +94,10 @@ missing="$missing $(tr '\n' ' ' <"/tmp/gp-docs.$$.c")"
 rm -f "/tmp/gp-docs.$$.c"
 [ -z "$(echo $missing)" ] || { echo "not in $C:$missing"; exit 1; }
 
+# the user's documents speak of the product, not of how its work is organised
+out=$(git grep -n -i -E '\bwave [0-9]|\bissue [0-9]+' -- man README.md docs ansible/README.md || true)
+[ -z "$out" ] || { echo "the documents speak of the work, not the product: $out"; exit 1; }
+
 # the repository cites nothing outside itself
 out=$(git grep -n -e '\.\./shared' -e 'DESIGN\.md' -e 'STYLE\.md' -e '[^-]FACTS\.md' -- . \
 	':!tests/cli/t_docs.sh' || true)
