@@ -225,7 +225,9 @@ def bench():
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if p.returncode not in (0, 1, 2):
             fail(f"bench report: exit {p.returncode}: {p.stderr[-300:]}")
-        best = min(best or (wall, cpu), (wall, cpu))
+        # the best of each on its own: the quickest wall time need not be the
+        # run that took the least CPU on a machine others share
+        best = (min(best[0], wall), min(best[1], cpu)) if best else (wall, cpu)
     n = sum(1 for _ in os.scandir(f"{root}/sys/bus/pci/devices"))
     size = os.path.getsize(f"{OUT}/bench.html")
     print(f"t_report: bench host, {n} PCI functions: report in {best[0]:.2f} s wall, "
