@@ -51,16 +51,21 @@ static bool same_ids(const struct gp_dev *a, const struct gp_dev *b)
 	return same_kind(a, b) && a->svendor == b->svendor && a->sdevice == b->sdevice;
 }
 
-/* An ancestor bridge of a GPU: its ACS and its link decide the GPUs' paths. */
+/*
+ * An ancestor bridge of a GPU: its ACS and its link decide the GPUs' paths.
+ * The loader refuses bus links that loop; the walk still stops after as many
+ * steps as there are devices, so that no model can make it go round forever.
+ */
 static bool above_gpu(const struct gp_host *h, int dev)
 {
-	size_t i;
+	size_t i, n;
 	int k;
 
 	for (i = 0; i < h->ndevs; i++) {
 		if (h->devs[i].role != GP_ROLE_GPU)
 			continue;
-		for (k = h->devs[i].parent; k >= 0; k = h->devs[k].parent)
+		for (k = h->devs[i].parent, n = 0; k >= 0 && n < h->ndevs;
+		     k = h->devs[k].parent, n++)
 			if (k == dev)
 				return true;
 	}

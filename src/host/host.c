@@ -562,6 +562,34 @@ static int guard_dev(const struct gp_host *h, int pfd, struct gp_root_dir *dir, 
 	return rc;
 }
 
+/*
+ * The kernel's device directories make a tree; a bus link in a tree given as
+ * --root or --baseline can say anything.  Links that make a device its own
+ * ancestor would send every walk up the tree (drift, the report's map) round
+ * forever: such a tree is refused here, once, for every reader of the model.
+ * Each walk stamps what it passes; meeting its own stamp again is a loop.
+ */
+static int check_parents(const struct gp_host *h)
+{
+	int *stamp = gp_xcalloc(h->ndevs + 1, sizeof(*stamp));
+	size_t i;
+	int k, rc = 0;
+
+	for (i = 0; i < h->ndevs && !rc; i++) {
+		for (k = (int)i; k >= 0 && !stamp[k]; k = h->devs[k].parent)
+			stamp[k] = (int)i + 1;
+		if (k >= 0 && stamp[k] == (int)i + 1) {
+			gp_err("cannot read host state: '%s/sys/bus/pci/devices/%s': the bus "
+			       "links make it its own ancestor (through '%s'), which no kernel's "
+			       "tree does",
+			       h->root, h->devs[k].bdf, h->devs[h->devs[k].parent].bdf);
+			rc = -ELOOP;
+		}
+	}
+	free(stamp);
+	return rc;
+}
+
 static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 {
 	struct pci_access *pacc;
@@ -615,6 +643,7 @@ static int scan_pci(struct gp_host *h, const struct gp_profile *p)
 	for (i = 0; i < n; i++)
 		h->devs[i].parent =
 			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
+	rc = check_parents(h);
 out:
 	if (pfd >= 0)
 		close(pfd);

@@ -95,4 +95,31 @@ $G -r $B -p $P --baseline $B plan >/dev/null 2>&1
 [ $? -eq 4 ] || { echo "--baseline on plan: not exit 4"; fail=1; }
 out=$($G -r $B -p $P --baseline "$d/none" --json check 2>/dev/null)
 printf '%s' "$out" | grep -q '"exit_status": 4' || { echo "--json: no error document"; fail=1; }
+
+# DIR RC BRIDGE CHILD: a copy of the ready host whose bus links make BRIDGE and
+# CHILD (below it) each other's parent: CHILD's directory holds a link back to
+# BRIDGE's, and BRIDGE's bus link goes through it
+mkloop() {
+	cp -a $B "$1"
+	ln -s "../../$3" "$1/sys/devices/pci0000:$2/$3/$4/$3"
+	rm "$1/sys/bus/pci/devices/$3"
+	ln -s "../../../devices/pci0000:$2/$3/$4/$3" "$1/sys/bus/pci/devices/$3"
+}
+# Such a tree is refused, as a baseline (exit 4) and as -r (exit 3) alike, and
+# no command walks round the loop (timeout: 124).  The loop of a bridge and a
+# GPU hung check --baseline; that of two bridges above no GPU, report -r.
+mkloop "$d/loop" 40 0000:40:01.1 0000:41:00.0
+mkloop "$d/loop2" c0 0000:c0:08.1 0000:c2:00.0
+timeout 30 $G -r $B -p $P --baseline "$d/loop" check >/dev/null 2>"$d/err"
+rc=$?
+[ $rc -eq 4 ] || { echo "a baseline whose parents loop: exit $rc, want 4"; fail=1; }
+grep -q "0000:40:01.1': the bus links make it its own ancestor" "$d/err" ||
+	{ echo "a baseline whose parents loop: no message"; cat "$d/err"; fail=1; }
+for t in loop loop2; do
+	for c in check report topo; do
+		timeout 30 $G -r "$d/$t" -p $P $c >/dev/null 2>&1
+		rc=$?
+		[ $rc -eq 3 ] || { echo "-r whose parents loop ($t): $c exit $rc, want 3"; fail=1; }
+	done
+done
 exit $fail
