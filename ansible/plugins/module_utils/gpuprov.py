@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import time
 
 # gpuprov(8) EXIT STATUS
 EXIT_OK = 0
@@ -22,6 +23,9 @@ EXIT_HOST = 3  # the host state could not be read
 EXIT_INPUT = 4  # bad input
 EXIT_LOCKED = 5  # another run holds the lock
 EXIT_UNDO_FAILED = 7  # apply/rollback: an undo failed, the host is left changed
+# timeout(1): the command ran past its time and was sent TERM (124), then KILL (137)
+EXIT_TIMEOUT = 124
+EXIT_KILLED = 137
 
 
 def base_args(module):
@@ -35,10 +39,30 @@ def base_args(module):
     return args
 
 
+def limited(module, args):
+    """args under timeout(1) when the module's timeout is set: TERM when the
+    time is up, KILL 10 seconds later if gpuprov is still there."""
+    seconds = module.params.get('timeout')
+    if not seconds:
+        return args
+    if seconds < 0:
+        module.fail_json(msg='timeout: %d is not a number of seconds (0: none)' % seconds)
+    return [module.get_bin_path('timeout', required=True), '--kill-after=10',
+            '%ds' % seconds] + args
+
+
 def run(module, args):
     """Runs gpuprov; returns (rc, document, stderr).  document is {} when
-    stdout is not one JSON object (a crash, or a binary that is not gpuprov)."""
-    rc, out, err = module.run_command(args)
+    stdout is not one JSON object (a crash, or a binary that is not gpuprov).
+    A run stopped at the module's timeout returns EXIT_TIMEOUT with an error
+    document saying so."""
+    start = time.monotonic()
+    rc, out, err = module.run_command(limited(module, args))
+    seconds = module.params.get('timeout')
+    if seconds and rc in (EXIT_TIMEOUT, EXIT_KILLED) and time.monotonic() - start >= seconds:
+        why = "'%s' did not finish within %d s (the timeout option): stopped" % (
+            ' '.join(args), seconds)
+        return EXIT_TIMEOUT, {'error': why}, err
     try:
         doc = json.loads(out) if out.strip() else {}
     except ValueError:

@@ -26,6 +26,8 @@ description:
     would take next, when it has steps left to undo.
   - A failure (a blocked plan, failed findings, a step that failed and was
     rolled back) fails the task and carries gpuprov's findings.
+  - Each gpuprov command runs under I(timeout); one that runs past it is
+    stopped and fails the task.
   - With C(--diff), the plan's steps (current and target state) and, where the
     installed gpuprov provides them, the unified diffs of the files it would write.
 author:
@@ -94,6 +96,15 @@ options:
       - The gpuprov program on the managed host.
     type: path
     default: gpuprov
+  timeout:
+    description:
+      - Seconds each gpuprov command may run (C(timeout) of coreutils) before it
+        is stopped (SIGTERM, then SIGKILL 10 seconds later) and the task fails;
+        C(0) for no limit.
+      - An C(apply) or C(rollback) stopped this way leaves an interrupted run
+        (C(changed=true)); C(state=rolled_back) undoes it.
+    type: int
+    default: 600
 attributes:
   check_mode:
     support: full
@@ -255,8 +266,9 @@ def do_applied(module, result):
     result['journal'] = doc
     if rc != gp.EXIT_OK:
         # every status but "an undo failed, the host is left changed" means
-        # the host is as before (refused, or rolled back) -- gpuprov(8)
-        result['changed'] = rc == gp.EXIT_UNDO_FAILED
+        # the host is as before (refused, or rolled back) -- gpuprov(8); an
+        # apply stopped at the timeout may have changed it
+        result['changed'] = rc in (gp.EXIT_UNDO_FAILED, gp.EXIT_TIMEOUT)
         result['findings'], result['summary'] = findings_of(module)
         module.fail_json(msg=gp.why(doc, rc, err), **result)
     module.exit_json(msg='applied: run %s' % result['run_id'], **result)
@@ -306,6 +318,7 @@ def main():
             run_id=dict(type='str'),
             fail_on=dict(type='str', default='fail', choices=['fail', 'warn', 'never']),
             binary=dict(type='path', default='gpuprov'),
+            timeout=dict(type='int', default=600),
         ),
         required_if=[
             ('state', 'checked', ('profile',)),

@@ -38,6 +38,12 @@ options:
       - The gpuprov program on the managed host.
     type: path
     default: gpuprov
+  timeout:
+    description:
+      - Seconds each gpuprov command may run (C(timeout) of coreutils) before it
+        is stopped and the task fails; C(0) for no limit.
+    type: int
+    default: 600
 attributes:
   check_mode:
     support: full
@@ -120,6 +126,7 @@ def main():
             profile=dict(type='path'),
             root=dict(type='path'),
             binary=dict(type='path', default='gpuprov'),
+            timeout=dict(type='int', default=600),
         ),
         supports_check_mode=True,
     )

@@ -10,11 +10,14 @@ __metaclass__ = type
 
 import json
 import os
+import shutil
+import time
 
 import pytest
 
 from ansible.module_utils import basic
 from ansible.module_utils.common.text.converters import to_bytes
+from ansible_collections.gpuprov.fleet.plugins.module_utils import gpuprov as gp
 from ansible_collections.gpuprov.fleet.plugins.modules import gpuprov, gpuprov_facts
 
 
@@ -121,3 +124,62 @@ def test_facts(run):
 def test_facts_unreadable_root(run):
     failed, r = run(gpuprov_facts, {'root': host('nonexistent')})
     assert failed and r['exit_status'] == 3 and 'nonexistent' in r['msg']
+
+
+def stub(tmp_path, script):
+    """A program in gpuprov's place: a shell script."""
+    path = tmp_path / 'gpuprov'
+    path.write_text('#!/bin/sh\n' + script)
+    path.chmod(0o755)
+    return str(path)
+
+
+def parent_loop(tmp_path):
+    """The ready host, its bus links making a bridge and the GPU below it each
+    other's parent (as tests/cli/t_drift.sh builds it)."""
+    tree = str(tmp_path / 'loop')
+    shutil.copytree(host('r5350-ready'), tree, symlinks=True)
+    bridge, gpu = '0000:40:01.1', '0000:41:00.0'
+    os.symlink('../../' + bridge,
+               os.path.join(tree, 'sys/devices/pci0000:40', bridge, gpu, bridge))
+    link = os.path.join(tree, 'sys/bus/pci/devices', bridge)
+    os.unlink(link)
+    os.symlink('../../../devices/pci0000:40/%s/%s/%s' % (bridge, gpu, bridge), link)
+    return tree
+
+
+def test_baseline_whose_parents_loop_fails(run, tmp_path):
+    # check --baseline used to walk round the loop forever, and the task with it
+    start = time.monotonic()
+    failed, r = run(gpuprov, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                              'baseline': parent_loop(tmp_path), 'timeout': 60})
+    assert failed and r['exit_status'] == 4 and 'cannot read the baseline' in r['msg']
+    assert time.monotonic() - start < 60
+
+
+def test_timeout_stops_a_gpuprov_that_hangs(run, tmp_path):
+    start = time.monotonic()
+    failed, r = run(gpuprov, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                              'binary': stub(tmp_path, 'exec sleep 60\n'), 'timeout': 1})
+    assert failed and r['exit_status'] == gp.EXIT_TIMEOUT
+    assert 'did not finish within 1 s' in r['msg']
+    assert time.monotonic() - start < 30
+
+
+def test_facts_timeout(run, tmp_path):
+    failed, r = run(gpuprov_facts, {'root': host('r5350-ready'),
+                                    'binary': stub(tmp_path, 'exec sleep 60\n'), 'timeout': 1})
+    assert failed and r['exit_status'] == gp.EXIT_TIMEOUT
+
+
+def test_apply_stopped_at_the_timeout_may_have_changed_the_host(run, tmp_path):
+    # the plan has a step; apply hangs: stopped, it leaves an interrupted run
+    script = ('case "$*" in\n'
+              '*apply*) exec sleep 60 ;;\n'
+              '*plan*) echo \'{"steps": [{"kind": "module.load"}]}\'; exit 1 ;;\n'
+              '*) echo \'{"findings": []}\' ;;\n'
+              'esac\n')
+    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': 'applied',
+                              'binary': stub(tmp_path, script), 'timeout': 1})
+    assert failed and r['changed'] and r['exit_status'] == gp.EXIT_TIMEOUT
+    assert 'apply' in r['msg'] and 'did not finish' in r['msg']
