@@ -23,7 +23,9 @@ description:
     otherwise C(gpuprov apply --yes) carries the plan out and the result holds
     its run ID.
   - C(state=rolled_back) undoes the run I(run_id), or the one C(gpuprov rollback)
-    would take next, when it has steps left to undo.
+    would take next, when it has steps left to undo. A run whose journal gpuprov
+    refuses (status C(invalid)), or in a state this module does not know, fails
+    the task, since the host may still be changed.
   - A failure (a blocked plan, failed findings, a step that failed and was
     rolled back) fails the task and carries gpuprov's findings.
   - Each gpuprov command runs under I(timeout); one that runs past it is
@@ -283,16 +285,39 @@ def pending_run(module, runs):
     return None
 
 
+# A journal's status as rollback --list gives it (gpuprov(8), rollback --list)
+RUN_STATES = ('running', 'done', 'rolling_back', 'rolled_back', 'rollback_failed')
+
+
+def left_to_undo(module, run, result):
+    """Whether the run has steps left to undo.  A journal gpuprov refuses, or
+    anything else this module does not understand, fails the task: "nothing
+    to roll back" is said only of a run known to be undone or empty."""
+    status, to_undo, interrupted = run.get('status'), run.get('to_undo'), run.get('interrupted')
+    if status == 'invalid' or 'error' in run:
+        module.fail_json(msg='gpuprov refuses the journal of run %s: %s' % (
+            run.get('run_id'), run.get('error') or 'invalid'), **result)
+    if (status not in RUN_STATES or not isinstance(interrupted, bool) or
+            not isinstance(to_undo, int) or isinstance(to_undo, bool) or to_undo < 0):
+        module.fail_json(msg='run %s: rollback --list says status %r, to_undo %r, '
+                         'interrupted %r, which this module does not understand' % (
+                             run.get('run_id'), status, to_undo, interrupted), **result)
+    return interrupted or (to_undo > 0 and status != 'rolled_back')
+
+
 def do_rolled_back(module, result):
     args = [module.params['binary'], '--json']
     rc, doc, err = gp.run(module, args + ['--list', 'rollback'])
     result['exit_status'] = rc
     if rc != gp.EXIT_OK:
         module.fail_json(msg=gp.why(doc, rc, err), **result)
-    run = pending_run(module, doc.get('runs', []))
+    runs = doc.get('runs')
+    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+        module.fail_json(msg='rollback --list printed no list of runs', **result)
+    run = pending_run(module, runs)
     if module.params['run_id'] and run is None:
         module.fail_json(msg='no journaled run %s' % module.params['run_id'], **result)
-    if run is None or (not run.get('to_undo') and not run.get('interrupted')):
+    if run is None or not left_to_undo(module, run, result):
         module.exit_json(msg='nothing to roll back', **result)
     result.update(changed=True, run_id=run['run_id'])
     if module.check_mode:

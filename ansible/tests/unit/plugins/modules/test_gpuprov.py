@@ -183,3 +183,52 @@ def test_apply_stopped_at_the_timeout_may_have_changed_the_host(run, tmp_path):
                               'binary': stub(tmp_path, script), 'timeout': 1})
     assert failed and r['changed'] and r['exit_status'] == gp.EXIT_TIMEOUT
     assert 'apply' in r['msg'] and 'did not finish' in r['msg']
+
+
+@pytest.fixture
+def journals(tmp_path, monkeypatch):
+    """A journal directory and a lock of the test's own (gpuprov(8), ENVIRONMENT)."""
+    if os.geteuid() != 0:
+        pytest.skip('rollback --list needs root')
+    d = tmp_path / 'journal'
+    d.mkdir(mode=0o700)
+    monkeypatch.setenv('GPUPROV_STATE_DIR', str(d))
+    monkeypatch.setenv('GPUPROV_RUN_DIR', str(tmp_path / 'run'))
+    return d
+
+
+def test_rollback_of_a_refused_journal_fails(run, journals):
+    # a journal others can read: gpuprov refuses it (status invalid); the run
+    # it records may still have changed the host
+    j = journals / '20990101T000000Z-1.json'
+    j.write_text('{"schema_version": 1, "run_id": "20990101T000000Z-1", "status": "done", '
+                 '"steps": [{"kind": "module.load", "subject": "vfio_pci", "state": "done"}]}\n')
+    j.chmod(0o644)
+    failed, r = run(gpuprov, {'state': 'rolled_back'})
+    assert failed and not r['changed']
+    assert 'refuses the journal of run 20990101T000000Z-1' in r['msg']
+    failed, r = run(gpuprov, {'state': 'rolled_back', 'run_id': '20990101T000000Z-1'})
+    assert failed and 'refuses the journal' in r['msg']
+
+
+def test_rollback_nothing_left(run, journals):
+    j = journals / '20990101T000000Z-1.json'
+    j.write_text('{"schema_version": 1, "run_id": "20990101T000000Z-1", "seq": 1, '
+                 '"status": "rolled_back", "steps": [{"kind": "module.load", '
+                 '"subject": "vfio_pci", "state": "undone", "undo": {}}]}\n')
+    j.chmod(0o600)
+    failed, r = run(gpuprov, {'state': 'rolled_back'})
+    assert not failed and not r['changed'] and r['msg'] == 'nothing to roll back'
+
+
+@pytest.mark.parametrize('runs', [
+    '[{"run_id": "r1", "status": "paused", "to_undo": 0, "interrupted": false, "next": true}]',
+    '[{"run_id": "r1", "status": "done", "interrupted": false, "next": true}]',
+    '[{"run_id": "r1", "status": "done", "to_undo": "2", "interrupted": false, "next": true}]',
+    '{"r1": {}}',
+])
+def test_rollback_of_a_state_not_understood_fails(run, tmp_path, runs):
+    doc = '{"schema_version": 1, "command": "rollback", "runs": %s}' % runs
+    failed, r = run(gpuprov, {'state': 'rolled_back',
+                              'binary': stub(tmp_path, "printf '%%s\\n' '%s'\n" % doc)})
+    assert failed and not r['changed'], r['msg']
