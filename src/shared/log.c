@@ -1,33 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Logging: to stderr by verbosity, the last error kept for --json. */
+#define _GNU_SOURCE /* vasprintf */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shared/log.h"
 #include "shared/progress.h"
+#include "shared/util.h"
 
 int gp_verbosity = 1;
 char gp_last_error[512];
 const char *gp_progname = "gpuprov";
 
+static bool control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/*
+ * A message is one line: a control character in what it quotes (an -r
+ * tree's entry name, a profile's value, a library's text), newline and tab
+ * included, becomes \xNN as gp_tv() writes it, so that no name can forge a
+ * "gpuprov: ..." line on stderr or in --json's "error".  Done here, once,
+ * every message is safe whatever its call site quotes.  (C1 controls and
+ * bytes that are not UTF-8 are left to the streams' filter and to the JSON
+ * writer, which escape them everywhere.)  Returns a string to free(), or
+ * NULL when memory ran out: the allocators report that through here, so
+ * this cannot call them.
+ */
+static char *format(const char *fmt, va_list ap)
+{
+	char *raw = NULL, *out;
+	const unsigned char *u;
+	size_t n, o = 0;
+
+	if (vasprintf(&raw, fmt, ap) < 0)
+		return NULL;
+	for (u = (const unsigned char *)raw, n = 0; *u; u++)
+		n += control(*u);
+	if (!n) /* most messages: nothing to escape */
+		return raw;
+	out = malloc(strlen(raw) + 3 * n + 1);
+	if (out) {
+		for (u = (const unsigned char *)raw; *u; u++)
+			if (control(*u))
+				o += (size_t)sprintf(out + o, "\\x%02x", *u);
+			else
+				out[o++] = (char)*u;
+		out[o] = '\0';
+	}
+	free(raw);
+	return out;
+}
+
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
+	char *msg = format(fmt, ap);
+
 	gp_progress_clear(); /* a message starts on a clean line */
-	fprintf(stderr, "%s: %s", gp_progname, level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s%s\n", gp_progname, level, msg ? msg : "(out of memory)");
+	free(msg);
 }
 
 void gp_err(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	vsnprintf(gp_last_error, sizeof(gp_last_error), fmt, ap);
+	msg = format(fmt, ap);
 	va_end(ap);
+	gp_strlcpy(gp_last_error, msg ? msg : "out of memory", sizeof(gp_last_error));
 	gp_progress_clear();
-	fprintf(stderr, "%s: error: %s\n", gp_progname, gp_last_error);
+	fprintf(stderr, "%s: error: %s\n", gp_progname, msg ? msg : gp_last_error);
+	free(msg);
 }
 
 void gp_warn(const char *fmt, ...)

@@ -112,3 +112,33 @@ r = E.parse(sys.argv[1]).getroot()
 assert r.find("description").text == "d\x9be\x7ff"
 assert r.find("title").text == "g\x9bh<"
 assert any(e.get("profile", "").endswith("p\x9b.ini") for e in r.iter())' "$d/x/out.xml"
+
+# a newline in what a message quotes (an -r tree's entry name, a profile's
+# path) cannot forge a "gpuprov: ..." line on stderr, nor a second line in
+# --json's "error": every message is escaped where it is formatted
+fail() { echo "$*"; exit 1; }
+forged() { # FILE: a line of its own that the name made
+	grep -q '^gpuprov: all clear' "$1"
+}
+one_line_error() { # FILE: --json's "error" holds neither a newline nor a tab
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; sys.exit("\n" in e or "\t" in e)' "$1"
+}
+cp -a build/hosts/r5350-ready "$d/fs"
+s="$d/fs/sys/bus/pci/slots/$(printf '3\ngpuprov: all clear')"
+mv "$d/fs/sys/bus/pci/slots/3" "$s"
+chown 65534 "$s" # as root, a slot libpci opens must be root's: refused, naming it
+rc=0
+$G -r "$d/fs" scan >/dev/null 2>"$d/err" || rc=$?
+$G -r "$d/fs" --json scan >"$d/out.json" 2>"$d/err2" || true
+[ $rc -eq 3 ] || fail "a slot not root's: exit $rc, want 3"
+grep -qF 'slots/3\x0agpuprov: all clear' "$d/err" || fail "the slot's name is not escaped"
+if forged "$d/err" || forged "$d/err2"; then fail "a slot's name forged a line"; fi
+one_line_error "$d/out.json" || fail "a slot's name made --json's error two lines"
+p="$d/$(printf 'p\ngpuprov: all clear\t.ini')"
+rc=0
+$G -r build/hosts/r5350-ready -p "$p" check >/dev/null 2>"$d/err" || rc=$?
+$G -r build/hosts/r5350-ready -p "$p" --json check >"$d/out.json" 2>"$d/err2" || true
+[ $rc -eq 4 ] || fail "a profile that is not there: exit $rc, want 4"
+grep -qF 'p\x0agpuprov: all clear\x09.ini' "$d/err" || fail "the profile's path is not escaped"
+if forged "$d/err" || forged "$d/err2"; then fail "a profile's path forged a line"; fi
+one_line_error "$d/out.json" || fail "a profile's path made --json's error two lines"
