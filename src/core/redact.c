@@ -2,9 +2,9 @@
 /*
  * Network configurations as a snapshot keeps them: what gpuprov reads of
  * them (which interfaces each owner configures) stays, every secret goes.
- * One rule per owner's format: ifupdown's option lines, NetworkManager's and
- * systemd-networkd's INI keys and secret sections, netplan's YAML keys and
- * the blocks below them.  A secret value becomes "REDACTED"; a commented-out
+ * One rule per owner's format: ifupdown's option lines and hook commands,
+ * NetworkManager's and systemd-networkd's INI keys and secret sections,
+ * netplan's YAML keys and the blocks below them.  A secret value becomes "REDACTED"; a commented-out
  * secret too.
  */
 #define _GNU_SOURCE /* strcasestr */
@@ -113,7 +113,28 @@ static const char *uncomment(const char *line, size_t *skip)
 	return line + i + 1;
 }
 
-/* ifupdown: "wpa-psk VALUE", "wireless-key VALUE": the first word is the key. */
+/*
+ * ifupdown's hooks run a shell command ("pre-up wpa_passphrase home SECRET",
+ * "up iwconfig wlan0 key s:SECRET"): no scanner can tell which of its words
+ * is a secret, and gpuprov reads none of them, so the whole command goes.
+ */
+static bool ifupdown_hook(const char *word, size_t n)
+{
+	static const char *const hooks[] = {
+		"pre-up", "up", "post-up", "down", "pre-down", "post-down",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hooks); i++)
+		if (n == strlen(hooks[i]) && !strncmp(word, hooks[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * ifupdown: "wpa-psk VALUE", "wireless-key VALUE": the first word is the key;
+ * a hook's command is a value too.
+ */
 static void line_ifupdown(struct out *o, const char *line)
 {
 	size_t skip, i, n;
@@ -121,7 +142,7 @@ static void line_ifupdown(struct out *o, const char *line)
 
 	i = indent_of(body);
 	n = strcspn(body + i, " \t");
-	if (!secret_key(body + i, n)) {
+	if (!secret_key(body + i, n) && !ifupdown_hook(body + i, n)) {
 		puts_(o, line);
 		return;
 	}

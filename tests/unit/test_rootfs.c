@@ -364,6 +364,35 @@ static void test_redact(void **state)
 	redacts("/etc/systemd/network/p.network", "[Match]\nName=ens1f0np0\n", "Name=ens1f0np0\n");
 }
 
+/* ifupdown's hooks run shell commands: a secret can be any of their words. */
+static void test_redact_hooks(void **state)
+{
+	static const char *const hooks[] = {
+		"  pre-up wpa_passphrase home hunter2 > /run/wpa.conf\n",
+		"  up iwconfig wlan0 key s:hunter2\n",
+		"\tpost-up iwconfig wlan0 enc hunter2\n",
+		"  down /usr/local/sbin/vpn --wpa-psk=hunter2\n",
+		"  pre-down wpa_cli set_network 0 wireless-key hunter2\n",
+		"  post-down echo hunter2 | chpasswd\n",
+		"  # up iwconfig wlan0 key hunter2old\n",
+		"  up wpa_passphrase \\\n  home hunter2\n",
+	};
+	char text[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(hooks); i++) {
+		snprintf(text, sizeof(text),
+			 "iface wlan0 inet dhcp\n%siface ens1f0np0 inet manual\n", hooks[i]);
+		redacts("/etc/network/interfaces.d/wlan0", text, "iface ens1f0np0 inet manual\n");
+	}
+	/* the hook stays, its command goes */
+	redacts("/etc/network/interfaces", "iface w inet dhcp\n  up iwconfig w key hunter2\n",
+		"  up REDACTED\n");
+	/* a word that only starts like a hook is no hook */
+	redacts("/etc/network/interfaces", "iface w inet dhcp\n  upx a b\n", "  upx a b\n");
+}
+
 /* What a line scanner could misread: continuations, YAML's other spellings. */
 static void test_redact_forms(void **state)
 {
@@ -406,7 +435,7 @@ int main(void)
 		cmocka_unit_test(test_dir_openat2),  cmocka_unit_test(test_dir_walk),
 		cmocka_unit_test(test_no_root),	     cmocka_unit_test(test_mkparent),
 		cmocka_unit_test(test_dir_trust),    cmocka_unit_test(test_redact),
-		cmocka_unit_test(test_redact_forms),
+		cmocka_unit_test(test_redact_hooks), cmocka_unit_test(test_redact_forms),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
