@@ -270,6 +270,18 @@ static int show_undo(struct gp_journal *j)
 	return n;
 }
 
+/*
+ * rollback -q --list: a line a run, fields split by a tab, no header and no
+ * wrapping, for a script without a JSON reader (the package's prerm): the
+ * text's columns wrap a long reason or profile onto lines of their own.  A
+ * run ID is a file's name: its tabs and newlines print as \xNN.
+ */
+static void porcelain_run(const struct gp_run *r, const char *status, bool next)
+{
+	printf("%s\t%s\t%zu\t%zu\t%s\n", gp_tv(r->run_id), status, r->undoable, r->nsteps,
+	       next ? "next" : "-");
+}
+
 /* rollback --list: every run, oldest first, and which one rollback takes next. */
 static int list_runs(const struct gp_ctx *ctx)
 {
@@ -288,7 +300,7 @@ static int list_runs(const struct gp_ctx *ctx)
 	next = gp_run_next(runs, n);
 	doc = gp_json_doc("rollback");
 	arr = json_object_new_array();
-	if (!ctx->json)
+	if (!ctx->json && gp_verbosity > 0)
 		printf("%-4s %-28s %-16s %-7s %s\n", "SEQ", "RUN", "STATUS", "UNDO", "PROFILE");
 	for (i = 0; i < n; i++) {
 		const struct gp_run *r = &runs[i];
@@ -306,7 +318,9 @@ static int list_runs(const struct gp_ctx *ctx)
 		if (!r->valid)
 			json_object_object_add(o, "error", json_object_new_string(r->error));
 		json_object_array_add(arr, o);
-		if (!ctx->json) /* a long profile path goes on under the run */
+		if (!ctx->json && !gp_verbosity)
+			porcelain_run(r, status, r == next);
+		else if (!ctx->json) /* a long profile path goes on under the run */
 			gp_wrapf(0, 5, "%-4lld %-28s %-16s %zu/%-5zu %s%s", r->seq,
 				 gp_tv(r->run_id), status, r->undoable, r->nsteps,
 				 gp_tv(r->valid ? r->profile : r->error),

@@ -73,9 +73,14 @@ mkdir -m 700 "$d/journal"
 J=$d/journal/20990101T000000Z-1.json
 printf '{"schema_version": 1, "run_id": "20990101T000000Z-1", "status": "done", "steps": [{"kind": "domain.write", "subject": "x", "state": "done", "undo": {"file": {"path": "/var/lib/gpuprov/x.xml", "previous": null, "mode": 420}}}]}\n' >"$J"
 chmod 600 "$J"
-PATH=$R/usr/sbin:$PATH GPUPROV_STATE_DIR=$d/journal sh "$d/ctl/prerm" remove 2>"$d/prerm.err" ||
-	fail "prerm failed"
-grep -q "not rolled back: 20990101T000000Z-1" "$d/prerm.err" || { cat "$d/prerm.err"; fail "prerm: no word of the applied run"; }
+# a journal others may read: refused (invalid), yet its run may have changed the host
+sed 's/Z-1/Z-2/' "$J" >"$d/journal/20990101T000000Z-2.json"
+chmod 644 "$d/journal/20990101T000000Z-2.json"
+# the lock of its own: the host's runs are not this test's
+PATH=$R/usr/sbin:$PATH GPUPROV_STATE_DIR=$d/journal GPUPROV_RUN_DIR=$d/run \
+	sh "$d/ctl/prerm" remove 2>"$d/prerm.err" || fail "prerm failed"
+grep -q "not rolled back: 20990101T000000Z-1 20990101T000000Z-2\$" "$d/prerm.err" ||
+	{ cat "$d/prerm.err"; fail "prerm: not the applied runs, the refused one too"; }
 grep -q "gpuprov rollback" "$d/prerm.err" || fail "prerm: no way out named"
 GPUPROV_STATE_DIR=$d/journal sh "$d/ctl/postrm" purge 2>"$d/postrm.err" || fail "postrm failed"
 [ -f "$J" ] || fail "postrm purge removed the journal"
