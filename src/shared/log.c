@@ -31,7 +31,7 @@ static bool control(unsigned char c)
  * NULL when memory ran out: the allocators report that through here, so
  * this cannot call them.
  */
-static char *format(const char *fmt, va_list ap)
+char *gp_msg_format(const char *fmt, va_list ap)
 {
 	char *raw = NULL, *out;
 	const unsigned char *u;
@@ -58,7 +58,7 @@ static char *format(const char *fmt, va_list ap)
 
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
-	char *msg = format(fmt, ap);
+	char *msg = gp_msg_format(fmt, ap);
 
 	gp_progress_clear(); /* a message starts on a clean line */
 	fprintf(stderr, "%s: %s%s\n", gp_progname, level, msg ? msg : "(out of memory)");
@@ -71,7 +71,7 @@ void gp_err(const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	msg = format(fmt, ap);
+	msg = gp_msg_format(fmt, ap);
 	va_end(ap);
 	gp_strlcpy(gp_last_error, msg ? msg : "out of memory", sizeof(gp_last_error));
 	gp_progress_clear();

@@ -3,6 +3,8 @@
 #ifndef GP_LOG_H
 #define GP_LOG_H
 
+#include <stdarg.h>
+
 extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
 extern const char *gp_progname;
 extern char gp_last_error[512]; /* the last gp_err() message, for --json */
@@ -10,5 +12,8 @@ void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* fmt and ap as a message: one line, each control character as \xNN; free()
+ * it.  NULL when memory ran out.  Every message on stderr is made so. */
+char *gp_msg_format(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

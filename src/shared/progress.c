@@ -152,6 +152,7 @@ void gp_progress(const char *fmt, ...)
 void gp_progress_line(enum gp_tone tone, const char *word, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	if (!progress_on)
 		return;
@@ -160,10 +161,11 @@ void gp_progress_line(enum gp_tone tone, const char *word, const char *fmt, ...)
 		gp_fprintf_tone(stderr, tone, "%s", word);
 		fputc(' ', stderr);
 	}
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	va_start(ap, fmt); /* a message: a name in it cannot start a line */
+	msg = gp_msg_format(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", msg ? msg : "(out of memory)");
+	free(msg);
 	fflush(stderr);
 }
 

@@ -142,6 +142,20 @@ static void test_step_line(void **state)
 				   "verified (0.2 s)\n[2/2] link.up\n");
 }
 
+/* A step's line is a message: a newline in a subject cannot start a line of its own. */
+static void test_step_line_one_line(void **state)
+{
+	struct unit_pty t;
+
+	(void)state;
+	unsetenv("TERM");
+	unit_pty_open(&t);
+	gp_progress_setup(false, 1);
+	gp_progress_line(GP_TONE_NONE, NULL, "[1/1] %s", "link.up x\ngpuprov: all clear\t.");
+	unit_pty_close(&t);
+	assert_string_equal(t.out, "[1/1] link.up x\\x0agpuprov: all clear\\x09.\n");
+}
+
 /* A busy driver's unbind: the seconds left, counting down, then erased. */
 static void test_deadline_countdown(void **state)
 {
@@ -172,9 +186,13 @@ int main(void)
 {
 	gp_term_streams(); /* as main does: the text on stderr is escaped */
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_line), cmocka_unit_test(test_status_width),
-		cmocka_unit_test(test_off),	    cmocka_unit_test(test_color),
-		cmocka_unit_test(test_step_line),   cmocka_unit_test(test_deadline_countdown),
+		cmocka_unit_test(test_status_line),
+		cmocka_unit_test(test_status_width),
+		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_color),
+		cmocka_unit_test(test_step_line),
+		cmocka_unit_test(test_step_line_one_line),
+		cmocka_unit_test(test_deadline_countdown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
