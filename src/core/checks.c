@@ -1009,8 +1009,8 @@ static void clique_blocked(const struct gp_host *h, const struct gp_profile *p,
  * [gpus] match that selects another vendor's accelerator is said here.  True
  * when that leaves no NVIDIA GPU to judge.
  */
-static bool other_vendor(const struct gp_host *h, const struct gp_vm_layout *l,
-			 struct gp_report *r, const struct gp_profile *p)
+static bool other_vendor(const struct gp_host *h, const struct gp_vm_layout *l, struct gp_report *r,
+			 const struct gp_profile *p)
 {
 	const struct gp_dev *d;
 	int i;
@@ -1027,8 +1027,7 @@ static bool other_vendor(const struct gp_host *h, const struct gp_vm_layout *l,
 	if (l->clique_dev >= 0)
 		return false;
 	gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
-		      "clique %d; no NVIDIA GPU in the VM: the domain XML sets none",
-		      p->vm.clique);
+		      "clique %d; no NVIDIA GPU in the VM: the domain XML sets none", p->vm.clique);
 	return true;
 }
 

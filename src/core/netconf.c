@@ -28,7 +28,8 @@ const char *gp_bond_persist_path(const struct gp_profile *p, const struct gp_hos
 	const char *o = gp_netconf_owner(h, p);
 
 	if (!strcmp(o, "networkmanager"))
-		snprintf(path, len, "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
+		snprintf(path, len,
+			 "/etc/NetworkManager/system-connections/gpuprov-%s.nmconnection",
 			 p->bond.name);
 	else if (!strcmp(o, "netplan"))
 		snprintf(path, len, "/etc/netplan/60-gpuprov-%s.yaml", p->bond.name);
@@ -218,20 +219,18 @@ static int build(const struct gp_host *h, const struct gp_profile *p, struct gp_
 			NULL,
 		};
 
+		gp_bond_persist_path(p, h, first, sizeof(first));
 		if (!strcmp(o, "networkd")) {
-			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("networkd-bond.netdev", pairs),
-			    0644);
+			add(nc, first, render("networkd-bond.netdev", pairs), 0644);
 			snprintf(path, sizeof(path),
 				 "/etc/systemd/network/" GP_NETWORKD_PREFIX "%s.network", b);
 			add(nc, path, render("networkd-bond.network", pairs), 0644);
 		} else if (!strcmp(o, "networkmanager")) {
-			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("nm-bond.nmconnection", pairs),
-			    0600);
+			add(nc, first, render("nm-bond.nmconnection", pairs), 0600);
 		} else if (!strcmp(o, "netplan")) {
-			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("netplan-bond.yaml", pairs),
-			    0600);
+			add(nc, first, render("netplan-bond.yaml", pairs), 0600);
 		} else if (!strcmp(o, "ifupdown")) {
-			add(nc, gp_bond_persist_path(p, h, first, sizeof(first)), render("ifupdown-bond", pairs), 0644);
+			add(nc, first, render("ifupdown-bond", pairs), 0644);
 		}
 		for (i = 0; i < n && (!strcmp(o, "networkd") || !strcmp(o, "networkmanager"));
 		     i++) {
