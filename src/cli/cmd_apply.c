@@ -30,9 +30,10 @@ static int confirm(const struct gp_ctx *ctx, const char *question)
 		return GP_EXIT_INPUT;
 	}
 	fprintf(stderr, "%s [y/N] ", question);
+	/* no is the operator's answer, not bad input: a status of its own */
 	if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
-		gp_err("nothing done");
-		return GP_EXIT_INPUT;
+		gp_err("declined: nothing was changed");
+		return GP_EXIT_DECLINED;
 	}
 	return 0;
 }

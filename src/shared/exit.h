@@ -17,6 +17,7 @@ enum gp_exit {
 	GP_EXIT_LOCKED = 5,	 /* another run holds the lock */
 	GP_EXIT_ROLLED_BACK = 6, /* apply: a step failed, every change was undone */
 	GP_EXIT_UNDO_FAILED = 7, /* apply, rollback: an undo failed, the host is left changed */
+	GP_EXIT_DECLINED = 8,	 /* apply, rollback: the operator answered no, nothing changed */
 };
 
 #endif

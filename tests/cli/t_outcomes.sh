@@ -36,6 +36,28 @@ rc=$(status setpriv --reuid=65534 --regid=65534 --clear-groups $GU -p "$d/p.ini"
 rc=$(status setpriv --reuid=65534 --regid=65534 --clear-groups $GU rollback --yes)
 [ "$rc" = 4 ] || { cat "$d/err"; fail "rollback as non-root: exit $rc, want 4"; }
 
+# ---- the operator answers no at the prompt (a terminal: script(1)): 8, nothing changed ----
+prompt() { # ANSWER COMMAND...: the answer typed at apply's or rollback's question
+	_a=$1
+	shift
+	set +e
+	printf '%s\n' "$_a" | script -qec "$*" /dev/null >"$d/tty" 2>&1
+	rc=$?
+	set -e
+}
+prompt n "$G -p $d/p.ini --only vm --accept vm.kvm apply"
+[ "$rc" = 8 ] && grep -q "declined: nothing was changed" "$d/tty" ||
+	{ cat "$d/tty"; fail "apply, answered no: exit $rc, want 8"; }
+[ ! -e "$X" ] && [ -z "$(ls "$d/journal" 2>/dev/null)" ] || fail "8: apply changed something"
+rc=$(status $G -p "$d/p.ini" --only vm --accept vm.kvm apply --yes)
+[ "$rc" = 0 ] || { cat "$d/err"; fail "apply: exit $rc"; }
+prompt no "$G rollback"
+[ "$rc" = 8 ] && grep -q "declined: nothing was changed" "$d/tty" && [ -e "$X" ] ||
+	{ cat "$d/tty"; fail "rollback, answered no: exit $rc, want 8, the XML kept"; }
+rc=$(status $G rollback --yes)
+[ "$rc" = 0 ] && [ ! -e "$X" ] || { cat "$d/err"; fail "rollback: exit $rc"; }
+rm -f "$d"/journal/*.json
+
 # ---- domain.define fails (a domain of that name with another UUID): undone, exit 6 ----
 cat >"$d/other.xml" <<EOX
 <domain type='qemu'><name>gp-test-vm</name><uuid>11111111-2222-3333-4444-555555555555</uuid>
