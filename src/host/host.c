@@ -1362,6 +1362,46 @@ static void read_host_use(struct gp_host *h)
 /* ---- the whole host ---- */
 
 /*
+ * A -r directory without sys/bus/pci/devices is not a snapshot or root tree;
+ * where one directory inside it is (the folder a snapshot was unpacked
+ * into, named one level too high), the message names that one.
+ */
+static void not_a_tree(const struct gp_host *h)
+{
+	char one[256] = "";
+	int n = 0, dfd = openat(h->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *e;
+
+	while (dir && n < 2 && (e = readdir(dir))) {
+		char rel[300];
+		int fd;
+
+		if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+			continue;
+		snprintf(rel, sizeof(rel), "/%s/sys/bus/pci/devices", e->d_name);
+		fd = gp_root_openat(h->rootfd, rel, O_RDONLY | O_DIRECTORY);
+		if (fd < 0)
+			continue;
+		close(fd);
+		if (!n++)
+			gp_strlcpy(one, e->d_name, sizeof(one));
+	}
+	if (dir)
+		closedir(dir);
+	else if (dfd >= 0)
+		close(dfd);
+	if (n == 1)
+		gp_err("cannot read host state: '%s' is not a snapshot or root tree (it has no "
+		       "sys/bus/pci/devices); '%s/%s' is one: name that",
+		       h->root, h->root, one);
+	else
+		gp_err("cannot read host state: '%s' is not a snapshot or root tree (it has no "
+		       "sys/bus/pci/devices)",
+		       h->root);
+}
+
+/*
  * NVML starts the driver's state for every GPU it opens (seconds without
  * persistence mode): ask it only when a GPU is on the nvidia driver.
  */
@@ -1443,7 +1483,7 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	if (h->rootfd == -ENOTDIR) {
 		gp_err("cannot read host state: '%s' is a file, not a directory: a snapshot "
 		       "(gpuprov snapshot -o FILE.tar.gz) is unpacked first: mkdir DIR && tar xzf "
-		       "'%s' -C DIR, then -r DIR",
+		       "'%s' -C DIR, then name DIR",
 		       h->root, h->root);
 		h->rootfd = -1;
 		rc = -ENOTDIR;
@@ -1457,6 +1497,10 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	fd = h->rootfd == -1
 		     ? -ENOENT
 		     : gp_root_openat(h->rootfd, "/sys/bus/pci/devices", O_RDONLY | O_DIRECTORY);
+	if (fd == -ENOENT && h->rootfd >= 0) {
+		not_a_tree(h);
+		goto fail;
+	}
 	if (fd < 0) {
 		gp_err("cannot read host state: '%s': %s", path, gp_root_strerror(fd));
 		goto fail;
