@@ -13,6 +13,10 @@
  * others or by a group other than root's.  That is
  * doas's rule for doas.conf and OpenSSH's safe_path, with links and sticky
  * directories thought through.
+ *
+ * A tree (the templates, an embedded libvirt root) is what the path leads
+ * to, links resolved, and everything in it, and there a sticky directory is
+ * refused too: anyone may add an entry to it after the check.
  */
 #define _GNU_SOURCE /* nftw */
 #include <dirent.h>
@@ -110,17 +114,26 @@ static int acl_ok(struct walk *w, const char *path)
 	return 0;
 }
 
-/* Root's, and not writable by others. */
-static int owner_ok(struct walk *w, const char *path, const struct stat *st)
+/*
+ * Root's, and not writable by others.  On the way to what is checked a
+ * sticky directory (as /tmp) passes: others cannot rename or remove root's
+ * entries in it.  In a tree (strict) it does not: anyone who may write it
+ * may add an entry after the check.
+ */
+static int owner_ok(struct walk *w, const char *path, const struct stat *st, bool strict)
 {
 	if (st->st_uid != 0)
 		return refuse(w, "'%s' is owned by uid %lu, not root", path,
 			      (unsigned long)st->st_uid);
 	if (S_ISLNK(st->st_mode))
 		return 0; /* a link's own mode means nothing */
-	/* sticky (as /tmp): others cannot rename or remove root's entries */
-	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
+	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && !strict)
 		return 0;
+	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && (st->st_mode & S_IWOTH))
+		return refuse(w,
+			      "'%s' is writable by group or others (mode %lo): sticky or not, "
+			      "they may add entries to it",
+			      path, (unsigned long)(st->st_mode & 07777));
 	if (!(st->st_mode & S_IWOTH) && !(st->st_mode & S_IWGRP))
 		return 0; /* with an ACL the group bits are its mask: nobody else writes */
 	/* root's group is root's (libvirt makes its runtime directories 0770) */
@@ -158,17 +171,19 @@ static int fs_foreign(const char *path, const struct stat *st)
 
 #define FOREIGN_WHY "'%s' is on a FUSE filesystem, whose owners and modes its server makes up"
 
-/* What every entry on the way must be: root's, not writable by others, off FUSE. */
-static int entry_ok(struct walk *w, const char *path, const struct stat *st)
+static int fs_ok(struct walk *w, const char *path, const struct stat *st)
 {
-	int rc = owner_ok(w, path, st);
+	int rc = fs_foreign(path, st);
 
-	if (rc)
-		return rc;
-	rc = fs_foreign(path, st);
-	if (rc > 0)
-		return refuse(w, FOREIGN_WHY, path);
-	return rc;
+	return rc > 0 ? refuse(w, FOREIGN_WHY, path) : rc;
+}
+
+/* What every entry must be: root's, not writable by others (owner_ok), off FUSE. */
+static int entry_ok(struct walk *w, const char *path, const struct stat *st, bool strict)
+{
+	int rc = owner_ok(w, path, st, strict);
+
+	return rc ? rc : fs_ok(w, path, st);
 }
 
 /* The first component of w->rest into comp, and off w->rest. */
@@ -264,7 +279,7 @@ static int step(struct walk *w, const char *comp, struct stat *st)
 		return -ENAMETOOLONG;
 	if (lstat(path, st))
 		return -errno;
-	rc = entry_ok(w, path, st);
+	rc = entry_ok(w, path, st, false);
 	if (rc)
 		return rc;
 	if (S_ISLNK(st->st_mode))
@@ -304,7 +319,7 @@ static int walk(struct walk *w, const char *path, struct stat *st)
 	strcat(w->rest, path);
 	if (lstat("/", st))
 		return -errno;
-	rc = entry_ok(w, "/", st);
+	rc = entry_ok(w, "/", st, false);
 	for (w->links = 0; !rc;) {
 		next_component(w, comp, sizeof(comp));
 		rc = step(w, comp, st);
@@ -325,14 +340,36 @@ static void report(const char *path, const struct walk *w, int rc)
 		gp_err("cannot check '%s': %s", path, strerror(-rc));
 }
 
-static int tree_entries;
+#define MAX_TREE_LINKS 8 /* links to directories, one inside what another leads to */
+
+static int tree_entries, tree_depth;
 static char tree_why[PATH_MAX + 128];
 
-/* Each entry below a trusted directory: root's, and links lead somewhere safe. */
+static int subtree(struct walk *w, const char *dir);
+
+/*
+ * A link in a tree: what it leads to is in the tree too, walked as any path
+ * is, then held to the tree's rule: a directory with everything in it.
+ */
+static int tree_link(struct walk *w, const char *path)
+{
+	struct stat st;
+	int rc = walk(w, path, &st);
+
+	if (rc && !w->why[0])
+		return refuse(w, "the link '%s' leads nowhere", path);
+	if (rc)
+		return rc;
+	if (!S_ISDIR(st.st_mode))
+		return 0; /* walk's rule for the file it ends on is the tree's */
+	return subtree(w, w->cur);
+}
+
+/* Each entry of a tree, its top included: root's, nobody else's to write, sticky or not. */
 static int tree_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	struct walk w = { .why = "" };
-	struct stat target;
+	int rc;
 
 	(void)ftw;
 	if (++tree_entries > MAX_ENTRIES) {
@@ -343,13 +380,47 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
 		snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
 		return -EACCES;
 	}
-	if (entry_ok(&w, path, st) || (S_ISLNK(st->st_mode) && walk(&w, path, &target))) {
-		if (!w.why[0])
-			snprintf(w.why, sizeof(w.why), "the link '%s' leads nowhere", path);
+	rc = owner_ok(&w, path, st, true);
+	if (!rc)
+		rc = fs_ok(&w, path, st);
+	if (!rc && S_ISLNK(st->st_mode))
+		rc = tree_link(&w, path);
+	if (!rc)
+		return 0;
+	if (w.why[0])
 		gp_strlcpy(tree_why, w.why, sizeof(tree_why));
-		return -EPERM;
-	}
-	return 0;
+	else if (!tree_why[0])
+		snprintf(tree_why, sizeof(tree_why), "'%s': %s", path, strerror(-rc));
+	return -EPERM;
+}
+
+/* dir (resolved, its way checked) and everything in it, as tree_entry wants. */
+static int subtree(struct walk *w, const char *dir)
+{
+	int rc;
+
+	if (tree_depth >= MAX_TREE_LINKS)
+		return refuse(w, "links lead into directories more than %d deep at '%s'",
+			      MAX_TREE_LINKS, dir);
+	tree_depth++;
+	rc = nftw(dir, tree_entry, 16, FTW_PHYS);
+	tree_depth--;
+	if (!rc)
+		return 0;
+	if (tree_why[0]) /* tree_entry says why it stopped */
+		return refuse(w, "%s", tree_why);
+	return refuse(w, "'%s': %s", dir, strerror(errno)); /* nftw itself failed */
+}
+
+/*
+ * A tree at path: what path leads to (walk), then that directory and all it
+ * holds, named as resolved: nftw of path would stop at a link at its end.
+ */
+static int tree(struct walk *w)
+{
+	tree_entries = tree_depth = 0;
+	tree_why[0] = '\0';
+	return subtree(w, w->cur);
 }
 
 /*
@@ -619,12 +690,8 @@ int gp_trust(const char *path, enum gp_trust_kind kind)
 		rc = refuse(&w, "it is not a regular file");
 	else if (!rc && kind != GP_TRUST_FILE && !S_ISDIR(st.st_mode))
 		rc = refuse(&w, "it is not a directory");
-	if (!rc && kind == GP_TRUST_TREE) {
-		tree_entries = 0;
-		tree_why[0] = '\0';
-		rc = nftw(path, tree_entry, 16, FTW_PHYS) ? -EPERM : 0;
-		gp_strlcpy(w.why, tree_why, sizeof(w.why));
-	}
+	if (!rc && kind == GP_TRUST_TREE)
+		rc = tree(&w);
 	report(path, &w, rc);
 	return rc;
 }

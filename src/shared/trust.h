@@ -10,9 +10,12 @@
 enum gp_trust_kind {
 	GP_TRUST_FILE, /* a regular file */
 	GP_TRUST_DIR,  /* a directory (not what is in it) */
-	GP_TRUST_TREE, /* a directory and everything below it */
+	GP_TRUST_TREE, /* the directory path leads to and all in it, sticky or not */
 };
-/* 0 when only root can change what path names; else -EPERM or -errno, after gp_err(). */
+/*
+ * 0 when only root can change what path names (a tree: what it leads to,
+ * and all in it); else -EPERM or -errno, after gp_err().
+ */
 int gp_trust(const char *path, enum gp_trust_kind kind);
 /* gp_trust of the directory path will be written into (or the nearest that exists) */
 int gp_trust_parent(const char *path);

@@ -98,6 +98,22 @@ apply "$d/ok/p.ini" "'$d/tpl' is writable by group or others"
 chmod 755 "$d/tpl"
 unset GPUPROV_TEMPLATES
 
+# the templates named through a link: the directory it leads to and all in
+# it, which a sticky directory is not (anyone may add entries after the check)
+cp -rp "$T" "$d/tpl2"
+ln -s tpl2 "$d/tpl-link"
+export GPUPROV_TEMPLATES=$d/tpl-link
+apply "$d/ok/p.ini" "$ACCEPTED"
+chown 65534 "$d/tpl2/vfio-rebind.sh"
+chmod 666 "$d/tpl2/vfio-rebind.sh"
+apply "$d/ok/p.ini" "'$d/tpl2/vfio-rebind.sh' is owned by uid 65534"
+chown 0 "$d/tpl2/vfio-rebind.sh"
+chmod 755 "$d/tpl2/vfio-rebind.sh"
+chmod 1777 "$d/tpl2"
+apply "$d/ok/p.ini" "'$d/tpl2' is writable by group or others (mode 1777): sticky or not"
+chmod 755 "$d/tpl2"
+unset GPUPROV_TEMPLATES
+
 # the VM's own template, beside the profile
 sed 's|<name>gpu-vm</name>|&<title>beside the profile</title>|' \
 	"$T/domain-q35-ovmf.xml" >"$d/ok/t.xml"

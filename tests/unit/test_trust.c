@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * gp_trust: what root may act on.  The tests run as root; "another user" is
- * uid 65534 (nobody), made owner with chown; another group is gid 65534.  Everything lives in a fresh
- * 0700 directory under /tmp (root's, sticky: trusted as a parent).
+ * uid 65534 (nobody), made owner with chown; another group is gid 65534.
+ * Everything lives in a fresh 0700 directory under /tmp (root's, sticky:
+ * trusted as a parent, never as a tree).
  */
 #include <endian.h>
 #include <fcntl.h>
@@ -147,6 +148,21 @@ static int setup(void **state)
 	acl("acldir", 0x02, NOBODY, 7, 7);
 	dir("linktree", 0755, 0);
 	link_to("linktree/conf", "../ww/p.ini", 0);
+	/* trees reached through a link, sticky ones, links inside to directories */
+	link_to("tree-link", "tree", 0);
+	link_to("badtree-link", "badtree", 0);
+	link_to("sticky-link", "sticky", 0);
+	dir("stickytree", 01777, 0);
+	file("stickytree/p.ini", 0644, 0);
+	dir("tree2", 0755, 0);
+	dir("tree2/tmp", 01777, 0);
+	dir("dirlinks", 0755, 0);
+	link_to("dirlinks/etc", "../badtree/etc", 0);
+	dir("goodlinks", 0755, 0);
+	link_to("goodlinks/etc", "../tree/etc", 0);
+	link_to("goodlinks/conf", "../tree/etc/qemu.conf", 0);
+	dir("looptree", 0755, 0);
+	link_to("looptree/self", ".", 0);
 	/* a -r tree whose library paths are walked (gp_trust_lib_paths) */
 	dir("lib", 0755, 0);
 	dir("lib/d", 0755, 0);
@@ -267,6 +283,32 @@ static void test_tree(void **state)
 	assert_non_null(strstr(gp_last_error, "qemu.conf' is owned by uid 65534"));
 	assert_int_equal(gp_trust(at("linktree"), GP_TRUST_TREE), -EPERM);
 	assert_int_equal(gp_trust(at("ok/p.ini"), GP_TRUST_TREE), -EPERM);
+}
+
+/* A tree is what its path leads to, and all of it is root's alone, sticky or not. */
+static void test_tree_strict(void **state)
+{
+	(void)state;
+	/* through a link: the directory it leads to, and everything in it */
+	assert_int_equal(gp_trust(at("tree-link"), GP_TRUST_TREE), 0);
+	assert_int_equal(gp_trust(at("badtree-link"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "badtree/etc/qemu.conf' is owned by uid 65534"));
+	/* sticky (as /run/lock): anyone may add entries after the check */
+	assert_int_equal(gp_trust(at("sticky-link"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(
+		strstr(gp_last_error, "/sticky' is writable by group or others (mode 1777)"));
+	assert_non_null(strstr(gp_last_error, "sticky or not"));
+	assert_int_equal(gp_trust(at("stickytree"), GP_TRUST_TREE), -EPERM);
+	assert_int_equal(gp_trust(at("tree2"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "tree2/tmp' is writable by group or others"));
+	/* a sticky directory on the way is still fine, as for files */
+	assert_int_equal(gp_trust(at("sticky/p.ini"), GP_TRUST_FILE), 0);
+	/* a link inside leads into a directory: that one is walked too */
+	assert_int_equal(gp_trust(at("dirlinks"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "badtree/etc/qemu.conf' is owned by uid 65534"));
+	assert_int_equal(gp_trust(at("goodlinks"), GP_TRUST_TREE), 0);
+	assert_int_equal(gp_trust(at("looptree"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "more than 8 deep"));
 }
 
 /* one path (and its entries) under the tree at "lib", as a library resolves it */
@@ -494,7 +536,7 @@ int main(void)
 		cmocka_unit_test(test_tree),	     cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_restore_dirs), cmocka_unit_test(test_lib_paths),
 		cmocka_unit_test(test_proc_links),   cmocka_unit_test(test_foreign_fs),
-		cmocka_unit_test(test_fuse_walk),
+		cmocka_unit_test(test_fuse_walk),    cmocka_unit_test(test_tree_strict),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
