@@ -51,6 +51,7 @@ const char *const gp_finding_ids[] = {
 	"vm.running",
 	"vm.vcpus",
 	"vm.libvirt",
+	"vm.embed",
 	NULL,
 };
 
@@ -1443,6 +1444,14 @@ static void check_libvirt(const struct gp_host *h, const struct gp_profile *p, s
 {
 	if (!h->libvirt_error[0])
 		return;
+	/* not a libvirt that is down: a root apply's domain.define refuses too */
+	if (h->libvirt_refused) {
+		gp_report_add(r, "vm.embed", GP_FAIL, p->vm.name,
+			      "make the embedded root and all it holds root's and writable by "
+			      "no one else (gpuprov(8), SECURITY CONSIDERATIONS)",
+			      "libvirt at %s is not opened: %s", p->vm.uri, h->libvirt_error);
+		return;
+	}
 	gp_report_add(r, "vm.libvirt", GP_WARN, p->vm.name,
 		      "start libvirtd (systemctl start libvirtd), or correct [vm] uri; "
 		      "apply's domain.define needs it",

@@ -281,7 +281,8 @@ struct gp_host {
 	char *nccl_xml;		 /* the NCCL topology file beside it, or NULL */
 	int vm_defined;		 /* -1 unknown, 0 no, 1 yes (libvirt, live host only) */
 	int vm_running;		 /* -1 unknown, 0 no, 1 a domain of [vm] name runs */
-	char libvirt_error[256]; /* why libvirt did not answer; "" when it did or was not asked */
+	char libvirt_error[512]; /* why libvirt did not answer; "" when it did or was not asked */
+	bool libvirt_refused;	 /* not asked: gpuprov does not open [vm] uri (libvirt_error) */
 	int kvm;		 /* /dev/kvm: 1 present, 0 absent, -1 cannot tell (-r) */
 	struct gp_vm_file vm_files[GP_VM_FILES]; /* what the domain XML needs (gp_host_vm_files) */
 	int nvm_files;

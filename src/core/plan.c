@@ -389,6 +389,9 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 	if (h->vm_defined >= 0)
 		gp_strlcpy(st->current, h->vm_defined ? "defined, differs" : "not defined",
 			   sizeof(st->current));
+	else if (h->libvirt_refused)
+		gp_strlcpy(st->current, "unknown (not opened: check's vm.embed says why)",
+			   sizeof(st->current));
 	else if (h->libvirt_error[0])
 		snprintf(st->current, sizeof(st->current), "unknown (libvirt unreachable: %s)",
 			 h->libvirt_error);

@@ -53,12 +53,22 @@ static bool ssh_authority(const char *s, size_t n)
 	return end - colon - 1 <= 5 && !gp_parse_uint(buf, 65535, &port) && port;
 }
 
-/* /ABSOLUTE/DIR in plain characters: no '%' escapes, parameters or "..". */
+/*
+ * /ABSOLUTE/DIR in plain characters (no '%' escapes or parameters), each
+ * component a name (not "", "." or ".."): the directory the trust check
+ * walks and names is the one libvirt is given, spelled one way.
+ */
 static bool embed_root(const char *s)
 {
-	if (s[0] != '/' || !word(s + 1, strlen(s + 1), "/._+-") || strstr(s, "/../") ||
-	    (strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/..")))
+	size_t n;
+
+	if (s[0] != '/' || !word(s + 1, strlen(s + 1), "/._+-"))
 		return false;
+	for (; *s == '/'; s += n) {
+		n = strcspn(++s, "/");
+		if (!n || (n == 1 && s[0] == '.') || (n == 2 && !strncmp(s, "..", 2)))
+			return false;
+	}
 	return true;
 }
 

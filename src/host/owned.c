@@ -117,6 +117,7 @@ static int running_in_tree(const struct gp_host *h, const char *name)
 static void read_vm(struct gp_host *h, const struct gp_profile *p)
 {
 	char nccl[PATH_LEN];
+	int rc;
 
 	if (!p || !p->has_vm)
 		return;
@@ -124,11 +125,12 @@ static void read_vm(struct gp_host *h, const struct gp_profile *p)
 	gp_nccl_topo_path(p->vm.output, nccl, sizeof(nccl));
 	h->nccl_xml = read_owned(h, nccl);
 	/* libvirt answers for the live host only, not for a tree under --root */
-	if (!h->root[0] && p->vm.define)
-		h->vm_defined =
-			gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest),
-				       &h->vm_running, h->libvirt_error, sizeof(h->libvirt_error));
-	else if (h->root[0])
+	if (!h->root[0] && p->vm.define) {
+		rc = gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest),
+				    &h->vm_running, h->libvirt_error, sizeof(h->libvirt_error));
+		h->vm_defined = rc < 0 ? -1 : rc;
+		h->libvirt_refused = rc == -2;
+	} else if (h->root[0])
 		h->vm_running = running_in_tree(h, p->vm.name);
 }
 

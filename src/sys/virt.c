@@ -111,20 +111,32 @@ static const char *last_error(void)
 	return api.last_error() ? api.last_error_message() : gp_last_error;
 }
 
-virConnectPtr gp_virt_connect(const char *uri, bool complain)
+/*
+ * 0 when gpuprov may open uri, else -EPERM after gp_err: every connection,
+ * whether its URI came from a profile or a journal, and for an embedded
+ * root, before libvirt reads a byte of it (its driver runs the emulators
+ * its domains name, as root): what the root leads to, and all in it.
+ */
+static int may_open(const char *uri)
 {
-	static bool loop;
-	virConnectPtr c;
 	const char *why;
 
-	/* every connection, whether its URI came from a profile or a journal */
 	if (gp_virt_uri_check(uri, &why)) {
 		gp_err("refusing the libvirt URI '%s': %s", uri, why);
-		return NULL;
+		return -EPERM;
 	}
 	if (!strncmp(uri, GP_URI_EMBED, strlen(GP_URI_EMBED)) &&
 	    gp_trust(uri + strlen(GP_URI_EMBED), GP_TRUST_TREE))
-		return NULL;
+		return -EPERM;
+	return 0;
+}
+
+/* A connection to uri, which may_open passed. */
+static virConnectPtr open_uri(const char *uri, bool complain)
+{
+	static bool loop;
+	virConnectPtr c;
+
 	if (gp_virt_load(GP_LIBVIRT_SONAME, NULL, 0)) {
 		if (complain)
 			gp_err("cannot connect to libvirt at '%s': %s (is libvirt0 installed?)",
@@ -150,6 +162,11 @@ virConnectPtr gp_virt_connect(const char *uri, bool complain)
 	else if (!c)
 		gp_debug("libvirt at '%s': %s", uri, api.last_error_message());
 	return c;
+}
+
+virConnectPtr gp_virt_connect(const char *uri, bool complain)
+{
+	return may_open(uri) ? NULL : open_uri(uri, complain);
 }
 
 void gp_virt_close(virConnectPtr c)
@@ -251,20 +268,21 @@ int gp_virt_digest_of(const char *xml, char *digest, size_t len)
 	return 1;
 }
 
-/*
- * -1: libvirt not reachable (why says so); 0: no such domain; 1: defined
- * (digest filled, *running 1 when it runs).
- */
 int gp_virt_digest(const char *uri, const char *name, char *digest, size_t len, int *running,
 		   char *why, size_t wlen)
 {
-	virConnectPtr c = gp_virt_connect(uri, false);
+	virConnectPtr c;
 	virDomainPtr d;
 	char *xml;
 
 	digest[0] = '\0';
 	*running = -1;
-	if (!c) { /* refused before libvirt was asked: gp_err said why */
+	if (may_open(uri)) { /* libvirt is not asked: gp_err said why */
+		snprintf(why, wlen, "%s", gp_last_error);
+		return -2;
+	}
+	c = open_uri(uri, false);
+	if (!c) {
 		snprintf(why, wlen, "%s", last_error());
 		return -1;
 	}

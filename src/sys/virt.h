@@ -21,10 +21,19 @@ struct _virConnect;
  */
 int gp_virt_load(const char *soname, char *why, size_t len);
 void gp_virt_qemu_version(char *buf, size_t len);
+/*
+ * Whether domain name is defined at uri: 1 (digest filled, *running 1 when
+ * it runs), 0 (no such domain), -1 (libvirt not reachable) or -2 (uri, or
+ * the embedded root it names, is not one gpuprov opens; libvirt not asked).
+ * why says why for -1 and -2.
+ */
 int gp_virt_digest(const char *uri, const char *name, char *digest, size_t len, int *running,
 		   char *why, size_t wlen);
 int gp_virt_digest_of(const char *xml, char *digest, size_t len);
-/* a connection to uri (checked by gp_virt_uri_check), NULL after gp_err when complain */
+/*
+ * A connection to uri (checked by gp_virt_uri_check; an embedded root by
+ * gp_trust), NULL after gp_err when complain (a refused uri: always).
+ */
 struct _virConnect *gp_virt_connect(const char *uri, bool complain);
 void gp_virt_close(struct _virConnect *c);
 /* the inactive definition of domain name (with secrets when secure), NULL when none; free() it */

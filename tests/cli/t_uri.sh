@@ -54,3 +54,42 @@ timeout 60 $G -p "$d/embed.ini" check >/dev/null 2>"$d/err" || true
 [ ! -e "$d/ran" ] || fail "an embedded root of another user's was opened"
 grep -q "refusing '$d/embed': '$d/embed/etc/qemu/evil.xml' is owned by uid 65534" "$d/err" ||
 	fail "embed: $(cat "$d/err")"
+
+# an embedded root is what its path leads to, root's all the way down and
+# writable by nobody else, sticky or not: else libvirt is never asked (it
+# would make run/ in the root) and check fails vm.embed.  The other user's
+# files are benign here: what is tested is that gpuprov refuses first.
+embed_refused() { # NAME ROOT WORDS
+	profile "$d/$1.ini" "uri = qemu:///embed?root=$2"
+	set +e
+	timeout 60 $G -p "$d/$1.ini" check >"$d/out" 2>"$d/err"
+	rc=$?
+	set -e
+	[ ! -e "$2/run" ] || fail "$1: libvirt was asked (it made $2/run)"
+	[ $rc -eq 2 ] || fail "$1: exit $rc, want 2"
+	grep -q "refusing '$2': .*$3" "$d/err" || fail "$1: $(cat "$d/err")"
+	tr -s ' \n' '  ' <"$d/out" | grep -q "FAIL vm.embed .*is not opened: refusing '$2'" ||
+		fail "$1: no vm.embed: $(cat "$d/out")"
+}
+# a sticky directory (as /run/lock): anyone may add entries after the check
+mkdir -m 1777 "$d/lock"
+mkdir "$d/lock/etc"
+printf 'user = "root"\ngroup = "root"\n' >"$d/lock/etc/qemu.conf"
+embed_refused sticky "$d/lock" "'$d/lock' is writable by group or others (mode 1777): sticky or not"
+# the same through a link (as /var/lock), another user's files in it
+ln -s lock "$d/var-lock"
+setpriv --reuid 65534 --regid 65534 --clear-groups mkdir "$d/lock/theirs"
+embed_refused via-link "$d/var-lock" "'$d/lock' is writable by group or others (mode 1777)"
+# a link to root's directory: the walk descends where it leads
+mkdir -m 755 "$d/real" "$d/real/etc"
+printf 'user = "root"\ngroup = "root"\n' >"$d/real/etc/qemu.conf"
+chown 65534 "$d/real/etc/qemu.conf"
+ln -s real "$d/to-real"
+embed_refused link-down "$d/to-real" "'$d/real/etc/qemu.conf' is owned by uid 65534"
+# a path that is not a plain name per component is refused as a URI
+profile "$d/dot.ini" "uri = qemu:///embed?root=$d/./real"
+set +e
+$G profile validate "$d/dot.ini" >/dev/null 2>"$d/err"
+rc=$?
+set -e
+[ $rc -eq 4 ] || fail "embed root with '.': exit $rc, want 4"

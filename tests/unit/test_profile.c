@@ -229,6 +229,7 @@ static void test_uri(void **state)
 		"qemu+ssh://op_1@[fd00::1]:22/session",
 		"qemu+ssh://[fd00::1]/system",
 		"qemu:///embed?root=/var/tmp/gp-lab.1",
+		"qemu:///embed?root=/srv/.vm/a..b/-x",
 	};
 	static const char *const refused[] = {
 		"qemu+ext:///system?command=/tmp/x",
@@ -262,6 +263,10 @@ static void test_uri(void **state)
 		"qemu:///embed?root=/x/../tmp",
 		"qemu:///embed?root=/x/..",
 		"qemu:///embed?root=/x%2f..",
+		"qemu:///embed?root=/x/./y",
+		"qemu:///embed?root=/x/.",
+		"qemu:///embed?root=/x//y",
+		"qemu:///embed?root=/x/",
 		"test:///default",
 		"lxc:///system",
 		"",

@@ -75,8 +75,31 @@ static int refused_first(void)
 	int running;
 
 	CHECK(gp_virt_digest("http://x/", "vm", digest, sizeof(digest), &running, why,
-			     sizeof(why)) == -1);
+			     sizeof(why)) == -2);
 	CHECK(strstr(why, "refusing the libvirt URI 'http://x/'"));
+	CHECK(gp_virt_load("libgp-absent.so.0", NULL, 0) == -ENOENT);
+	return 0;
+}
+
+/*
+ * An embedded root anyone may add entries to (sticky, as /run/lock) is
+ * refused before libvirt is loaded, let alone given the root.
+ */
+static int refused_root(void)
+{
+	char digest[24], why[256], root[] = "/tmp/gp-virt-XXXXXX", uri[300], cmd[300];
+	int running, rc;
+
+	CHECK(mkdtemp(root));
+	CHECK(!chmod(root, 01777));
+	snprintf(uri, sizeof(uri), "qemu:///embed?root=%s", root);
+	rc = gp_virt_digest(uri, "vm", digest, sizeof(digest), &running, why, sizeof(why));
+	CHECK(rc == -2 && running == -1);
+	CHECK(strstr(why, "(mode 1777): sticky or not"));
+	CHECK(!gp_virt_connect(uri, false));
+	CHECK(strstr(gp_last_error, "(mode 1777): sticky or not"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(!system(cmd));
 	CHECK(gp_virt_load("libgp-absent.so.0", NULL, 0) == -ENOENT);
 	return 0;
 }
@@ -130,6 +153,12 @@ static void test_refused_first(void **state)
 	in_child(refused_first);
 }
 
+static void test_refused_root(void **state)
+{
+	(void)state;
+	in_child(refused_root);
+}
+
 static void test_present(void **state)
 {
 	(void)state;
@@ -139,9 +168,8 @@ static void test_present(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_absent),
-		cmocka_unit_test(test_lacking),
-		cmocka_unit_test(test_refused_first),
+		cmocka_unit_test(test_absent),	      cmocka_unit_test(test_lacking),
+		cmocka_unit_test(test_refused_first), cmocka_unit_test(test_refused_root),
 		cmocka_unit_test(test_present),
 	};
 
