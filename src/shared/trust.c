@@ -6,13 +6,13 @@
  * this check and the read; then the check cannot be raced either.
  *
  * That holds when, walking the path from '/' as the kernel resolves it, every
- * directory is root's and not writable by others or by a group other than
- * root's (or is sticky, as /tmp: others cannot rename or remove root's entries
- * there), every symbolic link is root's and its target passes the same walk,
- * and the file at the end is root's, of the kind wanted, and not writable by
- * others or by a group other than root's.  That is
- * doas's rule for doas.conf and OpenSSH's safe_path, with links and sticky
- * directories thought through.
+ * directory is root's and not writable by group or others (or is sticky, as
+ * /tmp: others cannot rename or remove root's entries there), every symbolic
+ * link is root's and its target passes the same walk, and the file at the end
+ * is root's, of the kind wanted, and not writable by group or others.  That
+ * is doas's rule for doas.conf and OpenSSH's safe_path (StrictModes), with
+ * links and sticky directories thought through.  Group write is refused
+ * whatever the group: a member of root's group is another user too.
  *
  * A tree (the templates, an embedded libvirt root) is what the path leads
  * to, links resolved, and everything in it, and there a sticky directory is
@@ -77,12 +77,11 @@ struct acl_entry {
 };
 
 /*
- * With an access ACL the mode's group bits are the ACL's mask: a file of
- * root's group with mode 0664 may be writable by any named user or group.
- * Refuse a named entry other than root that may write (its perm and the
- * mask's both say write).  The default ACL grants nothing on the directory
- * itself, and what root creates there gets at most the group bits of the
- * mode it creates with (never group write), so it is not looked at.
+ * With an access ACL the mode's group bits are the ACL's mask: without group
+ * write, no named user or group may write either.  A directory let pass with
+ * group write (libvirt_dbus) must have no named entry other than root that
+ * may write (its perm and the mask's both say write).  The default ACL
+ * grants nothing on the directory itself, and is not looked at.
  */
 static int acl_ok(struct walk *w, const char *path)
 {
@@ -115,32 +114,31 @@ static int acl_ok(struct walk *w, const char *path)
 }
 
 /*
- * Root's, and not writable by others.  On the way to what is checked a
- * sticky directory (as /tmp) passes: others cannot rename or remove root's
- * entries in it.  In a tree (strict) it does not: anyone who may write it
- * may add an entry after the check.
+ * Root's, and not writable by group or others.  On the way to what is
+ * checked a sticky directory (as /tmp) passes: others cannot rename or
+ * remove root's entries in it.  In a tree (strict) it does not: anyone who
+ * may write it may add an entry after the check.
  */
 static int owner_ok(struct walk *w, const char *path, const struct stat *st, bool strict)
 {
+	mode_t mode = st->st_mode;
+
 	if (st->st_uid != 0)
 		return refuse(w, "'%s' is owned by uid %lu, not root", path,
 			      (unsigned long)st->st_uid);
-	if (S_ISLNK(st->st_mode))
+	if (S_ISLNK(mode))
 		return 0; /* a link's own mode means nothing */
-	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && !strict)
+	if (S_ISDIR(mode) && (mode & S_ISVTX) && !strict)
 		return 0;
-	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && (st->st_mode & S_IWOTH))
+	if (!(mode & (S_IWGRP | S_IWOTH)))
+		return 0; /* with an ACL the group bits are its mask: nobody else writes */
+	if (S_ISDIR(mode) && (mode & S_ISVTX))
 		return refuse(w,
 			      "'%s' is writable by group or others (mode %lo): sticky or not, "
 			      "they may add entries to it",
-			      path, (unsigned long)(st->st_mode & 07777));
-	if (!(st->st_mode & S_IWOTH) && !(st->st_mode & S_IWGRP))
-		return 0; /* with an ACL the group bits are its mask: nobody else writes */
-	/* root's group is root's (libvirt makes its runtime directories 0770) */
-	if (!(st->st_mode & S_IWOTH) && st->st_gid == 0)
-		return acl_ok(w, path);
+			      path, (unsigned long)(mode & 07777));
 	return refuse(w, "'%s' is writable by group or others (mode %lo)", path,
-		      (unsigned long)(st->st_mode & 07777));
+		      (unsigned long)(mode & 07777));
 }
 
 int (*gp_trust_statfs)(const char *path, struct statfs *sf) = statfs;
@@ -344,6 +342,22 @@ static void report(const char *path, const struct walk *w, int rc)
 
 static int tree_entries, tree_depth;
 static char tree_why[PATH_MAX + 128];
+static char tree_dbus[PATH_MAX]; /* libvirt_dbus's directory, or "" */
+
+/*
+ * libvirt's embedded driver makes ROOT/run/qemu/dbus itself, mode 0770 for
+ * the user and group its qemu.conf names (root's, in a root gpuprov opens):
+ * the one directory of a tree let pass with group write, for root's group
+ * and without an ACL that lets another write.  It holds the D-Bus daemons
+ * of running domains, and gpuprov starts none.
+ */
+static int libvirt_dbus(struct walk *w, const char *path, const struct stat *st)
+{
+	if (!tree_dbus[0] || strcmp(path, tree_dbus) || !S_ISDIR(st->st_mode) || st->st_uid ||
+	    st->st_gid || (st->st_mode & (S_IWOTH | S_ISVTX)))
+		return 1;
+	return acl_ok(w, path);
+}
 
 static int subtree(struct walk *w, const char *dir);
 
@@ -380,7 +394,9 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
 		snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
 		return -EACCES;
 	}
-	rc = owner_ok(&w, path, st, true);
+	rc = libvirt_dbus(&w, path, st);
+	if (rc > 0)
+		rc = owner_ok(&w, path, st, true);
 	if (!rc)
 		rc = fs_ok(&w, path, st);
 	if (!rc && S_ISLNK(st->st_mode))
@@ -416,28 +432,16 @@ static int subtree(struct walk *w, const char *dir)
  * A tree at path: what path leads to (walk), then that directory and all it
  * holds, named as resolved: nftw of path would stop at a link at its end.
  */
-static int tree(struct walk *w)
+static int tree(struct walk *w, enum gp_trust_kind kind)
 {
 	tree_entries = tree_depth = 0;
 	tree_why[0] = '\0';
+	tree_dbus[0] = '\0';
+	if (kind == GP_TRUST_LIBVIRT && (size_t)snprintf(tree_dbus, sizeof(tree_dbus), "%s%s",
+							 strcmp(w->cur, "/") ? w->cur : "",
+							 "/run/qemu/dbus") >= sizeof(tree_dbus))
+		return -ENAMETOOLONG;
 	return subtree(w, w->cur);
-}
-
-/*
- * An entry on a path a library opens by itself (libpci, libkmod under
- * --root): root's, and writable by nobody else, sticky or not (in a sticky
- * directory others could still add the name the library looks for).
- * path: the entry; shown: the same under the -r path as given, for the
- * message.
- */
-static int owned_acl(const char *path)
-{
-	struct walk w = { .why = "" }; /* 16 KiB: only for the rare entry that needs it */
-
-	if (!acl_ok(&w, path))
-		return 0;
-	gp_strlcpy(tree_why, w.why, sizeof(tree_why));
-	return -EPERM;
 }
 
 /*
@@ -451,7 +455,13 @@ static bool special(const struct stat *st)
 	       S_ISSOCK(st->st_mode);
 }
 
-static int owned_entry(const char *path, const char *shown, const struct stat *st)
+/*
+ * An entry on a path a library opens by itself (libpci, libkmod under
+ * --root): root's, and writable by nobody else, sticky or not (in a sticky
+ * directory others could still add the name the library looks for).
+ * shown: the entry under the -r path as given, for the message.
+ */
+static int owned_entry(const char *shown, const struct stat *st)
 {
 	if (special(st))
 		snprintf(tree_why, sizeof(tree_why),
@@ -463,11 +473,9 @@ static int owned_entry(const char *path, const char *shown, const struct stat *s
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWOTH))
 		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by others (mode %lo)", shown,
 			 (unsigned long)(st->st_mode & 07777));
-	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP) && st->st_gid != 0)
-		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by group %lu", shown,
-			 (unsigned long)st->st_gid);
 	else if (!S_ISLNK(st->st_mode) && (st->st_mode & S_IWGRP))
-		return owned_acl(path);
+		snprintf(tree_why, sizeof(tree_why), "'%s' is writable by group %lu (mode %lo)",
+			 shown, (unsigned long)st->st_gid, (unsigned long)(st->st_mode & 07777));
 	else
 		return 0;
 	return -EPERM;
@@ -532,7 +540,7 @@ static int lib_lstat(const struct lib_walk *l, const char *phys, struct stat *st
 
 	if (!lstat(phys, st)) {
 		shown(l, phys, buf, sizeof(buf));
-		rc = owned_entry(phys, buf, st);
+		rc = owned_entry(buf, st);
 		return rc ? rc : lib_fs(phys, buf, st);
 	}
 	if (errno == ENOENT || errno == ENOTDIR)
@@ -666,7 +674,7 @@ int gp_trust_lib_paths(const char *root, const struct gp_lib_path *paths, size_t
 	gp_strlcpy(l.phys, w.cur, sizeof(l.phys));
 	l.plen = strlen(l.phys);
 	tree_why[0] = '\0';
-	rc = owned_entry(l.phys, root, &st);
+	rc = owned_entry(root, &st);
 	if (!rc)
 		rc = lib_fs(l.phys, root, &st);
 	for (i = 0; !rc && i < n; i++)
@@ -690,8 +698,8 @@ int gp_trust(const char *path, enum gp_trust_kind kind)
 		rc = refuse(&w, "it is not a regular file");
 	else if (!rc && kind != GP_TRUST_FILE && !S_ISDIR(st.st_mode))
 		rc = refuse(&w, "it is not a directory");
-	if (!rc && kind == GP_TRUST_TREE)
-		rc = tree(&w);
+	if (!rc && kind != GP_TRUST_FILE && kind != GP_TRUST_DIR)
+		rc = tree(&w, kind);
 	report(path, &w, rc);
 	return rc;
 }

@@ -8,9 +8,10 @@
 #include <sys/vfs.h>
 
 enum gp_trust_kind {
-	GP_TRUST_FILE, /* a regular file */
-	GP_TRUST_DIR,  /* a directory (not what is in it) */
-	GP_TRUST_TREE, /* the directory path leads to and all in it, sticky or not */
+	GP_TRUST_FILE,	  /* a regular file */
+	GP_TRUST_DIR,	  /* a directory (not what is in it) */
+	GP_TRUST_TREE,	  /* the directory path leads to and all in it, sticky or not */
+	GP_TRUST_LIBVIRT, /* a tree that is libvirt's embedded root (its run/qemu/dbus is 0770) */
 };
 /*
  * 0 when only root can change what path names (a tree: what it leads to,

@@ -126,7 +126,7 @@ static int may_open(const char *uri)
 		return -EPERM;
 	}
 	if (!strncmp(uri, GP_URI_EMBED, strlen(GP_URI_EMBED)) &&
-	    gp_trust(uri + strlen(GP_URI_EMBED), GP_TRUST_TREE))
+	    gp_trust(uri + strlen(GP_URI_EMBED), GP_TRUST_LIBVIRT))
 		return -EPERM;
 	return 0;
 }

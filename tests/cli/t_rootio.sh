@@ -207,6 +207,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	[ $rc -eq 3 ] || fail "modprobe.d FIFO, check: exit $rc, want 3"
 	grep -q "etc/modprobe.d/x.conf' is a device node, a FIFO or a socket" "$d/out" ||
 		fail "modprobe.d FIFO, check: $(cat "$d/out")"
+	# root's group writing modprobe.d: a member could race that FIFO in
+	fresh
+	mkdir -p "$d/tree/etc/modprobe.d" && chmod 775 "$d/tree/etc/modprobe.d"
+	run 20 -r "$d/tree" -p profiles/h3c-r5350-g6.ini check
+	[ $rc -eq 3 ] || fail "modprobe.d 0775 root:root, check: exit $rc, want 3"
+	grep -q "etc/modprobe.d' is writable by group 0 (mode 775)" "$d/out" ||
+		fail "modprobe.d 0775 root:root, check: $(cat "$d/out")"
 	fresh
 	m="$d/tree/lib/modules/$(cat "$d/tree/proc/sys/kernel/osrelease")"
 	mkdir -p "$m" && : >"$m/modules.dep" && chown 65534 "$m/modules.dep"

@@ -56,6 +56,13 @@ cp -p "$d/ok/p.ini" "$d/ok/gw.ini"
 chmod 664 "$d/ok/gw.ini"
 chgrp 65534 "$d/ok/gw.ini"
 apply "$d/ok/gw.ini" "writable by group or others"
+# root's group is no exception: a member of it is another user
+cp -p "$d/ok/p.ini" "$d/ok/rootgroup.ini"
+chmod 664 "$d/ok/rootgroup.ini"
+apply "$d/ok/rootgroup.ini" "rootgroup.ini' is writable by group or others (mode 664)"
+mkdir -m 775 "$d/rootgroup"
+cp -p "$d/ok/p.ini" "$d/rootgroup/p.ini"
+apply "$d/rootgroup/p.ini" "'$d/rootgroup' is writable by group or others (mode 775)"
 
 # checked before it is read: a broken profile of another user is refused, not parsed
 printf '[gpus\n' >"$d/ok/broken.ini"

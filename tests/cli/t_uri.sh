@@ -86,6 +86,10 @@ printf 'user = "root"\ngroup = "root"\n' >"$d/real/etc/qemu.conf"
 chown 65534 "$d/real/etc/qemu.conf"
 ln -s real "$d/to-real"
 embed_refused link-down "$d/to-real" "'$d/real/etc/qemu.conf' is owned by uid 65534"
+# root's group writes (a member could add a domain)
+chown 0 "$d/real/etc/qemu.conf"
+chmod 775 "$d/real/etc"
+embed_refused group "$d/to-real" "'$d/real/etc' is writable by group or others (mode 775)"
 # a path that is not a plain name per component is refused as a URI
 profile "$d/dot.ini" "uri = qemu:///embed?root=$d/./real"
 set +e

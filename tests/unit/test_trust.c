@@ -156,6 +156,8 @@ static int setup(void **state)
 	file("stickytree/p.ini", 0644, 0);
 	dir("tree2", 0755, 0);
 	dir("tree2/tmp", 01777, 0);
+	dir("tree3", 0755, 0);
+	dir("tree3/run", 0770, 0);
 	dir("dirlinks", 0755, 0);
 	link_to("dirlinks/etc", "../badtree/etc", 0);
 	dir("goodlinks", 0755, 0);
@@ -163,6 +165,22 @@ static int setup(void **state)
 	link_to("goodlinks/conf", "../tree/etc/qemu.conf", 0);
 	dir("looptree", 0755, 0);
 	link_to("looptree/self", ".", 0);
+	/* an embedded libvirt root as the driver leaves it: run/qemu/dbus 0770 */
+	dir("embed", 0700, 0);
+	dir("embed/run", 0755, 0);
+	dir("embed/run/qemu", 0755, 0);
+	dir("embed/run/qemu/dbus", 0770, 0);
+	dir("embed2", 0700, 0);
+	dir("embed2/run", 0755, 0);
+	dir("embed2/run/qemu", 0755, 0);
+	dir_gid("embed2/run/qemu/dbus", 0770, 0, NOBODY);
+	dir("embed3", 0700, 0);
+	dir("embed3/run", 0755, 0);
+	dir("embed3/run/qemu", 0755, 0);
+	dir("embed3/run/qemu/dbus", 0770, 0);
+	acl("embed3/run/qemu/dbus", 0x02, NOBODY, 7, 7);
+	dir("embed4", 0700, 0);
+	dir("embed4/run", 0770, 0);
 	/* a -r tree whose library paths are walked (gp_trust_lib_paths) */
 	dir("lib", 0755, 0);
 	dir("lib/d", 0755, 0);
@@ -184,6 +202,7 @@ static int setup(void **state)
 	file("lib/s2/address", 0644, NOBODY);
 	link_to("lib/s/2", "../s2", 0);
 	dir("lib/nobody", 0755, NOBODY);
+	dir("lib/rootgroup", 0775, 0);
 	link_to("lib-link", "lib", 0);
 	link_to("lib/in", "d/../d/ok.conf", 0);
 	link_to("lib/in-s2", "s", 0);
@@ -209,16 +228,17 @@ static void test_files(void **state)
 	assert_int_equal(gp_trust(at("ok/gw.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "writable by group or others (mode 664)"));
 	assert_int_equal(gp_trust(at("ok/ow.ini"), GP_TRUST_FILE), -EPERM);
-	/* root's group is root's */
-	assert_int_equal(gp_trust(at("ok/rootgroup.ini"), GP_TRUST_FILE), 0);
+	/* a member of root's group is another user too (OpenSSH's StrictModes) */
+	assert_int_equal(gp_trust(at("ok/rootgroup.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "rootgroup.ini' is writable by group or others"));
 	/* with an ACL the group bits are its mask: a named user may write (mode 664) */
 	assert_int_equal(gp_trust(at("ok/acl-user.ini"), GP_TRUST_FILE), -EPERM);
-	assert_non_null(strstr(gp_last_error, "ACL that lets another user or group write"));
+	assert_non_null(strstr(gp_last_error, "writable by group or others (mode 664)"));
 	assert_int_equal(gp_trust(at("ok/acl-group.ini"), GP_TRUST_FILE), -EPERM);
-	/* the mask takes write away; root's group, or reading only, is harmless */
+	assert_int_equal(gp_trust(at("ok/acl-root.ini"), GP_TRUST_FILE), -EPERM);
+	assert_int_equal(gp_trust(at("ok/acl-read.ini"), GP_TRUST_FILE), -EPERM);
+	/* the mask takes write away from all: then the ACL grants nobody write */
 	assert_int_equal(gp_trust(at("ok/acl-masked.ini"), GP_TRUST_FILE), 0);
-	assert_int_equal(gp_trust(at("ok/acl-root.ini"), GP_TRUST_FILE), 0);
-	assert_int_equal(gp_trust(at("ok/acl-read.ini"), GP_TRUST_FILE), 0);
 	assert_int_equal(gp_trust(at("ok/fifo"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "not a regular file"));
 	assert_int_equal(gp_trust(at("ok"), GP_TRUST_FILE), -EPERM);
@@ -231,9 +251,10 @@ static void test_directories(void **state)
 	assert_int_equal(gp_trust(at("ww/p.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "/ww' is writable by group or others"));
 	assert_int_equal(gp_trust(at("gw/p.ini"), GP_TRUST_FILE), -EPERM);
-	assert_int_equal(gp_trust(at("rootgroup/p.ini"), GP_TRUST_FILE), 0);
+	assert_int_equal(gp_trust(at("rootgroup/p.ini"), GP_TRUST_FILE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "/rootgroup' is writable by group or others"));
 	assert_int_equal(gp_trust(at("acldir/p.ini"), GP_TRUST_FILE), -EPERM);
-	assert_non_null(strstr(gp_last_error, "/acldir' has an ACL"));
+	assert_non_null(strstr(gp_last_error, "/acldir' is writable by group or others"));
 	assert_int_equal(gp_trust(at("nobody/p.ini"), GP_TRUST_FILE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "/nobody' is owned by uid 65534"));
 	/* sticky (as /tmp): others cannot replace root's entries, only their own */
@@ -303,12 +324,31 @@ static void test_tree_strict(void **state)
 	assert_non_null(strstr(gp_last_error, "tree2/tmp' is writable by group or others"));
 	/* a sticky directory on the way is still fine, as for files */
 	assert_int_equal(gp_trust(at("sticky/p.ini"), GP_TRUST_FILE), 0);
+	/* root's group writes: refused */
+	assert_int_equal(gp_trust(at("tree3"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "tree3/run' is writable by group or others"));
 	/* a link inside leads into a directory: that one is walked too */
 	assert_int_equal(gp_trust(at("dirlinks"), GP_TRUST_TREE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "badtree/etc/qemu.conf' is owned by uid 65534"));
 	assert_int_equal(gp_trust(at("goodlinks"), GP_TRUST_TREE), 0);
 	assert_int_equal(gp_trust(at("looptree"), GP_TRUST_TREE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "more than 8 deep"));
+}
+
+/* libvirt's embedded root: its own run/qemu/dbus (0770, root's group) is let pass, alone */
+static void test_tree_libvirt(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_trust(at("embed"), GP_TRUST_LIBVIRT), 0);
+	assert_int_equal(gp_trust(at("embed"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "embed/run/qemu/dbus' is writable by group"));
+	assert_int_equal(gp_trust(at("embed2"), GP_TRUST_LIBVIRT), -EPERM);
+	assert_non_null(strstr(gp_last_error, "embed2/run/qemu/dbus' is writable by group"));
+	assert_int_equal(gp_trust(at("embed3"), GP_TRUST_LIBVIRT), -EPERM);
+	assert_non_null(strstr(gp_last_error, "dbus' has an ACL that lets another user"));
+	assert_int_equal(gp_trust(at("embed4"), GP_TRUST_LIBVIRT), -EPERM);
+	assert_non_null(strstr(gp_last_error, "embed4/run' is writable by group"));
+	assert_int_equal(gp_trust(at("sticky"), GP_TRUST_LIBVIRT), -EPERM);
 }
 
 /* one path (and its entries) under the tree at "lib", as a library resolves it */
@@ -334,6 +374,9 @@ static void test_lib_paths(void **state)
 	assert_non_null(strstr(gp_last_error, "lib/theirs' is owned by uid 65534"));
 	/* nobody's directory: a name in it can appear at any time */
 	assert_int_equal(lib_walk("lib", "/nobody/x", NULL, NULL), -EPERM);
+	/* nor root's group's: a member could race a FIFO in (libkmod would hang on it) */
+	assert_int_equal(lib_walk("lib", "/rootgroup/x", NULL, NULL), -EPERM);
+	assert_non_null(strstr(gp_last_error, "lib/rootgroup' is writable by group 0 (mode 775)"));
 	/* links are walked where they lead, in the tree */
 	assert_int_equal(lib_walk("lib", "/in", NULL, NULL), 0);
 	assert_int_equal(lib_walk("lib", "/in-s2", "", "address"), -EPERM);
@@ -537,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_restore_dirs), cmocka_unit_test(test_lib_paths),
 		cmocka_unit_test(test_proc_links),   cmocka_unit_test(test_foreign_fs),
 		cmocka_unit_test(test_fuse_walk),    cmocka_unit_test(test_tree_strict),
+		cmocka_unit_test(test_tree_libvirt),
 	};
 
 	return cmocka_run_group_tests_name("trust", tests, setup, teardown);
