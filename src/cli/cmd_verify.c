@@ -27,6 +27,7 @@
 #include "core/verify.h"
 #include "core/nccl_topo.h"
 #include "shared/rootfs.h"
+#include "shared/trust.h"
 
 #define MiB (1ull << 20)
 
@@ -69,6 +70,25 @@ static const char *nccl_lib(const struct gp_ctx *ctx)
 static bool nccl_wanted(const struct gp_ctx *ctx)
 {
 	return !ctx->quick && !ctx->no_nccl;
+}
+
+/*
+ * As root, --nccl-lib's file runs as root once loaded: only root may be
+ * able to change it, as for the templates (a virtualenv's copy is its
+ * user's).  A name without '/' is looked up by the loader, not at the path
+ * checked, so as root it must be a path.
+ */
+static int nccl_lib_safe(const struct gp_ctx *ctx)
+{
+	if (!ctx->nccl_lib || !nccl_wanted(ctx) || geteuid())
+		return 0;
+	if (!strchr(ctx->nccl_lib, '/')) {
+		gp_err("--nccl-lib '%s': as root give a path (with a '/'): a name is looked up "
+		       "by the loader, not where gpuprov can check who may change it",
+		       ctx->nccl_lib);
+		return GP_EXIT_INPUT;
+	}
+	return gp_trust(ctx->nccl_lib, GP_TRUST_FILE) ? GP_EXIT_INPUT : 0;
 }
 
 /*
@@ -705,6 +725,9 @@ int gp_cmd_verify(struct gp_ctx *ctx)
 	struct vrun v;
 	int rc;
 
+	rc = nccl_lib_safe(ctx);
+	if (rc)
+		return rc;
 	memset(&v, 0, sizeof(v));
 	v.ctx = ctx;
 	sizes(ctx, &v);

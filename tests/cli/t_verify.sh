@@ -192,9 +192,47 @@ assert nccl['verdict'] == 'fail' and topo['match'] is False, (nccl, topo)
 " --size 4MiB
 TOPO=
 
+: >"$T/empty-nccl.so"
 case_ nccl-absent h200-nvswitch all 0 "
-assert not nccl['ran'] and 'no-such-nccl.so' in nccl['why'], nccl
+assert not nccl['ran'] and 'empty-nccl.so' in nccl['why'], nccl
+" --nccl-lib "$T/empty-nccl.so" --size 4MiB
+
+# --nccl-lib as root: the library runs as root, so only root may be able to
+# change it (the file and every directory above it), as for the templates;
+# a virtualenv's copy is its user's.  Refused before anything runs (exit 4).
+if [ "$(id -u)" -eq 0 ]; then
+	cp "$FAKE" "$T/nccl-root.so"
+	case_ nccl-lib-root h200-nvswitch all 0 "
+assert nccl['ran'] and nccl['p2p']['ok'], nccl
+" --nccl-lib "$T/nccl-root.so" --size 4MiB
+	mkdir -m 755 "$T/venv"
+	cp "$FAKE" "$T/venv/libnccl.so.2"
+	chown 65534 "$T/venv"
+	case_ nccl-lib-venv h200-nvswitch all 4 "
+assert \"'$T/venv' is owned by uid 65534\" in doc['error'], doc
+assert not gpus and nccl is None, doc
+" --nccl-lib "$T/venv/libnccl.so.2" --size 4MiB
+	cp "$FAKE" "$T/nccl-theirs.so"
+	chown 65534 "$T/nccl-theirs.so"
+	case_ nccl-lib-theirs h200-nvswitch all 4 "
+assert 'nccl-theirs.so\' is owned by uid 65534' in doc['error'], doc
+" --nccl-lib "$T/nccl-theirs.so" --size 4MiB
+	cp "$FAKE" "$T/nccl-gw.so"
+	chmod 664 "$T/nccl-gw.so"
+	case_ nccl-lib-group h200-nvswitch all 4 "
+assert 'nccl-gw.so\' is writable by group or others (mode 664)' in doc['error'], doc
+" --nccl-lib "$T/nccl-gw.so" --size 4MiB
+	case_ nccl-lib-missing h200-nvswitch all 4 "
+assert 'no-such-nccl.so' in doc['error'], doc
 " --nccl-lib "$T/no-such-nccl.so" --size 4MiB
+	case_ nccl-lib-name h200-nvswitch all 4 "
+assert 'give a path' in doc['error'], doc
+" --nccl-lib libnccl.so.2 --size 4MiB
+	# not loaded, not checked
+	case_ nccl-lib-unused h200-nvswitch all 0 "
+assert not nccl['ran'], nccl
+" --nccl-lib "$T/nccl-theirs.so" --no-nccl
+fi
 
 case_ no-nvml h200-nvswitch nonvml 3 "
 assert 'libnvidia-ml.so.1' in doc['error'], doc
