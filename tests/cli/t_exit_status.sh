@@ -164,7 +164,9 @@ ELSEWHERE="
 apply 2 tests/cli/t_outcomes.sh
 apply 6 tests/cli/t_outcomes.sh
 apply 7 tests/cli/t_outcomes.sh
+apply 8 tests/cli/t_outcomes.sh
 rollback 7 tests/cli/t_outcomes.sh
+rollback 8 tests/cli/t_outcomes.sh
 bond 0 tests/lab/scenarios/r5350.sh
 bond 1 tests/lab/scenarios/r5350.sh
 verify 0 tests/cli/t_verify.sh
