@@ -192,12 +192,37 @@ static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target 
 	return 0;
 }
 
+/* --accept's one id: known (the closest named when not), and acceptable. */
+static int accept_one(const char *id)
+{
+	const struct gp_finding_kind *k = gp_finding_kind(id);
+	const char *names[GP_F_COUNT + 1], *near;
+	int i, n = 0;
+
+	if (k && k->groups && !k->acceptable) {
+		gp_err("--accept: '%s' cannot be accepted: it guards the host itself (see "
+		       "gpuprov(8), --accept); fix what it reports",
+		       id);
+		return GP_EXIT_INPUT;
+	}
+	if (k && k->groups)
+		return 0;
+	for (i = 0; i < GP_F_COUNT; i++) /* what blocks a step: drift.* never does */
+		if (gp_finding_kinds[i].groups)
+			names[n++] = gp_finding_kinds[i].id;
+	names[n] = NULL;
+	near = gp_closest(id, names);
+	gp_err("--accept: no finding is called '%s'%s%s%s (the ids are in gpuprov(8), "
+	       "FINDINGS)",
+	       id, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+	return GP_EXIT_INPUT;
+}
+
 /* --accept names finding ids: a typo would otherwise accept nothing, silently. */
 static int accept_valid(const char *accept)
 {
 	char buf[512], *items[64];
-	const char *near;
-	int n, i, k;
+	int n, i, rc;
 
 	gp_strlcpy(buf, accept, sizeof(buf));
 	n = gp_split_list(buf, items, 64);
@@ -206,22 +231,9 @@ static int accept_valid(const char *accept)
 		return GP_EXIT_INPUT;
 	}
 	for (i = 0; i < n; i++) {
-		for (k = 0; gp_finding_ids[k] && strcmp(gp_finding_ids[k], items[i]); k++)
-			;
-		if (gp_finding_ids[k] && !gp_finding_acceptable(items[i])) {
-			gp_err("--accept: '%s' cannot be accepted: it guards the host itself (see "
-			       "gpuprov(8), --accept); fix what it reports",
-			       items[i]);
-			return GP_EXIT_INPUT;
-		}
-		if (gp_finding_ids[k])
-			continue;
-		near = gp_closest(items[i], gp_finding_ids);
-		gp_err("--accept: no finding is called '%s'%s%s%s (the ids are in gpuprov(8), "
-		       "FINDINGS)",
-		       items[i], near ? "; did you mean '" : "", near ? near : "",
-		       near ? "'?" : "");
-		return GP_EXIT_INPUT;
+		rc = accept_one(items[i]);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -18,43 +18,6 @@
 #include "core/pcicfg.h"
 #include "core/topo.h"
 
-/* Every finding id the checks report (docs/CONTRACTS.md; t_docs.sh keeps it complete). */
-const char *const gp_finding_ids[] = {
-	"iommu.off",
-	"iommu.group_shared",
-	"bios.version",
-	"bar.unassigned",
-	"bar.below_4g",
-	"gpu.count",
-	"gpu.slot",
-	"gpu.numa_split",
-	"gpu.link",
-	"gpu.in_use",
-	"gpu.reset",
-	"p2p.path",
-	"p2p.acs",
-	"vfio.module",
-	"vfio.ids_inherited",
-	"vm.mmio",
-	"vm.qemu_clique",
-	"vm.memory",
-	"nic.missing",
-	"bond.roce_lag",
-	"bond.mgmt",
-	"bond.nic_numa",
-	"companion.unsafe",
-	"bond.persist_shadowed",
-	"bond.port_master",
-	"vm.disk",
-	"vm.firmware",
-	"vm.kvm",
-	"vm.running",
-	"vm.vcpus",
-	"vm.libvirt",
-	"vm.embed",
-	NULL,
-};
-
 const char *gp_severity_name(enum gp_severity s)
 {
 	static const char *const names[] = { "ok", "warn", "fail" };
@@ -62,7 +25,7 @@ const char *gp_severity_name(enum gp_severity s)
 	return names[s];
 }
 
-void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
+void gp_report_add(struct gp_report *r, enum gp_fid id, enum gp_severity sev, const char *subject,
 		   const char *hint, const char *fmt, ...)
 {
 	char message[GP_FINDING_TEXT_LEN];
@@ -77,8 +40,9 @@ void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, co
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
-	/* ids, hints and most messages repeat (a pair check on 150 GPUs): kept once */
-	f->id = gp_pool_intern(&r->strs, id, GP_FINDING_ID_LEN);
+	f->fid = id;
+	f->id = gp_finding_kinds[id].id;
+	/* hints and most messages repeat (a pair check on 150 GPUs): kept once */
 	f->severity = sev;
 	f->subject = gp_pool_copy(&r->strs, subject, GP_FINDING_SUBJECT_LEN);
 	f->hint = gp_pool_intern(&r->strs, sev == GP_OK || !hint ? "" : hint, GP_FINDING_TEXT_LEN);
@@ -133,19 +97,20 @@ static void check_iommu_off(const struct gp_host *h, struct gp_report *r)
 
 	for (i = 0; i < ARRAY_SIZE(off); i++)
 		if (cmdline_has(h->cmdline, off[i])) {
-			gp_report_add(r, "iommu.off", GP_FAIL, "host",
+			gp_report_add(r, GP_F_IOMMU_OFF, GP_FAIL, "host",
 				      "remove it from the kernel command line (GRUB_CMDLINE_LINUX) "
 				      "and reboot",
 				      "the kernel command line turns the IOMMU off ('%s')", off[i]);
 			return;
 		}
 	if (!h->iommu_groups) {
-		gp_report_add(r, "iommu.off", GP_FAIL, "host", hint,
+		gp_report_add(r, GP_F_IOMMU_OFF, GP_FAIL, "host", hint,
 			      "no IOMMU groups: the IOMMU is off or missing, so no device can be "
 			      "passed through");
 		return;
 	}
-	gp_report_add(r, "iommu.off", GP_OK, "host", NULL, "IOMMU on: %d groups", h->iommu_groups);
+	gp_report_add(r, GP_F_IOMMU_OFF, GP_OK, "host", NULL, "IOMMU on: %d groups",
+		      h->iommu_groups);
 }
 
 static void check_group(const struct gp_host *h, const struct gp_profile *p, int g,
@@ -157,14 +122,14 @@ static void check_group(const struct gp_host *h, const struct gp_profile *p, int
 	int n = 0;
 
 	if (gpu->iommu_error[0]) {
-		gp_report_add(r, "iommu.group_shared", GP_FAIL, gpu->bdf,
+		gp_report_add(r, GP_F_IOMMU_GROUP_SHARED, GP_FAIL, gpu->bdf,
 			      "check the IOMMU and the device in 'ls -l /sys/bus/pci/devices/*/"
 			      "iommu_group' and the kernel log (dmesg | grep -i -e DMAR -e AMD-Vi)",
 			      "cannot tell its IOMMU group: %s", gpu->iommu_error);
 		return;
 	}
 	if (gpu->iommu_group < 0 && h->iommu_groups) {
-		gp_report_add(r, "iommu.group_shared", GP_FAIL, gpu->bdf,
+		gp_report_add(r, GP_F_IOMMU_GROUP_SHARED, GP_FAIL, gpu->bdf,
 			      "the IOMMU is on but does not cover this device: check the BIOS "
 			      "(AMD: 'IOMMU', Intel: 'VT-d') and the kernel log",
 			      "in no IOMMU group: it cannot be passed through");
@@ -187,11 +152,11 @@ static void check_group(const struct gp_host *h, const struct gp_profile *p, int
 		n++;
 	}
 	if (!n) {
-		gp_report_add(r, "iommu.group_shared", GP_OK, gpu->bdf, NULL,
+		gp_report_add(r, GP_F_IOMMU_GROUP_SHARED, GP_OK, gpu->bdf, NULL,
 			      "IOMMU group %d holds no other endpoint", gpu->iommu_group);
 		return;
 	}
-	gp_report_add(r, "iommu.group_shared", p->companions == GP_COMP_BIND ? GP_WARN : GP_FAIL,
+	gp_report_add(r, GP_F_IOMMU_GROUP_SHARED, p->companions == GP_COMP_BIND ? GP_WARN : GP_FAIL,
 		      gpu->bdf,
 		      p->companions == GP_COMP_BIND
 			      ? "these endpoints will be bound to vfio-pci too and leave the host"
@@ -322,13 +287,13 @@ static void check_companions(const struct gp_host *h, const struct gp_profile *p
 		disk_use(h, (int)i, why, sizeof(why));
 		console_use(h, (int)i, why, sizeof(why));
 		if (!why[0]) {
-			gp_report_add(r, "companion.unsafe", GP_OK, d->bdf, NULL,
+			gp_report_add(r, GP_F_COMPANION_UNSAFE, GP_OK, d->bdf, NULL,
 				      "%04x:%04x (class %04x): no mounted disk, network use or "
 				      "framebuffer; it can go to the VM",
 				      d->vendor, d->device, d->class);
 			continue;
 		}
-		gp_report_add(r, "companion.unsafe", GP_FAIL, d->bdf,
+		gp_report_add(r, GP_F_COMPANION_UNSAFE, GP_FAIL, d->bdf,
 			      "it shares the GPU's IOMMU group and would leave the host: free it "
 			      "first, or move the GPU to a slot with a group of its own",
 			      "%04x:%04x%s%s: %s", d->vendor, d->device, d->driver[0] ? " on " : "",
@@ -341,12 +306,12 @@ static void check_companions(const struct gp_host *h, const struct gp_profile *p
 static void check_bios(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	if (!p->min_bios[0]) {
-		gp_report_add(r, "bios.version", GP_OK, "host", NULL, "BIOS %s (no minimum set)",
+		gp_report_add(r, GP_F_BIOS_VERSION, GP_OK, "host", NULL, "BIOS %s (no minimum set)",
 			      h->bios_version[0] ? h->bios_version : "unknown");
 		return;
 	}
 	if (!h->bios_version[0]) {
-		gp_report_add(r, "bios.version", GP_WARN, "host",
+		gp_report_add(r, GP_F_BIOS_VERSION, GP_WARN, "host",
 			      "check the BIOS version in the BMC or with 'dmidecode -s "
 			      "bios-version'",
 			      "cannot read the BIOS version (/sys/class/dmi/id/bios_version); the "
@@ -355,13 +320,13 @@ static void check_bios(const struct gp_host *h, const struct gp_profile *p, stru
 		return;
 	}
 	if (gp_version_cmp(h->bios_version, p->min_bios) < 0) {
-		gp_report_add(r, "bios.version", GP_WARN, "host",
+		gp_report_add(r, GP_F_BIOS_VERSION, GP_WARN, "host",
 			      "update the BIOS from the vendor's support site before the change",
 			      "BIOS %s is older than %s, the minimum in the profile",
 			      h->bios_version, p->min_bios);
 		return;
 	}
-	gp_report_add(r, "bios.version", GP_OK, "host", NULL, "BIOS %s (minimum %s)",
+	gp_report_add(r, GP_F_BIOS_VERSION, GP_OK, "host", NULL, "BIOS %s (minimum %s)",
 		      h->bios_version, p->min_bios);
 }
 
@@ -383,14 +348,14 @@ static void check_bars(const struct gp_dev *d, struct gp_report *r)
 	int i, unset = 0, low = 0;
 
 	if (!d->bars_bad && !memory_bars(d)) {
-		gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
+		gp_report_add(r, GP_F_BAR_UNASSIGNED, GP_FAIL, d->bdf,
 			      "check the kernel log (dmesg | grep -i BAR) and the resource file: "
 			      "a GPU has memory BARs",
 			      "no memory BAR in its resource file");
 		return;
 	}
 	if (d->bars_bad) {
-		gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
+		gp_report_add(r, GP_F_BAR_UNASSIGNED, GP_FAIL, d->bdf,
 			      "check the kernel log (dmesg | grep -i BAR) for resource errors",
 			      "cannot read the BARs (resource file missing or malformed)");
 		return;
@@ -402,7 +367,7 @@ static void check_bars(const struct gp_dev *d, struct gp_report *r)
 			continue;
 		gp_format_size(b->size, size, sizeof(size));
 		if (b->unset) {
-			gp_report_add(r, "bar.unassigned", GP_FAIL, d->bdf,
+			gp_report_add(r, GP_F_BAR_UNASSIGNED, GP_FAIL, d->bdf,
 				      "enable 'Above 4G Decoding' (and 'Re-Size BAR Support') in "
 				      "the BIOS, or boot with pci=realloc",
 				      "BAR%d (%s) has no address assigned", b->index, size);
@@ -411,7 +376,7 @@ static void check_bars(const struct gp_dev *d, struct gp_report *r)
 		}
 		if (b->is64 && b->prefetchable && b->size >= (256ull << 20) &&
 		    b->addr + b->size <= (1ull << 32)) {
-			gp_report_add(r, "bar.below_4g", GP_WARN, d->bdf,
+			gp_report_add(r, GP_F_BAR_BELOW_4G, GP_WARN, d->bdf,
 				      "enable 'Above 4G Decoding' in the BIOS so large BARs are "
 				      "mapped above 4 GiB",
 				      "BAR%d (%s, 64-bit) is mapped below 4 GiB at 0x%" PRIx64,
@@ -423,10 +388,10 @@ static void check_bars(const struct gp_dev *d, struct gp_report *r)
 						len ? ", " : "", b->index, size);
 	}
 	if (!unset)
-		gp_report_add(r, "bar.unassigned", GP_OK, d->bdf, NULL, "all BARs assigned: %s",
+		gp_report_add(r, GP_F_BAR_UNASSIGNED, GP_OK, d->bdf, NULL, "all BARs assigned: %s",
 			      len ? list : "none");
 	if (!low)
-		gp_report_add(r, "bar.below_4g", GP_OK, d->bdf, NULL,
+		gp_report_add(r, GP_F_BAR_BELOW_4G, GP_OK, d->bdf, NULL,
 			      "large 64-bit BARs are above 4 GiB");
 }
 
@@ -435,11 +400,11 @@ static void check_bars(const struct gp_dev *d, struct gp_report *r)
 static void check_count(const struct gp_profile *p, int n, struct gp_report *r)
 {
 	if (n == p->count) {
-		gp_report_add(r, "gpu.count", GP_OK, "host", NULL, "%d GPU%s match the profile", n,
-			      n == 1 ? "" : "s");
+		gp_report_add(r, GP_F_GPU_COUNT, GP_OK, "host", NULL, "%d GPU%s match the profile",
+			      n, n == 1 ? "" : "s");
 		return;
 	}
-	gp_report_add(r, "gpu.count", GP_FAIL, "host",
+	gp_report_add(r, GP_F_GPU_COUNT, GP_FAIL, "host",
 		      "check that every card is seated and powered (lspci -nn -d 10de:), and "
 		      "the [gpus] match list",
 		      "%d GPU%s match the profile, which expects %d", n, n == 1 ? "" : "s",
@@ -512,7 +477,7 @@ static int slot_unwanted(const struct gp_profile *p, const struct gp_slot *s,
 	for (i = 0; i < p->ngpu_slots && len < sizeof(allowed) - GP_NAME_LEN; i++)
 		len += (size_t)snprintf(allowed + len, sizeof(allowed) - len, "%s%s", i ? ", " : "",
 					p->gpu_slots[i]);
-	gp_report_add(r, "gpu.slot", GP_FAIL, d->bdf,
+	gp_report_add(r, GP_F_GPU_SLOT, GP_FAIL, d->bdf,
 		      "move the card to one of the slots the profile names ([gpus] slots), or "
 		      "correct the slot map",
 		      "%s%s (%s); the profile wants slot %s",
@@ -525,7 +490,7 @@ static int slot_numa(const struct gp_slot *s, const struct gp_dev *d, struct gp_
 {
 	if (!s || s->numa_node < 0 || d->numa_node < 0 || s->numa_node == d->numa_node)
 		return 0;
-	gp_report_add(r, "gpu.slot", GP_WARN, d->bdf,
+	gp_report_add(r, GP_F_GPU_SLOT, GP_WARN, d->bdf,
 		      "the profile's slot map is wrong for this host: correct numa_node in "
 		      "[slot.*]",
 		      "slot %s is on NUMA node %d per the profile, but the kernel says %d", s->name,
@@ -540,13 +505,13 @@ static int slot_direct(const struct gp_slot *s, const struct gp_dev *d, bool dir
 			   "bridge depends on its ACS and bandwidth";
 
 	if (!direct) {
-		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf, hint,
+		gp_report_add(r, GP_F_GPU_SLOT, GP_WARN, d->bdf, hint,
 			      "%s, which is not a CPU root port%s%s", where, s ? "; slot " : "",
 			      s ? s->name : "");
 		return 1;
 	}
 	if (s && s->cpu_direct == 0) {
-		gp_report_add(r, "gpu.slot", GP_WARN, d->bdf, hint,
+		gp_report_add(r, GP_F_GPU_SLOT, GP_WARN, d->bdf, hint,
 			      "slot %s is behind a switch or bridge per the profile "
 			      "(cpu_direct = no)",
 			      s->name);
@@ -574,7 +539,7 @@ static void check_slot(const struct gp_host *h, const struct gp_profile *p, int 
 		return;
 	if (d->parent >= 0)
 		snprintf(where, sizeof(where), "root port %s", h->devs[d->parent].bdf);
-	gp_report_add(r, "gpu.slot", GP_OK, d->bdf, NULL, "CPU-direct: %s%s%s%s%s", where,
+	gp_report_add(r, GP_F_GPU_SLOT, GP_OK, d->bdf, NULL, "CPU-direct: %s%s%s%s%s", where,
 		      s ? ", slot " : "", s ? s->name : "", d->slot[0] ? ", physical slot " : "",
 		      d->slot);
 }
@@ -602,20 +567,20 @@ static void check_numa(const struct gp_host *h, const struct gp_profile *p, cons
 	if (n < 2)
 		return;
 	if (split && p->same_numa_node) {
-		gp_report_add(r, "gpu.numa_split", GP_FAIL, "gpus",
+		gp_report_add(r, GP_F_GPU_NUMA_SPLIT, GP_FAIL, "gpus",
 			      "move the cards to slots of one NUMA node (see [slot.*] numa_node), "
 			      "or set 'same_numa_node = no'",
 			      "the GPUs are on different NUMA nodes: %s", list);
 		return;
 	}
 	if (unknown) {
-		gp_report_add(r, "gpu.numa_split", GP_WARN, "gpus",
+		gp_report_add(r, GP_F_GPU_NUMA_SPLIT, GP_WARN, "gpus",
 			      "enable NUMA reporting in the BIOS (AMD: 'NUMA nodes per socket' "
 			      "NPS1 or higher, ACPI SRAT)",
 			      "the kernel does not know the GPUs' NUMA node: %s", list);
 		return;
 	}
-	gp_report_add(r, "gpu.numa_split", GP_OK, "gpus", NULL, "%s", list);
+	gp_report_add(r, GP_F_GPU_NUMA_SPLIT, GP_OK, "gpus", NULL, "%s", list);
 }
 
 /* A numa_node the kernel wrote but nobody can parse is no "unknown node". */
@@ -623,7 +588,7 @@ static void check_numa_readable(const struct gp_dev *d, struct gp_report *r)
 {
 	if (!d->numa_error[0])
 		return;
-	gp_report_add(r, "gpu.numa_split", GP_FAIL, d->bdf,
+	gp_report_add(r, GP_F_GPU_NUMA_SPLIT, GP_FAIL, d->bdf,
 		      "check /sys/bus/pci/devices/<address>/numa_node: it holds a node number "
 		      "or -1",
 		      "cannot read its NUMA node: %s", d->numa_error);
@@ -636,21 +601,21 @@ static void check_link(const struct gp_host *h, int g, struct gp_report *r)
 	int parent = d->parent;
 
 	if (!l->max_width && !d->config_short) {
-		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+		gp_report_add(r, GP_F_GPU_LINK, GP_WARN, d->bdf,
 			      "a GPU in a PCIe slot should be a PCI Express device: check what "
 			      "the profile's match selects",
 			      "conventional PCI device: no PCIe link to train");
 		return;
 	}
 	if (!l->max_width) {
-		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+		gp_report_add(r, GP_F_GPU_LINK, GP_WARN, d->bdf,
 			      "run as root: the PCIe capability is in config space beyond the "
 			      "first 64 bytes",
 			      "cannot read the PCIe link (no PCI Express capability visible)");
 		return;
 	}
 	if (l->width < l->max_width) {
-		gp_report_add(r, "gpu.link", GP_FAIL, d->bdf,
+		gp_report_add(r, GP_F_GPU_LINK, GP_FAIL, d->bdf,
 			      "reseat the card, check the riser and that the slot is wired x16 "
 			      "(not shared with a neighbour)",
 			      "link trained at x%d, the card supports x%d (%g GT/s)", l->width,
@@ -658,7 +623,7 @@ static void check_link(const struct gp_host *h, int g, struct gp_report *r)
 		return;
 	}
 	if (l->speed < l->max_speed) {
-		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+		gp_report_add(r, GP_F_GPU_LINK, GP_WARN, d->bdf,
 			      "GPUs lower the link speed when idle: check again under load; "
 			      "if it stays low, set the slot's 'PCIe Link Speed' to Auto/Gen in "
 			      "the BIOS",
@@ -668,14 +633,15 @@ static void check_link(const struct gp_host *h, int g, struct gp_report *r)
 	}
 	if (parent >= 0 && h->devs[parent].link.max_speed &&
 	    h->devs[parent].link.max_speed < l->max_speed) {
-		gp_report_add(r, "gpu.link", GP_WARN, d->bdf,
+		gp_report_add(r, GP_F_GPU_LINK, GP_WARN, d->bdf,
 			      "use a slot whose port supports the card's PCIe generation",
 			      "the port above (%s) supports %g GT/s, the card %g GT/s",
 			      h->devs[parent].bdf, h->devs[parent].link.max_speed, l->max_speed);
 		return;
 	}
-	gp_report_add(r, "gpu.link", GP_OK, d->bdf, NULL, "%g GT/s x%d (%.1f GB/s per direction)",
-		      l->speed, l->width, gp_link_bandwidth(l->speed, l->width));
+	gp_report_add(r, GP_F_GPU_LINK, GP_OK, d->bdf, NULL,
+		      "%g GT/s x%d (%.1f GB/s per direction)", l->speed, l->width,
+		      gp_link_bandwidth(l->speed, l->width));
 }
 
 static bool holder_has(const struct gp_host *h, const struct gp_holder *x, int g)
@@ -708,17 +674,17 @@ static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
 		n++;
 	}
 	if (!n) {
-		gp_report_add(r, "gpu.in_use", GP_OK, d->bdf, NULL, "no process holds it open");
+		gp_report_add(r, GP_F_GPU_IN_USE, GP_OK, d->bdf, NULL, "no process holds it open");
 		return;
 	}
 	/* on its vfio driver already (a VM runs on it): nothing will be unbound */
 	if (d->vfio_driver[0] && !strcmp(d->driver, d->vfio_driver)) {
-		gp_report_add(r, "gpu.in_use", GP_OK, d->bdf, NULL,
+		gp_report_add(r, GP_F_GPU_IN_USE, GP_OK, d->bdf, NULL,
 			      "held open by %s; already on %s, so nothing is unbound", who,
 			      d->driver);
 		return;
 	}
-	gp_report_add(r, "gpu.in_use", GP_FAIL, d->bdf,
+	gp_report_add(r, GP_F_GPU_IN_USE, GP_FAIL, d->bdf,
 		      "stop these first (systemctl stop nvidia-persistenced, DCGM exporters, "
 		      "running VMs): unbinding a GPU in use hangs in the kernel",
 		      "held open by %s", who);
@@ -727,18 +693,18 @@ static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
 static void check_reset(const struct gp_dev *d, struct gp_report *r)
 {
 	if (!d->has_reset_method) {
-		gp_report_add(r, "gpu.reset", GP_OK, d->bdf, NULL,
+		gp_report_add(r, GP_F_GPU_RESET, GP_OK, d->bdf, NULL,
 			      "reset methods not exposed by this kernel (reset_method absent)");
 		return;
 	}
 	if (!d->reset_method[0]) {
-		gp_report_add(r, "gpu.reset", GP_WARN, d->bdf,
+		gp_report_add(r, GP_F_GPU_RESET, GP_WARN, d->bdf,
 			      "the GPU may not come back clean after a VM stops: plan a host "
 			      "reboot between VM runs, or check the card's firmware",
 			      "the kernel has no reset method for it (reset_method is empty)");
 		return;
 	}
-	gp_report_add(r, "gpu.reset", GP_OK, d->bdf, NULL, "reset methods: %s", d->reset_method);
+	gp_report_add(r, GP_F_GPU_RESET, GP_OK, d->bdf, NULL, "reset methods: %s", d->reset_method);
 }
 
 /* ---- p2p.* ---- */
@@ -767,7 +733,7 @@ static bool nvlink_pair(const struct gp_host *h, int a, int b, enum gp_path cls,
 		return false;
 	if (h->nv.source == GP_NV_REMEMBERED)
 		snprintf(when, sizeof(when), ", remembered from %s", h->nv.seen_at);
-	gp_report_add(r, "p2p.path", GP_OK, subject, NULL,
+	gp_report_add(r, GP_F_P2P_PATH, GP_OK, subject, NULL,
 		      "NV%d: %d NVLinks%s, %.1f GB/s per direction%s; PCIe %s (%s)", n, n,
 		      gp_nv_via_switch(&h->nv, na, nb) ? " through NVSwitch" : "",
 		      gp_nv_pair_ceiling(&h->nv, na, nb), when, gp_path_name(cls), link);
@@ -820,7 +786,7 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 		snprintf(link + strlen(link), sizeof(link) - strlen(link),
 			 "; trained at %g GT/s x%d now", hop.cur_speed, hop.cur_width);
 	if (p->p2p == GP_P2P_OFF) {
-		gp_report_add(r, "p2p.path", GP_OK, subject, NULL, "%s (%s); P2P not wanted",
+		gp_report_add(r, GP_F_P2P_PATH, GP_OK, subject, NULL, "%s (%s); P2P not wanted",
 			      gp_path_name(cls), link);
 		return;
 	}
@@ -836,7 +802,7 @@ static void check_p2p_pair(const struct gp_host *h, const struct gp_profile *p, 
 		       "both cards to slots of one NUMA node, or join them with an NVLink bridge";
 	}
 	nvlink_said(&h->nv, nv, sizeof(nv));
-	gp_report_add(r, "p2p.path", sev, subject, hint, "%s (%s); %s", gp_path_name(cls), link,
+	gp_report_add(r, GP_F_P2P_PATH, sev, subject, hint, "%s (%s); %s", gp_path_name(cls), link,
 		      nv);
 }
 
@@ -849,7 +815,7 @@ static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_repo
 
 	pair_subject(h, a, b, subject);
 	if (cls != GP_PATH_PIX && cls != GP_PATH_PXB) {
-		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
+		gp_report_add(r, GP_F_P2P_ACS, GP_OK, subject, NULL,
 			      "no switch between the GPUs: traffic goes through the root "
 			      "complex (%s)",
 			      gp_path_name(cls));
@@ -869,11 +835,11 @@ static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_repo
 					: "");
 	}
 	if (!len) {
-		gp_report_add(r, "p2p.acs", GP_OK, subject, NULL,
+		gp_report_add(r, GP_F_P2P_ACS, GP_OK, subject, NULL,
 			      "no bridge on the path redirects peer requests");
 		return;
 	}
-	gp_report_add(r, "p2p.acs", GP_WARN, subject,
+	gp_report_add(r, GP_F_P2P_ACS, GP_WARN, subject,
 		      "disable ACS on the switch ports (BIOS 'ACS Enable' or the switch's "
 		      "firmware); the GPUs may then share an IOMMU group, which is fine when "
 		      "both go to the same VM",
@@ -885,31 +851,31 @@ static void check_acs_pair(const struct gp_host *h, int a, int b, struct gp_repo
 static void check_vfio(const struct gp_host *h, struct gp_report *r)
 {
 	if (h->vfio_blacklisted)
-		gp_report_add(r, "vfio.module", GP_FAIL, "vfio-pci",
+		gp_report_add(r, GP_F_VFIO_MODULE, GP_FAIL, "vfio-pci",
 			      "remove 'blacklist vfio_pci' from /etc/modprobe.d",
 			      "vfio-pci is blacklisted in modprobe.d");
 	else if (h->vfio_loaded)
-		gp_report_add(r, "vfio.module", GP_OK, "vfio-pci", NULL, "loaded");
+		gp_report_add(r, GP_F_VFIO_MODULE, GP_OK, "vfio-pci", NULL, "loaded");
 	else if (h->vfio_available == 1)
-		gp_report_add(r, "vfio.module", GP_OK, "vfio-pci", NULL,
+		gp_report_add(r, GP_F_VFIO_MODULE, GP_OK, "vfio-pci", NULL,
 			      "available for kernel %s, not loaded yet (apply loads it)",
 			      h->kernel_release);
 	else if (h->vfio_available == 0)
-		gp_report_add(r, "vfio.module", GP_FAIL, "vfio-pci",
+		gp_report_add(r, GP_F_VFIO_MODULE, GP_FAIL, "vfio-pci",
 			      "install the kernel's modules package (Debian: linux-image-amd64)",
 			      "kernel %s has no vfio-pci module", h->kernel_release);
 	else
-		gp_report_add(r, "vfio.module", GP_WARN, "vfio-pci",
+		gp_report_add(r, GP_F_VFIO_MODULE, GP_WARN, "vfio-pci",
 			      "check with 'modinfo vfio-pci'",
 			      "cannot tell whether vfio-pci exists for kernel %s (no "
 			      "/lib/modules tree)",
 			      h->kernel_release[0] ? h->kernel_release : "unknown");
 	if (!h->vfio_ids[0]) {
-		gp_report_add(r, "vfio.ids_inherited", GP_OK, "vfio-pci", NULL,
+		gp_report_add(r, GP_F_VFIO_IDS_INHERITED, GP_OK, "vfio-pci", NULL,
 			      "no 'vfio-pci ids=' on the command line or in modprobe.d");
 		return;
 	}
-	gp_report_add(r, "vfio.ids_inherited", GP_WARN, "vfio-pci",
+	gp_report_add(r, GP_F_VFIO_IDS_INHERITED, GP_WARN, "vfio-pci",
 		      "remove it: vfio-pci then binds every device with these IDs at boot; "
 		      "gpuprov binds by PCI address",
 		      "'ids=%s' is set in %s", h->vfio_ids, h->vfio_ids_source);
@@ -932,12 +898,12 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 	gp_format_size(l->mmio_window, win, sizeof(win));
 	gp_format_size(top, end, sizeof(end));
 	if (!l->bar64_total) {
-		gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
+		gp_report_add(r, GP_F_VM_MMIO, GP_OK, p->vm.name, NULL,
 			      "no 64-bit BARs: the default window does");
 		return;
 	}
 	if (!h->phys_bits) {
-		gp_report_add(r, "vm.mmio", GP_WARN, p->vm.name,
+		gp_report_add(r, GP_F_VM_MMIO, GP_WARN, p->vm.name,
 			      "check 'address sizes' in /proc/cpuinfo",
 			      "64-bit BARs of %s need a %s window ending at %s; the CPU's address "
 			      "width is unknown",
@@ -946,7 +912,7 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 	}
 	if (h->phys_bits < 64 && top > (1ull << h->phys_bits)) {
 		gp_report_add(
-			r, "vm.mmio", GP_FAIL, p->vm.name,
+			r, GP_F_VM_MMIO, GP_FAIL, p->vm.name,
 			"fewer or smaller-BAR GPUs per VM, less VM memory, or a CPU with "
 			"more physical address bits",
 			"64-bit BARs of %s need a %s window, which OVMF opens above RAM at "
@@ -956,13 +922,13 @@ static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
 		return;
 	}
 	if (l->mmio_window <= (32ull << 30)) {
-		gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
+		gp_report_add(r, GP_F_VM_MMIO, GP_OK, p->vm.name, NULL,
 			      "64-bit BARs %s: OVMF's default %s window, ending at %s, within %d "
 			      "address bits",
 			      bars, win, end, h->phys_bits);
 		return;
 	}
-	gp_report_add(r, "vm.mmio", GP_OK, p->vm.name, NULL,
+	gp_report_add(r, GP_F_VM_MMIO, GP_OK, p->vm.name, NULL,
 		      "64-bit BARs %s: X-PciMmio64Mb=%" PRIu64 " (%s), ending at %s, within %d "
 		      "address bits (assumes OVMF opens that size, or a larger window of its own)",
 		      bars, l->mmio_window >> 20, win, end, h->phys_bits);
@@ -991,14 +957,14 @@ static void clique_blocked(const struct gp_host *h, const struct gp_profile *p,
 			 "x-nv-gpudirect-clique at (0xC8 and 0xD4)",
 			 gpu);
 	if (l->clique_left_out) {
-		gp_report_add(r, "vm.qemu_clique", GP_WARN, p->vm.name,
+		gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_WARN, p->vm.name,
 			      old ? BACKPORTS : "keep p2p = preferred, or pass other GPUs",
 			      "%s: the clique is left out of the domain XML (p2p = preferred) so "
 			      "the VM starts, and the guest driver refuses P2P",
 			      why);
 		return;
 	}
-	gp_report_add(r, "vm.qemu_clique", GP_FAIL, p->vm.name,
+	gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_FAIL, p->vm.name,
 		      old ? BACKPORTS "; or set p2p = preferred to start the VM without the clique"
 			  : "set p2p = preferred or gpudirect_clique = off",
 		      "%s: the two overlap and QEMU does not start the VM", why);
@@ -1020,14 +986,14 @@ static bool other_vendor(const struct gp_host *h, const struct gp_vm_layout *l, 
 		if (!l->devs[i].gpu || l->devs[i].nvidia)
 			continue;
 		d = &h->devs[l->devs[i].dev];
-		gp_report_add(r, "vm.qemu_clique", GP_OK, d->bdf, NULL,
+		gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, d->bdf, NULL,
 			      "vendor %04x is not NVIDIA: no GPUDirect clique on this device "
 			      "(QEMU accepts x-nv-gpudirect-clique on NVIDIA devices only)",
 			      d->vendor);
 	}
 	if (l->clique_dev >= 0)
 		return false;
-	gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+	gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
 		      "clique %d; no NVIDIA GPU in the VM: the domain XML sets none", p->vm.clique);
 	return true;
 }
@@ -1038,7 +1004,7 @@ static void check_clique(const struct gp_host *h, const struct gp_profile *p,
 	const char *gpu;
 
 	if (p->vm.clique < 0) {
-		gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+		gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
 			      "no GPUDirect clique set (the guest driver will refuse P2P)");
 		return;
 	}
@@ -1048,18 +1014,18 @@ static void check_clique(const struct gp_host *h, const struct gp_profile *p,
 	switch (l->clique_fit) {
 	case GP_CLIQUE_FITS:
 		if (h->qemu_version[0] && gp_version_cmp(h->qemu_version, "8.1") >= 0)
-			gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+			gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
 				      "QEMU %s places the clique capability for Turing and later",
 				      h->qemu_version);
 		else
-			gp_report_add(r, "vm.qemu_clique", GP_OK, p->vm.name, NULL,
+			gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
 				      "clique %d: offset 0xC8, where QEMU before 8.1 puts it, is "
 				      "free on every GPU",
 				      p->vm.clique);
 		return;
 	case GP_CLIQUE_UNKNOWN:
 		gp_report_add(
-			r, "vm.qemu_clique", GP_WARN, p->vm.name,
+			r, GP_F_VM_QEMU_CLIQUE, GP_WARN, p->vm.name,
 			"check 'qemu-system-x86_64 --version': 8.1 or later is needed",
 			"cannot tell QEMU's version; QEMU before 8.1 puts the clique at 0xC8, "
 			"where %s has a capability, and the VM does not start",
@@ -1099,7 +1065,7 @@ static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 			gp_format_size(node_free(nn, p->vm.hugepages), have, sizeof(have));
 			if (node_free(nn, p->vm.hugepages) < l->cells[c].memory) {
 				gp_report_add(
-					r, "vm.memory", GP_FAIL, p->vm.name,
+					r, GP_F_VM_MEMORY, GP_FAIL, p->vm.name,
 					p->vm.hugepages
 						? "reserve more huge pages on that node "
 						  "(hugepages= on the kernel command line, or "
@@ -1112,7 +1078,7 @@ static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 			}
 		}
 		gp_format_size(p->vm.memory, want, sizeof(want));
-		gp_report_add(r, "vm.memory", GP_OK, p->vm.name, NULL,
+		gp_report_add(r, GP_F_VM_MEMORY, GP_OK, p->vm.name, NULL,
 			      "%s fits in the %s of the GPUs' node%s", want, kind,
 			      l->ncells > 1 ? "s" : "");
 		return;
@@ -1122,11 +1088,11 @@ static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 	gp_format_size(p->vm.memory, want, sizeof(want));
 	gp_format_size(free_bytes, have, sizeof(have));
 	if (free_bytes < p->vm.memory)
-		gp_report_add(r, "vm.memory", GP_FAIL, p->vm.name,
+		gp_report_add(r, GP_F_VM_MEMORY, GP_FAIL, p->vm.name,
 			      "give the VM less memory, or reserve more huge pages",
 			      "the VM wants %s; the host has %s of %s", want, have, kind);
 	else
-		gp_report_add(r, "vm.memory", GP_OK, p->vm.name, NULL,
+		gp_report_add(r, GP_F_VM_MEMORY, GP_OK, p->vm.name, NULL,
 			      "%s fits in the host's %s of %s", want, have, kind);
 }
 
@@ -1156,13 +1122,13 @@ static void check_nic_missing(const struct gp_host *h, const struct gp_profile *
 			len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%s",
 						len ? ", " : "", p->bond.slaves[i]);
 	if (len)
-		gp_report_add(r, "nic.missing", GP_FAIL, p->bond.name,
+		gp_report_add(r, GP_F_NIC_MISSING, GP_FAIL, p->bond.name,
 			      "check the names with 'ip link' (or the addresses with 'lspci -D "
 			      "-d 15b3:'), and that the NIC driver is loaded",
 			      "no such interface on this host: %s", missing);
 	else
-		gp_report_add(r, "nic.missing", GP_OK, p->bond.name, NULL, "all %d ports present",
-			      p->bond.nslaves);
+		gp_report_add(r, GP_F_NIC_MISSING, GP_OK, p->bond.name, NULL,
+			      "all %d ports present", p->bond.nslaves);
 	(void)h;
 }
 
@@ -1180,7 +1146,7 @@ static void check_roce_lag(const struct gp_host *h, const struct gp_profile *p, 
 	for (i = 0; i < p->bond.nslaves; i++)
 		if (idx[i] >= 0 && h->ifaces[idx[i]].sriov_numvfs > 0) {
 			gp_report_add(
-				r, "bond.roce_lag", GP_WARN, p->bond.name,
+				r, GP_F_BOND_ROCE_LAG, GP_WARN, p->bond.name,
 				"set sriov_numvfs to 0 on the ports for a RoCE LAG; the bond "
 				"itself works either way",
 				"SR-IOV is on for %s (%d VFs): the card will not form a RoCE LAG",
@@ -1189,13 +1155,13 @@ static void check_roce_lag(const struct gp_host *h, const struct gp_profile *p, 
 		}
 	if (p->bond.nslaves != 2 || !a || !b || !a->bdf[0] || !b->bdf[0] ||
 	    strncmp(a->bdf, b->bdf, 10) || !strcmp(a->bdf, b->bdf)) {
-		gp_report_add(r, "bond.roce_lag", GP_WARN, p->bond.name,
+		gp_report_add(r, GP_F_BOND_ROCE_LAG, GP_WARN, p->bond.name,
 			      "use the two ports of one ConnectX card for a single RoCE LAG device "
 			      "(mlx5_bond_0); the Ethernet bond works as it is",
 			      "the ports are not the two functions of one card: no RoCE LAG");
 		return;
 	}
-	gp_report_add(r, "bond.roce_lag", GP_OK, p->bond.name, NULL,
+	gp_report_add(r, GP_F_BOND_ROCE_LAG, GP_OK, p->bond.name, NULL,
 		      "%s and %s are two functions of one card (%.10s): RoCE LAG possible in %s",
 		      a->name, b->name, a->bdf, p->bond.mode);
 }
@@ -1238,18 +1204,18 @@ static void check_mgmt(const struct gp_host *h, const struct gp_profile *p, cons
 		const struct gp_iface *m = f ? foreign_master(h, p, f) : NULL;
 
 		if (f && mgmt_use(f, why, sizeof(why))) {
-			gp_report_add(r, "bond.mgmt", GP_FAIL, p->bond.name, hint, "%s carries %s",
-				      f->name, why);
+			gp_report_add(r, GP_F_BOND_MGMT, GP_FAIL, p->bond.name, hint,
+				      "%s carries %s", f->name, why);
 			return;
 		}
 		if (m && mgmt_use(m, why, sizeof(why))) {
-			gp_report_add(r, "bond.mgmt", GP_FAIL, p->bond.name, hint,
+			gp_report_add(r, GP_F_BOND_MGMT, GP_FAIL, p->bond.name, hint,
 				      "%s is a port of %s, which carries %s", f->name, m->name,
 				      why);
 			return;
 		}
 	}
-	gp_report_add(r, "bond.mgmt", GP_OK, p->bond.name, NULL,
+	gp_report_add(r, GP_F_BOND_MGMT, GP_OK, p->bond.name, NULL,
 		      "no port, nor its bridge or bond, carries the default route or an "
 		      "established TCP connection");
 }
@@ -1275,7 +1241,7 @@ static void check_port_master(const struct gp_host *h, const struct gp_profile *
 			snprintf(what, sizeof(what), "%s sits on top of it", f->upper);
 		else
 			continue;
-		gp_report_add(r, "bond.port_master", GP_FAIL, f->name,
+		gp_report_add(r, GP_F_BOND_PORT_MASTER, GP_FAIL, f->name,
 			      "take it out first ('ip link set PORT nomaster', or remove the VLAN) "
 			      "and move what that interface carries: gpuprov does not take a "
 			      "port from another bridge or bond, its undo could not put it back",
@@ -1283,7 +1249,7 @@ static void check_port_master(const struct gp_host *h, const struct gp_profile *
 		n++;
 	}
 	if (!n)
-		gp_report_add(r, "bond.port_master", GP_OK, p->bond.name, NULL,
+		gp_report_add(r, GP_F_BOND_PORT_MASTER, GP_OK, p->bond.name, NULL,
 			      "no port belongs to another bridge or bond, or carries a VLAN");
 }
 
@@ -1299,13 +1265,13 @@ static void check_nic_numa(const struct gp_host *h, const struct gp_profile *p, 
 
 		if (!f || node < 0 || gnode < 0 || node == gnode)
 			continue;
-		gp_report_add(r, "bond.nic_numa", GP_WARN, p->bond.name,
+		gp_report_add(r, GP_F_BOND_NIC_NUMA, GP_WARN, p->bond.name,
 			      "put the RoCE card in a slot of the GPUs' node: GPUDirect RDMA "
 			      "then stays on one socket",
 			      "%s is on NUMA node %d, the GPUs on node %d", f->name, node, gnode);
 		return;
 	}
-	gp_report_add(r, "bond.nic_numa", GP_OK, p->bond.name, NULL,
+	gp_report_add(r, GP_F_BOND_NIC_NUMA, GP_OK, p->bond.name, NULL,
 		      gnode < 0 ? "NUMA nodes unknown or no GPU: nothing to compare"
 				: "the ports share the GPUs' NUMA node");
 }
@@ -1325,7 +1291,7 @@ static int shadowed(const struct gp_host *h, const struct gp_profile *p, const c
 	snprintf(ours, sizeof(ours), GP_NETWORKD_PREFIX "%s.network", name);
 	if (!f || strcmp(f->name, ours) > 0)
 		return 0;
-	gp_report_add(r, "bond.persist_shadowed", GP_FAIL, name,
+	gp_report_add(r, GP_F_BOND_PERSIST_SHADOWED, GP_FAIL, name,
 		      "make gpuprov's file come first: rename that file to sort after it, "
 		      "or stop it matching (or set persist = none)",
 		      "%s matches %s and sorts before %s: networkd applies only the first, so "
@@ -1347,7 +1313,7 @@ static void check_persist_shadowed(const struct gp_host *h, const struct gp_prof
 		bad += shadowed(h, p, idx[i] >= 0 ? h->ifaces[idx[i]].name : p->bond.slaves[i],
 				idx[i] >= 0 ? h->ifaces[idx[i]].mac : "", r);
 	if (!bad)
-		gp_report_add(r, "bond.persist_shadowed", GP_OK, p->bond.name, NULL,
+		gp_report_add(r, GP_F_BOND_PERSIST_SHADOWED, GP_OK, p->bond.name, NULL,
 			      "gpuprov's .network files come first for the bond and its ports");
 }
 
@@ -1379,10 +1345,10 @@ static void check_disks(const struct gp_host *h, const struct gp_profile *p, str
 		if (strcmp(f->role, "disk") || f->exists < 0)
 			continue;
 		if (f->exists)
-			gp_report_add(r, "vm.disk", GP_OK, p->vm.name, NULL, "disk image %s exists",
-				      f->path);
+			gp_report_add(r, GP_F_VM_DISK, GP_OK, p->vm.name, NULL,
+				      "disk image %s exists", f->path);
 		else
-			gp_report_add(r, "vm.disk", GP_WARN, p->vm.name,
+			gp_report_add(r, GP_F_VM_DISK, GP_WARN, p->vm.name,
 				      "create it before 'virsh start' (qemu-img create -f qcow2 "
 				      "PATH 100G, or copy a cloud image), or point the template's "
 				      "<disk> at an image you have",
@@ -1400,10 +1366,10 @@ static void check_firmware(const struct gp_host *h, const struct gp_profile *p, 
 		if (!strcmp(f->role, "disk") || f->exists < 0)
 			continue;
 		if (f->exists)
-			gp_report_add(r, "vm.firmware", GP_OK, p->vm.name, NULL, "%s %s exists",
+			gp_report_add(r, GP_F_VM_FIRMWARE, GP_OK, p->vm.name, NULL, "%s %s exists",
 				      f->role, f->path);
 		else
-			gp_report_add(r, "vm.firmware", GP_FAIL, p->vm.name,
+			gp_report_add(r, GP_F_VM_FIRMWARE, GP_FAIL, p->vm.name,
 				      "install the OVMF firmware (Debian/Ubuntu: apt install "
 				      "ovmf), or correct the path in the domain template",
 				      "%s %s does not exist: the VM cannot boot UEFI", f->role,
@@ -1416,9 +1382,9 @@ static void check_kvm(const struct gp_host *h, const struct gp_profile *p, struc
 	if (h->kvm < 0)
 		return;
 	if (h->kvm)
-		gp_report_add(r, "vm.kvm", GP_OK, p->vm.name, NULL, "/dev/kvm exists");
+		gp_report_add(r, GP_F_VM_KVM, GP_OK, p->vm.name, NULL, "/dev/kvm exists");
 	else
-		gp_report_add(r, "vm.kvm", GP_FAIL, p->vm.name,
+		gp_report_add(r, GP_F_VM_KVM, GP_FAIL, p->vm.name,
 			      "enable SVM (AMD) or VT-x (Intel) in the BIOS and load kvm_amd or "
 			      "kvm_intel",
 			      "no /dev/kvm: the VM would run without hardware virtualization");
@@ -1429,10 +1395,10 @@ static void check_running(const struct gp_host *h, const struct gp_profile *p, s
 	if (h->vm_running < 0)
 		return;
 	if (!h->vm_running)
-		gp_report_add(r, "vm.running", GP_OK, p->vm.name, NULL,
+		gp_report_add(r, GP_F_VM_RUNNING, GP_OK, p->vm.name, NULL,
 			      "no domain of this name is running");
 	else
-		gp_report_add(r, "vm.running", GP_FAIL, p->vm.name,
+		gp_report_add(r, GP_F_VM_RUNNING, GP_FAIL, p->vm.name,
 			      "shut it down first (virsh shutdown): its GPUs and its definition "
 			      "are what apply changes",
 			      "a domain of this name is running: virsh -c %s shutdown %s",
@@ -1446,13 +1412,13 @@ static void check_libvirt(const struct gp_host *h, const struct gp_profile *p, s
 		return;
 	/* not a libvirt that is down: a root apply's domain.define refuses too */
 	if (h->libvirt_refused) {
-		gp_report_add(r, "vm.embed", GP_FAIL, p->vm.name,
+		gp_report_add(r, GP_F_VM_EMBED, GP_FAIL, p->vm.name,
 			      "make the embedded root and all it holds root's and writable by "
 			      "no one else (gpuprov(8), SECURITY CONSIDERATIONS)",
 			      "libvirt at %s is not opened: %s", p->vm.uri, h->libvirt_error);
 		return;
 	}
-	gp_report_add(r, "vm.libvirt", GP_WARN, p->vm.name,
+	gp_report_add(r, GP_F_VM_LIBVIRT, GP_WARN, p->vm.name,
 		      "start libvirtd (systemctl start libvirtd), or correct [vm] uri; "
 		      "apply's domain.define needs it",
 		      "libvirt at %s cannot be reached: %s", p->vm.uri, h->libvirt_error);
@@ -1471,17 +1437,18 @@ static void check_vcpus(const struct gp_host *h, const struct gp_profile *p,
 					 ? gp_cpulist_count(h->numa[c].cpus)
 					 : 0;
 		if (total && (int)p->vm.vcpus > total)
-			gp_report_add(r, "vm.vcpus", GP_FAIL, p->vm.name, "give the VM fewer vCPUs",
-				      "%u vCPUs, the host has %d CPUs", p->vm.vcpus, total);
+			gp_report_add(r, GP_F_VM_VCPUS, GP_FAIL, p->vm.name,
+				      "give the VM fewer vCPUs", "%u vCPUs, the host has %d CPUs",
+				      p->vm.vcpus, total);
 		else if (total)
-			gp_report_add(r, "vm.vcpus", GP_OK, p->vm.name, NULL,
+			gp_report_add(r, GP_F_VM_VCPUS, GP_OK, p->vm.name, NULL,
 				      "%u vCPUs, the host has %d CPUs", p->vm.vcpus, total);
 		return;
 	}
 	for (c = 0; c < l->ncells; c++) {
 		cpus = gp_cpulist_count(l->cells[c].cpus);
 		if (cpus > 0 && (int)l->cells[c].vcpus > cpus) {
-			gp_report_add(r, "vm.vcpus", GP_FAIL, p->vm.name,
+			gp_report_add(r, GP_F_VM_VCPUS, GP_FAIL, p->vm.name,
 				      "give the VM fewer vCPUs, or set [vm] numa = none",
 				      "cell %d has %u vCPUs pinned to node %d, which has %d CPUs",
 				      c, l->cells[c].vcpus, l->cells[c].host_node, cpus);
@@ -1489,7 +1456,7 @@ static void check_vcpus(const struct gp_host *h, const struct gp_profile *p,
 		}
 		total += cpus > 0 ? cpus : 0;
 	}
-	gp_report_add(r, "vm.vcpus", GP_OK, p->vm.name, NULL,
+	gp_report_add(r, GP_F_VM_VCPUS, GP_OK, p->vm.name, NULL,
 		      "%u vCPUs on the %d CPUs of the node%s they are pinned to", p->vm.vcpus,
 		      total, l->ncells > 1 ? "s" : "");
 }

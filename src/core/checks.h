@@ -4,6 +4,7 @@
 #define GP_CHECKS_H
 
 #include <stddef.h>
+#include "core/findings.h"
 #include "core/model.h"
 #include "shared/strpool.h"
 
@@ -15,7 +16,8 @@ enum gp_severity {
 
 /* A finding's strings are in its report's pool: never NULL, "" when empty. */
 struct gp_finding {
-	const char *id;
+	enum gp_fid fid;
+	const char *id; /* gp_finding_kinds[fid].id */
 	enum gp_severity severity;
 	const char *subject;
 	const char *message;
@@ -33,12 +35,11 @@ struct gp_report {
 	struct gp_strpool strs;
 };
 
-void gp_report_add(struct gp_report *r, const char *id, enum gp_severity sev, const char *subject,
+void gp_report_add(struct gp_report *r, enum gp_fid id, enum gp_severity sev, const char *subject,
 		   const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void gp_report_release(struct gp_report *r);
 int gp_report_count(const struct gp_report *r, enum gp_severity sev);
 const char *gp_severity_name(enum gp_severity s);
-extern const char *const gp_finding_ids[]; /* NULL-terminated */
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r);
 
 #endif

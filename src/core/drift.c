@@ -16,17 +16,18 @@
 
 /* Each kind, and what its ok finding says. */
 static const struct {
-	const char *id, *ok;
+	enum gp_fid id;
+	const char *ok;
 } drift_kinds[] = {
-	{ "drift.added", "no device the baseline lacks" },
-	{ "drift.missing", "every device of the baseline is present" },
-	{ "drift.moved", "every device at its baseline address, slot and NUMA node" },
-	{ "drift.link", "no link trained lower than in the baseline" },
-	{ "drift.acs", "the ACS control of every bridge as in the baseline" },
-	{ "drift.iommu_group", "every IOMMU group holds what it held in the baseline" },
-	{ "drift.bios", "the BIOS version of the baseline" },
-	{ "drift.cmdline", "the kernel command line of the baseline" },
-	{ "drift.driver", "GPUs, their group peers and the bond ports keep their drivers" },
+	{ GP_F_DRIFT_ADDED, "no device the baseline lacks" },
+	{ GP_F_DRIFT_MISSING, "every device of the baseline is present" },
+	{ GP_F_DRIFT_MOVED, "every device at its baseline address, slot and NUMA node" },
+	{ GP_F_DRIFT_LINK, "no link trained lower than in the baseline" },
+	{ GP_F_DRIFT_ACS, "the ACS control of every bridge as in the baseline" },
+	{ GP_F_DRIFT_IOMMU_GROUP, "every IOMMU group holds what it held in the baseline" },
+	{ GP_F_DRIFT_BIOS, "the BIOS version of the baseline" },
+	{ GP_F_DRIFT_CMDLINE, "the kernel command line of the baseline" },
+	{ GP_F_DRIFT_DRIVER, "GPUs, their group peers and the bond ports keep their drivers" },
 };
 
 struct drift {
@@ -139,7 +140,7 @@ static void report_presence(struct drift *d)
 		if (d->match[i] >= 0)
 			continue;
 		describe(&d->b->devs[i], what, sizeof(what));
-		gp_report_add(d->r, "drift.missing", sev_of(d, (int)i), d->b->devs[i].bdf,
+		gp_report_add(d->r, GP_F_DRIFT_MISSING, sev_of(d, (int)i), d->b->devs[i].bdf,
 			      "reseat the card or check the slot and its riser; a BIOS setting "
 			      "may have disabled the slot",
 			      "%s%s is in the baseline but not on the host",
@@ -149,7 +150,7 @@ static void report_presence(struct drift *d)
 		if (d->taken[i])
 			continue;
 		describe(&d->h->devs[i], what, sizeof(what));
-		gp_report_add(d->r, "drift.added", GP_WARN, d->h->devs[i].bdf,
+		gp_report_add(d->r, GP_F_DRIFT_ADDED, GP_WARN, d->h->devs[i].bdf,
 			      "take a new snapshot once the host is verified with it",
 			      "%s is on the host but not in the baseline", what);
 	}
@@ -163,17 +164,17 @@ static void report_moved(struct drift *d, int bi)
 	enum gp_severity sev = sev_of(d, bi);
 
 	if (strcmp(x->bdf, y->bdf))
-		gp_report_add(d->r, "drift.moved", sev, y->bdf, hint,
+		gp_report_add(d->r, GP_F_DRIFT_MOVED, sev, y->bdf, hint,
 			      "was %s in the baseline (slot %s, NUMA node %d), now slot %s, "
 			      "NUMA node %d",
 			      x->bdf, x->slot[0] ? x->slot : "none", x->numa_node,
 			      y->slot[0] ? y->slot : "none", y->numa_node);
 	else if (strcmp(x->slot, y->slot))
-		gp_report_add(d->r, "drift.moved", sev, y->bdf, hint,
+		gp_report_add(d->r, GP_F_DRIFT_MOVED, sev, y->bdf, hint,
 			      "physical slot %s in the baseline, now %s",
 			      x->slot[0] ? x->slot : "none", y->slot[0] ? y->slot : "none");
 	else if (x->numa_node != y->numa_node)
-		gp_report_add(d->r, "drift.moved", sev, y->bdf, hint,
+		gp_report_add(d->r, GP_F_DRIFT_MOVED, sev, y->bdf, hint,
 			      "NUMA node %d in the baseline, now %d", x->numa_node, y->numa_node);
 }
 
@@ -183,14 +184,14 @@ static void report_link(struct drift *d, int bi)
 	const char *bdf = d->h->devs[d->match[bi]].bdf;
 
 	if (y->width < x->width || y->max_width < x->max_width || y->max_speed < x->max_speed)
-		gp_report_add(d->r, "drift.link", sev_of(d, bi), bdf,
+		gp_report_add(d->r, GP_F_DRIFT_LINK, sev_of(d, bi), bdf,
 			      "reseat the card, check the riser and the slot's BIOS settings",
 			      "link %g GT/s x%d (of %g GT/s x%d) in the baseline, now %g GT/s x%d "
 			      "(of %g GT/s x%d)",
 			      x->speed, x->width, x->max_speed, x->max_width, y->speed, y->width,
 			      y->max_speed, y->max_width);
 	else if (y->speed < x->speed)
-		gp_report_add(d->r, "drift.link", GP_WARN, bdf,
+		gp_report_add(d->r, GP_F_DRIFT_LINK, GP_WARN, bdf,
 			      "GPUs lower the link speed when idle: check again under load; "
 			      "otherwise check the BIOS's PCIe speed setting",
 			      "link trained at %g GT/s, %g GT/s in the baseline", y->speed,
@@ -203,7 +204,7 @@ static void report_acs(struct drift *d, int bi)
 
 	if (x->has_acs == y->has_acs && (!x->has_acs || x->acs_ctrl == y->acs_ctrl))
 		return;
-	gp_report_add(d->r, "drift.acs", above_gpu(d->b, bi) ? GP_FAIL : GP_WARN, y->bdf,
+	gp_report_add(d->r, GP_F_DRIFT_ACS, above_gpu(d->b, bi) ? GP_FAIL : GP_WARN, y->bdf,
 		      "a BIOS update or reset may have changed the ACS setting: set it as it "
 		      "was when the host was verified",
 		      "ACS control %s%04x in the baseline, now %s%04x", x->has_acs ? "" : "(none) ",
@@ -254,7 +255,7 @@ static void report_group(struct drift *d, int bi, bool *seen)
 		    d->h->devs[i].iommu_group == d->h->devs[li].iommu_group)
 			seen[i] = true;
 	seen[li] = true;
-	gp_report_add(d->r, "drift.iommu_group", sev_of(d, bi), d->h->devs[li].bdf,
+	gp_report_add(d->r, GP_F_DRIFT_IOMMU_GROUP, sev_of(d, bi), d->h->devs[li].bdf,
 		      "ACS, the IOMMU setting or a moved card changed the groups: passthrough "
 		      "needs every endpoint of a group",
 		      "IOMMU group [%s] in the baseline, now [%s]", was[0] ? was : "none",
@@ -268,7 +269,7 @@ static void report_driver(struct drift *d, int bi)
 	if (!strcmp(x->driver, y->driver) ||
 	    !(x->role == GP_ROLE_GPU || x->with_gpu || d->port[bi]))
 		return;
-	gp_report_add(d->r, "drift.driver", GP_FAIL, y->bdf,
+	gp_report_add(d->r, GP_F_DRIFT_DRIVER, GP_FAIL, y->bdf,
 		      "see 'gpuprov plan': a driver update or a missing persistence may have "
 		      "taken the device back",
 		      "%s bound to %s in the baseline, now %s",
@@ -299,7 +300,7 @@ static void report_bios(struct drift *d)
 {
 	if (!strcmp(d->b->bios_version, d->h->bios_version))
 		return;
-	gp_report_add(d->r, "drift.bios", GP_WARN, "host",
+	gp_report_add(d->r, GP_F_DRIFT_BIOS, GP_WARN, "host",
 		      "a BIOS update can reset IOMMU, ACS, Above 4G decoding and slot settings: "
 		      "check them, then take a new snapshot",
 		      "BIOS version '%s' in the baseline, now '%s'", d->b->bios_version,
@@ -358,7 +359,7 @@ static void report_cmdline(struct drift *d)
 	m |= words_only_in(d->b->cmdline, d->h->cmdline, removed, sizeof(removed));
 	if (!added[0] && !removed[0])
 		return;
-	gp_report_add(d->r, "drift.cmdline", m ? GP_FAIL : GP_WARN, "host",
+	gp_report_add(d->r, GP_F_DRIFT_CMDLINE, m ? GP_FAIL : GP_WARN, "host",
 		      "check GRUB_CMDLINE_LINUX and /etc/default/grub.d, then reboot",
 		      "kernel command line: added [%s], removed [%s]", added, removed);
 }
@@ -371,7 +372,7 @@ static void report_unchanged(struct drift *d, size_t from)
 	for (k = 0; k < sizeof(drift_kinds) / sizeof(drift_kinds[0]); k++) {
 		any = false;
 		for (i = from; i < d->r->n && !any; i++)
-			any = !strcmp(d->r->items[i].id, drift_kinds[k].id);
+			any = d->r->items[i].fid == drift_kinds[k].id;
 		if (!any)
 			gp_report_add(d->r, drift_kinds[k].id, GP_OK, "host", NULL,
 				      "%s (%zu devices compared)", drift_kinds[k].ok, d->b->ndevs);

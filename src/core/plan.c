@@ -19,21 +19,10 @@
 #include "core/templates.h"
 
 /*
- * Every failed finding blocks the steps it bears on, unless the operator
- * accepted its id by name (--accept): a check that fails is a reason not to
- * go ahead, whichever check it is.  A finding bears on the steps of its
- * area: nic.* and bond.* on the bond's, vm.* on the VM's, the rest (IOMMU,
- * BARs, GPUs, P2P, vfio, companions, BIOS) on the binding of the GPUs, which
- * a plain apply always includes.
+ * Every failed finding blocks the steps it bears on (findings.c says which),
+ * unless the operator accepted its id by name (--accept): a check that fails
+ * is a reason not to go ahead, whichever check it is.
  */
-static unsigned finding_groups(const char *id)
-{
-	if (!strncmp(id, "bond.", 5) || !strncmp(id, "nic.", 4))
-		return GP_GROUP_BOND;
-	if (!strncmp(id, "vm.", 3))
-		return GP_GROUP_VM;
-	return GP_GROUP_VFIO;
-}
 
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
 {
@@ -50,25 +39,6 @@ struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *
 	st->reversible = true;
 	st->group = GP_GROUP_VFIO;
 	return st;
-}
-
-/*
- * Failures no --accept lets through: the safety rules (a GPU held open is
- * never unbound; nothing the host lives on is taken from it; a port of
- * another bridge or bond is not stolen) and an IOMMU that is off, without
- * which vfio cannot isolate anything.
- */
-static const char *const never_accepted[] = { "gpu.in_use", "companion.unsafe", "bond.port_master",
-					      "iommu.off", NULL };
-
-bool gp_finding_acceptable(const char *id)
-{
-	int i;
-
-	for (i = 0; never_accepted[i]; i++)
-		if (!strcmp(never_accepted[i], id))
-			return false;
-	return true;
 }
 
 static char *vformat(const char *fmt, va_list ap)
@@ -171,17 +141,18 @@ static void blockers(const struct gp_report *r, unsigned groups, const char *acc
 
 	for (i = 0; i < r->n; i++) {
 		const struct gp_finding *f = &r->items[i];
+		const struct gp_finding_kind *k = &gp_finding_kinds[f->fid];
 
-		if (f->severity != GP_FAIL || !(finding_groups(f->id) & groups))
+		if (f->severity != GP_FAIL || !(k->groups & groups))
 			continue;
-		if ((groups & GP_FORCE_MGMT) && !strcmp(f->id, "bond.mgmt")) {
+		if ((groups & GP_FORCE_MGMT) && f->fid == GP_F_BOND_MGMT) {
 			plan_accepted(plan, "%s %s: %s (--force-mgmt)", f->id, f->subject,
 				      f->message);
-		} else if (in_list(accept, f->id) && gp_finding_acceptable(f->id)) {
+		} else if (in_list(accept, f->id) && k->acceptable) {
 			plan_accepted(plan, "%s %s: %s", f->id, f->subject, f->message);
 		} else {
 			gp_plan_block(plan, "%s %s: %s", f->id, f->subject, f->message);
-			if (gp_finding_acceptable(f->id))
+			if (k->acceptable)
 				acceptable(plan, f->id);
 		}
 	}

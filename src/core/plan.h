@@ -12,15 +12,10 @@
 
 #include <json.h>
 
+#include "core/findings.h"
 #include "core/model.h"
 
 struct gp_report;
-
-enum gp_group {
-	GP_GROUP_VFIO = 1,
-	GP_GROUP_BOND = 2,
-	GP_GROUP_VM = 4
-};
 #define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
 
 struct gp_step {
@@ -69,7 +64,6 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const st
 		   unsigned groups, const char *accept, struct gp_plan *plan);
 void gp_plan_release(struct gp_plan *plan);
 /* Whether --accept may let a failure of this finding id through. */
-bool gp_finding_acceptable(const char *id);
 struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
 void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

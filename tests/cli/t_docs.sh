@@ -24,20 +24,18 @@ documented() {
 		END { exit !found }' "$1"
 }
 
-for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*/*.c | cut -d'"' -f2 | sort -u); do
+# every finding id: src/core/findings.c's table, each line [ENUM] = { "id", ... }
+finding_ids() { sed -n 's/^	[A-Z]*(GP_F_[A-Z0-9_]*, "\([a-z0-9_.]*\)".*/\1/p' src/core/findings.c; }
+[ -n "$(finding_ids)" ] || missing="$missing findings.c:no-table"
+for id in $(finding_ids); do
 	documented "/tmp/gp-docs.$$.8" FINDINGS "" ".It Sy" "$id" || missing="$missing finding:$id"
 done
-# --accept knows every id the checks report (src/core/checks.c, gp_finding_ids);
-# drift.* come from check --baseline only and never block a plan
-ids=$(sed -n '/^const char \*const gp_finding_ids/,/};/p' src/core/checks.c)
-for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*/*.c | cut -d'"' -f2 |
-	grep -v '^drift\.' | sort -u); do
-	case "$ids" in *"\"$id\""*) ;; *) missing="$missing gp_finding_ids:$id" ;; esac
+# each is reported by a check, and no check spells an id as a string
+for e in $(sed -n 's/^	\(GP_F_[A-Z0-9_]*\),$/\1/p' src/core/findings.h); do
+	grep -q "gp_report_add([^,]*, *$e,\|{ $e," src/core/*.c ||
+		missing="$missing unreported:$e"
 done
-# drift.c keeps its ids in a table of kinds
-for id in $(grep -oh '^	{ "drift\.[a-z_]*", "' src/*/*.c | cut -d'"' -f2 | sort -u); do
-	documented "/tmp/gp-docs.$$.8" FINDINGS "" ".It Sy" "$id" || missing="$missing finding:$id"
-done
+if grep -n 'gp_report_add([^,]*, *"' src/*/*.c; then missing="$missing id-as-string"; fi
 for cmd in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
 	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done
@@ -68,8 +66,7 @@ rm -f "/tmp/gp-docs.$$.keys"
 # docs/CONTRACTS.md lists the same, each as `word`
 C=docs/CONTRACTS.md
 listed() { grep -qF "\`$1\`" "$C"; }
-for id in $(grep -oh '"[a-z0-9]*\.[a-z_0-9]*", GP_\(OK\|WARN\|FAIL\)' src/*/*.c | cut -d'"' -f2) \
-	$(grep -oh '^	{ "drift\.[a-z_]*", "' src/*/*.c | cut -d'"' -f2); do
+for id in $(finding_ids); do
 	listed "$id" || missing="$missing finding:$id"
 done
 for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2); do

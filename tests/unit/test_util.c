@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "unit.h"
 #include "cli/render.h"
+#include "core/findings.h"
 #include "shared/strpool.h"
 #include "host/read.h"
 
@@ -246,15 +247,36 @@ static void test_is_bdf(void **state)
 }
 
 /* "did you mean": near words and prefixes, nothing for what is far from all */
+/* every enum value has its table line: an id of the area.name form, found by name */
+static void test_findings_table(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < GP_F_COUNT; i++) {
+		const char *id = gp_finding_kinds[i].id;
+
+		assert_non_null(id);
+		assert_non_null(strchr(id, '.'));
+		assert_ptr_equal(gp_finding_kind(id), &gp_finding_kinds[i]);
+		/* drift.* block nothing; every other finding blocks some steps */
+		assert_true(!strncmp(id, "drift.", 6) == !gp_finding_kinds[i].groups);
+	}
+	assert_null(gp_finding_kind("gpu.slots"));
+	assert_false(gp_finding_kind("gpu.in_use")->acceptable);
+	assert_true(gp_finding_kind("vm.kvm")->acceptable);
+}
+
 static void test_closest(void **state)
 {
 	static const char *const words[] = { "scan", "check", "plan", "apply", "rollback", NULL };
+	static const char *const ids[] = { "gpu.count", "gpu.slot", "gpu.link", NULL };
 
 	(void)state;
 	assert_string_equal(gp_closest("chekc", words), "check");
 	assert_string_equal(gp_closest("aply", words), "apply");
 	assert_string_equal(gp_closest("roll", words), "rollback");
-	assert_string_equal(gp_closest("gpu.slots", gp_finding_ids), "gpu.slot");
+	assert_string_equal(gp_closest("gpu.slots", ids), "gpu.slot");
 	assert_null(gp_closest("frobnicate", words));
 	assert_null(gp_closest("x", words));
 }
@@ -302,12 +324,19 @@ static void test_strpool(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_size),	    cmocka_unit_test(test_bdf),
-		cmocka_unit_test(test_ids),	    cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_version),	    cmocka_unit_test(test_format),
-		cmocka_unit_test(test_ifname),	    cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_term_escape), cmocka_unit_test(test_closest),
-		cmocka_unit_test(test_strpool),	    cmocka_unit_test(test_tv_reuse),
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_bdf),
+		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_ifname),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_term_escape),
+		cmocka_unit_test(test_closest),
+		cmocka_unit_test(test_findings_table),
+		cmocka_unit_test(test_strpool),
+		cmocka_unit_test(test_tv_reuse),
 		cmocka_unit_test(test_is_bdf),
 	};
 

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * findings.c: every finding id, once.  A check reports an enum gp_fid (a
+ * mistyped id does not compile); its string, the steps a failure blocks and
+ * whether --accept may let it through are this table's.  --accept, the plan
+ * and tests/cli/t_docs.sh (the man page and docs/CONTRACTS.md list each) read
+ * it.  A new finding: an enum value, a table line, the check that reports it.
+ */
+#ifndef GP_FINDINGS_H
+#define GP_FINDINGS_H
+
+#include <stdbool.h>
+
+/* The steps a failed finding blocks (plan.c); 0: none (drift.*, a report). */
+enum gp_group {
+	GP_GROUP_VFIO = 1,
+	GP_GROUP_BOND = 2,
+	GP_GROUP_VM = 4
+};
+
+enum gp_fid {
+	GP_F_IOMMU_OFF,
+	GP_F_IOMMU_GROUP_SHARED,
+	GP_F_BIOS_VERSION,
+	GP_F_BAR_UNASSIGNED,
+	GP_F_BAR_BELOW_4G,
+	GP_F_GPU_COUNT,
+	GP_F_GPU_SLOT,
+	GP_F_GPU_NUMA_SPLIT,
+	GP_F_GPU_LINK,
+	GP_F_GPU_IN_USE,
+	GP_F_GPU_RESET,
+	GP_F_P2P_PATH,
+	GP_F_P2P_ACS,
+	GP_F_VFIO_MODULE,
+	GP_F_VFIO_IDS_INHERITED,
+	GP_F_VM_MMIO,
+	GP_F_VM_QEMU_CLIQUE,
+	GP_F_VM_MEMORY,
+	GP_F_NIC_MISSING,
+	GP_F_BOND_ROCE_LAG,
+	GP_F_BOND_MGMT,
+	GP_F_BOND_NIC_NUMA,
+	GP_F_COMPANION_UNSAFE,
+	GP_F_BOND_PERSIST_SHADOWED,
+	GP_F_BOND_PORT_MASTER,
+	GP_F_VM_DISK,
+	GP_F_VM_FIRMWARE,
+	GP_F_VM_KVM,
+	GP_F_VM_RUNNING,
+	GP_F_VM_VCPUS,
+	GP_F_VM_LIBVIRT,
+	GP_F_VM_EMBED,
+	GP_F_DRIFT_ADDED,
+	GP_F_DRIFT_MISSING,
+	GP_F_DRIFT_MOVED,
+	GP_F_DRIFT_LINK,
+	GP_F_DRIFT_ACS,
+	GP_F_DRIFT_IOMMU_GROUP,
+	GP_F_DRIFT_BIOS,
+	GP_F_DRIFT_CMDLINE,
+	GP_F_DRIFT_DRIVER,
+	GP_F_COUNT
+};
+
+struct gp_finding_kind {
+	const char *id;	 /* area.name: a contract (docs/CONTRACTS.md) */
+	unsigned groups; /* enum gp_group: the steps a failure blocks */
+	bool acceptable; /* --accept may let a failure through */
+};
+
+extern const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT];
+/* The kind called id, NULL when none is. */
+const struct gp_finding_kind *gp_finding_kind(const char *id);
+
+#endif
