@@ -13,22 +13,23 @@ make -s uninstall DESTDIR="$d" PREFIX=/usr >/dev/null
 left=$(find "$d" -type f)
 [ -z "$left" ] || { echo "left behind: $left"; exit 1; }
 # the man page's examples, run after make install with the PREFIX they say
-# (in DESTDIR: /usr/local, /etc/gpuprov and /tmp are below it) on a fixture
+# (in DESTDIR: /usr, /etc/gpuprov and /tmp are below it; the examples name
+# /usr/share/gpuprov, where the package installs, as PREFIX=/usr does) on a fixture
 # host ready for its profile, each exiting with the status it says after '#'.
 # Read-only commands read the host with -r; apply cannot (it changes the
 # live host): its example runs as plan, which must then be 1 (changes
 # pending, nothing blocked: apply would go ahead); rollback --list reads
 # the journals of a scratch state directory.
-make -s install DESTDIR="$d" PREFIX=/usr/local >/dev/null
+make -s install DESTDIR="$d" PREFIX=/usr >/dev/null
 FIX=$(pwd)/build/hosts/r5350-ready
-G="$d/usr/local/sbin/gpuprov"
+G="$d/usr/sbin/gpuprov"
 mkdir -p "$d/tmp" "$d/work"
 sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 |
 	sed -n '/^\.Bd -literal/,/^\.Ed/p' | grep -E '^[#$] ' >"$d/ex"
 [ "$(grep -c ' gpuprov ' "$d/ex")" -ge 5 ] || { echo "examples: fewer than 5"; exit 1; }
 {
 	echo "cd '$d/work' || exit 1"
-	echo "export GPUPROV_TEMPLATES='$d/usr/local/share/gpuprov/templates'"
+	echo "export GPUPROV_TEMPLATES='$d/usr/share/gpuprov/templates'"
 	echo "export GPUPROV_STATE_DIR='$d/state' GPUPROV_RUN_DIR='$d/run'"
 	while IFS= read -r line; do
 		cmd=${line#[#$] }
@@ -38,7 +39,7 @@ sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 |
 			cmd=$(echo "$cmd" | sed 's/  *# [0-9].*//') ;;
 		*gpuprov\ *) echo "echo 'example without its exit status: $line'; exit 1"; continue ;;
 		esac
-		run=$(echo "$cmd" | sed "s|/tmp/|$d/tmp/|g; s|/etc/gpuprov|$d/etc/gpuprov|g; s|/usr/local/|$d/usr/local/|g")
+		run=$(echo "$cmd" | sed "s|/tmp/|$d/tmp/|g; s|/etc/gpuprov|$d/etc/gpuprov|g; s|/usr/share/|$d/usr/share/|g")
 		case "$run" in
 		*" apply") run="${run% apply} plan" want=1 ;;
 		esac
@@ -54,4 +55,4 @@ sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 |
 } >"$d/ex.sh"
 sh "$d/ex.sh" >"$d/ex.out" 2>&1 || { tail -5 "$d/ex.out"; exit 1; }
 python3 -m json.tool "$d/tmp/check.json" >/dev/null || { echo "examples: check.json is not JSON"; exit 1; }
-make -s uninstall DESTDIR="$d" PREFIX=/usr/local >/dev/null
+make -s uninstall DESTDIR="$d" PREFIX=/usr >/dev/null
