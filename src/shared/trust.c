@@ -394,6 +394,13 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
 		snprintf(tree_why, sizeof(tree_why), "'%s' cannot be read", path);
 		return -EACCES;
 	}
+	/* a FIFO hangs who opens it (libvirt reading qemu.conf), a node runs its
+	 * driver's open(): nothing a template or libvirt's root holds; a socket
+	 * is libvirt's own (a running domain's monitor) and is never opened */
+	if (S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
+		snprintf(tree_why, sizeof(tree_why), "'%s' is a device node or a FIFO", path);
+		return -EPERM;
+	}
 	rc = libvirt_dbus(&w, path, st);
 	if (rc > 0)
 		rc = owner_ok(&w, path, st, true);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -163,6 +164,12 @@ static int setup(void **state)
 	dir("goodlinks", 0755, 0);
 	link_to("goodlinks/etc", "../tree/etc", 0);
 	link_to("goodlinks/conf", "../tree/etc/qemu.conf", 0);
+	/* root's FIFO and device node where libvirt or a boot script would open a file */
+	dir("fifotree", 0755, 0);
+	dir("fifotree/etc", 0755, 0);
+	assert_int_equal(mkfifo(at("fifotree/etc/qemu.conf"), 0600), 0);
+	dir("nodetree", 0755, 0);
+	assert_int_equal(mknod(at("nodetree/vfio-rebind.sh"), S_IFCHR | 0600, makedev(1, 3)), 0);
 	dir("looptree", 0755, 0);
 	link_to("looptree/self", ".", 0);
 	/* an embedded libvirt root as the driver leaves it: run/qemu/dbus 0770 */
@@ -333,6 +340,13 @@ static void test_tree_strict(void **state)
 	assert_int_equal(gp_trust(at("goodlinks"), GP_TRUST_TREE), 0);
 	assert_int_equal(gp_trust(at("looptree"), GP_TRUST_TREE), -EPERM);
 	assert_non_null(strstr(gp_last_error, "more than 8 deep"));
+	/* a FIFO hangs who reads it, a node runs its driver's open(): root's or not */
+	assert_int_equal(gp_trust(at("fifotree"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(
+		strstr(gp_last_error, "fifotree/etc/qemu.conf' is a device node or a FIFO"));
+	assert_int_equal(gp_trust(at("nodetree"), GP_TRUST_LIBVIRT), -EPERM);
+	assert_non_null(
+		strstr(gp_last_error, "nodetree/vfio-rebind.sh' is a device node or a FIFO"));
 }
 
 /* libvirt's embedded root: its own run/qemu/dbus (0770, root's group) is let pass, alone */
