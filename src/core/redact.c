@@ -101,16 +101,18 @@ static size_t indent_of(const char *line)
 	return strspn(line, " \t");
 }
 
-/* "  # wpa-psk x": the comment's own text, for a commented-out secret. */
+/* "  # wpa-psk x", "## up ...", "#; pre-up ...": the comment's own text, for
+ * a commented-out secret, however many comment marks stand before it. */
 static const char *uncomment(const char *line, size_t *skip)
 {
 	size_t i = indent_of(line);
 
 	*skip = 0;
-	if (line[i] != '#' && line[i] != ';')
-		return line;
-	*skip = i + 1;
-	return line + i + 1;
+	while (line[i] == '#' || line[i] == ';') {
+		*skip = i + 1;
+		i = *skip + indent_of(line + *skip);
+	}
+	return line + *skip;
 }
 
 /*

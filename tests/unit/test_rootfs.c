@@ -376,6 +376,10 @@ static void test_redact_hooks(void **state)
 		"  post-down echo hunter2 | chpasswd\n",
 		"  # up iwconfig wlan0 key hunter2old\n",
 		"  up wpa_passphrase \\\n  home hunter2\n",
+		/* commented out twice, or with both marks */
+		"  ## up iwconfig wlan0 key hunter2dbl\n",
+		"  #;pre-up wpa_passphrase home hunter2semi\n",
+		"# # wpa-psk hunter2spaced\n",
 	};
 	char text[256];
 	size_t i;
