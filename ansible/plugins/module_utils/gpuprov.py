@@ -55,11 +55,14 @@ def run(module, args):
     """Runs gpuprov; returns (rc, document, stderr).  document is {} when
     stdout is not one JSON object (a crash, or a binary that is not gpuprov).
     A run stopped at the module's timeout returns EXIT_TIMEOUT with an error
-    document saying so."""
+    document saying so: timeout(1)'s TERM (124), or its KILL 10 s later,
+    which run_command reports as a negative status (timeout(1) kills its
+    whole process group, itself included)."""
     start = time.monotonic()
     rc, out, err = module.run_command(limited(module, args))
     seconds = module.params.get('timeout')
-    if seconds and rc in (EXIT_TIMEOUT, EXIT_KILLED) and time.monotonic() - start >= seconds:
+    stopped = rc in (EXIT_TIMEOUT, EXIT_KILLED) or rc < 0
+    if seconds and stopped and time.monotonic() - start >= seconds:
         why = "'%s' did not finish within %d s (the timeout option): stopped" % (
             ' '.join(args), seconds)
         return EXIT_TIMEOUT, {'error': why}, err
@@ -70,6 +73,13 @@ def run(module, args):
     if not isinstance(doc, dict):
         doc = {}
     return rc, doc, err
+
+
+def is_document(doc, command, *lists):
+    """Whether doc is gpuprov's document of command, each of lists a list:
+    a run that exits 0, 1 or 2 without one (a crash, a binary that is not
+    gpuprov) is not a host found in order."""
+    return doc.get('command') == command and all(isinstance(doc.get(k), list) for k in lists)
 
 
 def why(doc, rc, err):

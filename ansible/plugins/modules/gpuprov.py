@@ -217,7 +217,10 @@ def do_checked(module, result):
     result['exit_status'] = rc
     if rc not in (gp.EXIT_OK, gp.EXIT_WARN, gp.EXIT_FAIL):
         module.fail_json(msg=gp.why(doc, rc, err), **result)
-    findings = doc.get('findings', [])
+    if not gp.is_document(doc, 'check', 'findings') or not isinstance(doc.get('summary'), dict):
+        module.fail_json(msg='gpuprov check exited %d without its document: %s' % (
+            rc, gp.why(doc, rc, err)), **result)
+    findings = doc['findings']
     result.update(findings=findings, summary=doc.get('summary', {}),
                   drift=gp.drifted(findings))
     worst = {'fail': gp.EXIT_FAIL, 'warn': gp.EXIT_WARN, 'never': None}[p['fail_on']]
@@ -248,6 +251,9 @@ def plan(module, result):
 def do_applied(module, result):
     args, rc, doc, err = plan(module, result)
     result['exit_status'] = rc
+    if rc in (gp.EXIT_OK, gp.EXIT_WARN, gp.EXIT_FAIL) and not gp.is_document(doc, 'plan', 'steps'):
+        module.fail_json(msg='gpuprov plan exited %d without its document: %s' % (
+            rc, gp.why(doc, rc, err)), **result)
     result.update(steps=doc.get('steps', []), blocked=doc.get('blocked', []))
     if rc == gp.EXIT_FAIL:
         result['findings'], result['summary'] = findings_of(module)
@@ -270,9 +276,12 @@ def do_applied(module, result):
         # every status but "an undo failed, the host is left changed" means
         # the host is as before (refused, or rolled back) -- gpuprov(8); an
         # apply stopped at the timeout may have changed it
-        result['changed'] = rc in (gp.EXIT_UNDO_FAILED, gp.EXIT_TIMEOUT)
+        result['changed'] = rc in (gp.EXIT_UNDO_FAILED, gp.EXIT_TIMEOUT) or rc < 0
         result['findings'], result['summary'] = findings_of(module)
         module.fail_json(msg=gp.why(doc, rc, err), **result)
+    if not gp.is_document(doc, 'apply'):
+        module.fail_json(msg='gpuprov apply exited 0 without its document: the host may '
+                         'be changed', **result)
     module.exit_json(msg='applied: run %s' % result['run_id'], **result)
 
 

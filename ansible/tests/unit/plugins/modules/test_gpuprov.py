@@ -176,13 +176,42 @@ def test_apply_stopped_at_the_timeout_may_have_changed_the_host(run, tmp_path):
     # the plan has a step; apply hangs: stopped, it leaves an interrupted run
     script = ('case "$*" in\n'
               '*apply*) exec sleep 60 ;;\n'
-              '*plan*) echo \'{"steps": [{"kind": "module.load"}]}\'; exit 1 ;;\n'
+              '*plan*) echo \'{"command": "plan", "steps": [{"kind": "module.load"}]}\';'
+              ' exit 1 ;;\n'
               '*) echo \'{"findings": []}\' ;;\n'
               'esac\n')
     failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': 'applied',
                               'binary': stub(tmp_path, script), 'timeout': 1})
     assert failed and r['changed'] and r['exit_status'] == gp.EXIT_TIMEOUT
     assert 'apply' in r['msg'] and 'did not finish' in r['msg']
+
+
+def test_apply_killed_after_the_timeout_may_have_changed_the_host(run, tmp_path):
+    # apply ignores TERM (a kernel wait): timeout(1) KILLs it 10 s later
+    script = ('case "$*" in\n'
+              '*apply*) trap "" TERM; sleep 60 ;;\n'
+              '*plan*) echo \'{"command": "plan", "steps": [{"kind": "module.load"}]}\';'
+              ' exit 1 ;;\n'
+              '*) echo \'{"findings": []}\' ;;\n'
+              'esac\n')
+    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': 'applied',
+                              'binary': stub(tmp_path, script), 'timeout': 1})
+    assert failed and r['changed'] and r['exit_status'] == gp.EXIT_TIMEOUT, r
+    assert 'did not finish within 1 s' in r['msg']
+
+
+@pytest.mark.parametrize('state,out', [
+    ('checked', 'echo \'Segmentation fault? {"findings": [\''),
+    ('checked', 'echo \'{"command": "check"}\''),
+    ('checked', 'echo \'{"command": "plan", "findings": [], "summary": {}}\''),
+    ('checked', ':'),
+    ('applied', ':'),
+    ('applied', 'echo \'{"steps": []}\''),
+])
+def test_exit_0_without_gpuprovs_document_fails(run, tmp_path, state, out):
+    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': state,
+                              'binary': stub(tmp_path, out + '\nexit 0\n')})
+    assert failed and not r['changed'] and 'without its document' in r['msg'], r
 
 
 @pytest.fixture
