@@ -19,11 +19,10 @@
 #define WANTS_LINK   GP_WANTS_LINK
 #define WANTS_TARGET "../gpuprov-vfio.service"
 
+/* Missing directories are made by the writer, root's, never followed into another's. */
 static int write_atomic(const char *path, const char *text, mode_t mode)
 {
-	int rc = gp_mkdir_p(path, true);
-
-	return rc ? rc : gp_write_file(path, text, strlen(text), mode);
+	return gp_write_file(path, text, strlen(text), mode);
 }
 
 static int targets(const struct gp_apply_ctx *ctx, struct gp_persist_file *t, int max)
@@ -116,18 +115,16 @@ static int persist_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	for (i = 0; i < n; i++) {
 		rc = write_atomic(t[i].path, t[i].text, t[i].mode);
 		if (rc) {
-			gp_err("cannot write '%s': %s", t[i].path, strerror(-rc));
+			gp_err("cannot write '%s': %s", t[i].path, gp_write_strerror(rc));
 			return rc;
 		}
 	}
 	if (ctx->persist->driverctl)
 		return 0;
 	/* `systemctl enable`, done by hand so it works without a running systemd */
-	rc = gp_mkdir_p(WANTS_LINK, true);
-	if (!rc)
-		rc = gp_write_link(WANTS_LINK, WANTS_TARGET, NULL);
+	rc = gp_write_link(WANTS_LINK, WANTS_TARGET, NULL);
 	if (rc)
-		gp_err("cannot enable gpuprov-vfio.service: %s", strerror(-rc));
+		gp_err("cannot enable gpuprov-vfio.service: %s", gp_write_strerror(rc));
 	return rc;
 }
 
@@ -190,7 +187,7 @@ static int domain_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	int rc = write_atomic(ctx->vm->output, ctx->vm->xml, 0644);
 
 	if (rc)
-		gp_err("cannot write '%s': %s", ctx->vm->output, strerror(-rc));
+		gp_err("cannot write '%s': %s", ctx->vm->output, gp_write_strerror(rc));
 	return rc;
 }
 
@@ -246,7 +243,7 @@ static int nccl_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	int rc = write_atomic(ctx->vm->nccl_path, ctx->vm->nccl, 0644);
 
 	if (rc)
-		gp_err("cannot write '%s': %s", ctx->vm->nccl_path, strerror(-rc));
+		gp_err("cannot write '%s': %s", ctx->vm->nccl_path, gp_write_strerror(rc));
 	return rc;
 }
 
@@ -308,7 +305,8 @@ static int bondfiles_run(const struct gp_apply_ctx *ctx, const struct gp_step *s
 		rc = write_atomic(ctx->netconf->files[i].path, ctx->netconf->files[i].text,
 				  (mode_t)ctx->netconf->files[i].mode);
 		if (rc) {
-			gp_err("cannot write '%s': %s", ctx->netconf->files[i].path, strerror(-rc));
+			gp_err("cannot write '%s': %s", ctx->netconf->files[i].path,
+			       gp_write_strerror(rc));
 			return rc;
 		}
 	}

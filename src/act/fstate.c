@@ -339,14 +339,15 @@ static int restore_present(const char *path, json_object *rec, bool link)
 	struct gp_xattr *xa = xattrs_from(rec, &a.nxattrs);
 	char *data = NULL;
 	size_t len = 0;
-	int rc = gp_mkdir_p(path, true);
+	int rc;
 
+	/* the writer makes the directories that are gone again, root's */
 	a.xattrs = xa;
-	if (!rc && link)
+	if (link)
 		rc = gp_write_link(path, str(rec, "target"), &a);
-	else if (!rc && !gp_base64_decode(str(rec, "content"), &data, &len))
+	else if (!gp_base64_decode(str(rec, "content"), &data, &len))
 		rc = gp_write_file_attrs(path, data, len, &a);
-	else if (!rc)
+	else
 		rc = -EINVAL;
 	free(data);
 	xattrs_free(xa, a.nxattrs);
@@ -408,7 +409,7 @@ int gp_fstate_restore(json_object *rec)
 	if (!rc && type && !strcmp(type, "absent"))
 		remove_absent_dirs(rec);
 	if (rc)
-		gp_err("cannot restore '%s': %s", path, strerror(-rc));
+		gp_err("cannot restore '%s': %s", path, gp_write_strerror(rc));
 	return rc;
 }
 

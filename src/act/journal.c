@@ -50,7 +50,7 @@ int gp_journal_save(struct gp_journal *j)
 	rc = gp_write_file(j->path, buf, len + 1, 0600);
 	free(buf);
 	if (rc)
-		gp_err("cannot write the journal '%s': %s", j->path, strerror(-rc));
+		gp_err("cannot write the journal '%s': %s", j->path, gp_write_strerror(rc));
 	return rc;
 }
 
@@ -404,12 +404,10 @@ const struct gp_run *gp_run_blocking(const struct gp_run *runs, size_t n)
 static int make_dir(void)
 {
 	const char *dir = gp_journal_dir();
-	int rc = gp_mkdir_p(dir, true);
+	int rc = gp_write_mkdir(dir, 0700);
 
-	if (!rc && mkdir(dir, 0700) && errno != EEXIST)
-		rc = -errno;
 	if (rc)
-		gp_err("cannot create '%s': %s", dir, strerror(-rc));
+		gp_err("cannot create '%s': %s", dir, gp_write_strerror(rc));
 	return rc;
 }
 

@@ -31,13 +31,11 @@ int gp_nv_remember(const struct gp_nv_view *v)
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	doc = gp_nv_to_json(v, when);
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY);
-	rc = gp_mkdir_p(GP_NV_RECORD, true);
-	if (!rc)
-		rc = gp_write_file(GP_NV_RECORD, text, strlen(text), 0644);
+	rc = gp_write_file(GP_NV_RECORD, text, strlen(text), 0644);
 	if (rc)
 		gp_warn("cannot keep the NVLinks in %s: %s; topo will not see them once the "
 			"GPUs are on vfio-pci",
-			GP_NV_RECORD, strerror(-rc));
+			GP_NV_RECORD, gp_write_strerror(rc));
 	json_object_put(doc);
 	return rc;
 }

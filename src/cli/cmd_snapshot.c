@@ -758,7 +758,7 @@ int gp_cmd_snapshot(struct gp_ctx *ctx)
 	nftw(s.stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc) {
 		gp_err("cannot write '%s': %s", ctx->output,
-		       rc == -EIO ? "tar failed" : strerror(-rc));
+		       rc == -EIO ? "tar failed" : gp_write_strerror(rc));
 		return GP_EXIT_INPUT;
 	}
 	gp_info("wrote %s: %d files and links", ctx->output, s.files);

@@ -4,6 +4,7 @@
  * template, the plan with its findings and the VM's XML, and -o output.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,18 +49,27 @@ int gp_ctx_host_owned(struct gp_ctx *ctx, struct gp_host *h)
 /*
  * -o naming a character device or a FIFO (/dev/null, /dev/full, a pipe) is
  * written through, as a shell redirection would, and its errors count: the
- * one writer would put a regular file in its place.  A link to one is refused:
- * replacing /dev/stdout is not what was asked, and a link someone else planted
- * must not lead root's write into a device.  1: a file for the one writer.
+ * one writer would put a regular file in its place.  Only root's or the
+ * caller's: a FIFO another user made at that name (in /tmp) would hand them
+ * the document.  A link to one is refused: replacing /dev/stdout is not what
+ * was asked, and a link someone else planted must not lead root's write into
+ * a device.  Looked up in the directory the writer opened (dfd), never by the
+ * path again.  1: a file for the one writer.
  */
-static int output_node(const char *path, const char *text, size_t len)
+static bool node_ok(const struct stat *st)
+{
+	return (S_ISCHR(st->st_mode) || S_ISFIFO(st->st_mode)) &&
+	       (!st->st_uid || st->st_uid == geteuid());
+}
+
+static int output_node(int dfd, const char *path, const char *base, const char *text, size_t len)
 {
 	struct stat st;
 	int fd, rc;
 
-	if (lstat(path, &st) || S_ISREG(st.st_mode))
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) || S_ISREG(st.st_mode))
 		return 1;
-	if (S_ISLNK(st.st_mode) && (stat(path, &st) || S_ISREG(st.st_mode)))
+	if (S_ISLNK(st.st_mode) && (fstatat(dfd, base, &st, 0) || S_ISREG(st.st_mode)))
 		return 1; /* the writer replaces the link, never writes through it */
 	if (S_ISLNK(st.st_mode) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
 		gp_err("cannot write '%s': not a regular file, a character device or a FIFO "
@@ -67,9 +77,13 @@ static int output_node(const char *path, const char *text, size_t len)
 		       path);
 		return -EINVAL;
 	}
-	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
-	    fcntl(fd, F_SETFL, 0))
+	if (!node_ok(&st)) {
+		gp_err("cannot write '%s': the device or FIFO is owned by uid %lu, not %s", path,
+		       (unsigned long)st.st_uid, geteuid() ? "root or you" : "root");
+		return -EPERM;
+	}
+	fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !node_ok(&st) || fcntl(fd, F_SETFL, 0))
 		rc = fd < 0 ? -errno : -EINVAL;
 	else
 		rc = gp_write_all(fd, text, len);
@@ -80,19 +94,28 @@ static int output_node(const char *path, const char *text, size_t len)
 	return rc;
 }
 
-/* A command's document to -o FILE (through the one writer) or to stdout. */
+/*
+ * A command's document to -o FILE through the one writer (its directory
+ * walked and made there, see gp_write_dir_open).
+ */
 static int output_file(const char *path, const char *text, size_t len)
 {
-	int rc = output_node(path, text, len);
+	struct gp_file_attrs a = { .mode = 0644 };
+	char base[NAME_MAX + 1];
+	int dfd = gp_write_dir_open(path, base, sizeof(base)), rc;
 
-	if (rc <= 0)
-		return rc ? GP_EXIT_INPUT : 0;
-	rc = gp_write_file(path, text, len, 0644);
-	if (rc) {
-		gp_err("cannot write '%s': %s", path, strerror(-rc));
+	if (dfd < 0) {
+		gp_err("cannot write '%s': %s", path, gp_write_strerror(dfd));
 		return GP_EXIT_INPUT;
 	}
-	return 0;
+	rc = output_node(dfd, path, base, text, len); /* < 0: said why */
+	if (rc > 0) {
+		rc = gp_write_at(dfd, base, text, len, &a);
+		if (rc)
+			gp_err("cannot write '%s': %s", path, gp_write_strerror(rc));
+	}
+	close(dfd);
+	return rc ? GP_EXIT_INPUT : 0;
 }
 
 /* Under --json the text goes into the one document (or -o FILE, named there). */

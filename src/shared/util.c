@@ -390,28 +390,6 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
 }
 
-/* A whole (small) file named by the operator, through the safe reader. */
-/* mkdir -p: path and its parents; with parents_only, not path itself. */
-int gp_mkdir_p(const char *path, bool parents_only)
-{
-	char buf[4096], *p;
-
-	gp_strlcpy(buf, path, sizeof(buf));
-	if (parents_only && (p = strrchr(buf, '/')))
-		*p = '\0';
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (buf[0] && mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /* why = the formatted reason; -EINVAL, for checks that say why they refuse */
 int gp_bad(char *why, size_t len, const char *fmt, ...)
 {

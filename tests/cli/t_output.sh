@@ -42,6 +42,18 @@ cat "$d/fifo" >"$d/from-fifo" &
 $G $R $P -o "$d/fifo" domxml 2>/dev/null
 wait
 $G $R $P domxml 2>/dev/null | cmp -s - "$d/from-fifo" || fail "the FIFO got another document"
+# another user's FIFO by that name (made in /tmp, say): refused, nothing
+# written to it (it had the document, a VNC password included)
+mkfifo "$d/their-fifo"
+chown 65534 "$d/their-fifo"
+timeout 20 cat "$d/their-fifo" >"$d/stolen" &
+reader=$!
+run 4 "-o their FIFO" $G $R $P -o "$d/their-fifo" domxml
+grep -q "cannot write '$d/their-fifo': the device or FIFO is owned by uid 65534, not root" "$d/err" ||
+	fail "their FIFO: $(cat "$d/err")"
+timeout 5 sh -c ': >"$1"' sh "$d/their-fifo" || true # the reader's end
+wait $reader || true
+[ ! -s "$d/stolen" ] || fail "another user's FIFO got the document"
 
 # run as root, -o's directory must be root's alone on its whole path (or
 # sticky, as /tmp): another user's directory on the way could become a link

@@ -27,5 +27,6 @@ tar tzf "$d/v.tar.gz" | grep -q 'usr/local/lib/modprobe.d/nvgrace.conf$' ||
 set +e
 $G -r build/hosts/r5350-ready snapshot >/dev/null 2>&1; [ $? -eq 4 ] || { echo "no -o: not 4"; exit 1; }
 $G -r build/hosts/nonexistent -o "$d/x.tgz" snapshot 2>/dev/null; [ $? -eq 3 ] || { echo "bad root: not 3"; exit 1; }
-$G -r build/hosts/r5350-ready -o /nonexistent/dir/x.tgz snapshot 2>/dev/null; [ $? -eq 4 ] || { echo "unwritable: not 4"; exit 1; }
+: >"$d/file" # a file where a directory is needed: nothing made there
+$G -r build/hosts/r5350-ready -o "$d/file/dir/x.tgz" snapshot 2>/dev/null; [ $? -eq 4 ] || { echo "unwritable: not 4"; exit 1; }
 exit 0

@@ -180,18 +180,116 @@ static void test_link(void **state)
 	assert_int_equal(entries(), 1);
 }
 
-/* No directory, or a directory as target: an error, nothing created. */
+/* A directory as target, or no name: an error, nothing created. */
 static void test_errors(void **state)
 {
 	char path[300];
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/missing/x", dir);
-	assert_int_equal(gp_write_file(path, "x", 1, 0644), -ENOENT);
 	snprintf(path, sizeof(path), "%s/", dir);
 	assert_int_equal(gp_write_file(path, "x", 1, 0644), -EISDIR);
 	assert_int_equal(gp_write_file(dir, "x", 1, 0644), -EISDIR);
+	snprintf(path, sizeof(path), "%s/..", dir);
+	assert_int_equal(gp_write_file(path, "x", 1, 0644), -EISDIR);
 	assert_int_equal(entries(), 0);
+}
+
+static char *at(const char *name)
+{
+	static char path[4][300];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "%s/%s", dir, name);
+	return path[i];
+}
+
+/*
+ * Missing directories are made by the writer itself, root's (the caller's)
+ * and 0755 whatever the umask, one name at a time: nobody else
+ * can make them first.  gp_write_mkdir makes the last with the mode asked.
+ */
+static void test_makes_dirs(void **state)
+{
+	mode_t old = umask(077);
+	struct stat st;
+	char name[300];
+
+	(void)state;
+	assert_int_equal(gp_write_file(at("a/b/x.xml"), "x", 1, 0600), 0);
+	expect(at("a/b/x.xml"), "x");
+	assert_int_equal(stat(at("a/b"), &st), 0);
+	assert_int_equal(st.st_uid, geteuid());
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(stat(at("a/b/x.xml"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(gp_write_mkdir(at("j/journal"), 0700), 0);
+	assert_int_equal(stat(at("j/journal"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(stat(at("j"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	umask(old);
+	/* a name too long for a directory is refused, never cut to another */
+	memset(name, 'n', 260);
+	strcpy(name + 260, "/x.xml");
+	assert_int_equal(gp_write_file(at(name), "x", 1, 0644), -ENAMETOOLONG);
+	name[255] = '\0';
+	assert_int_equal(lstat(at(name), &st), -1);
+}
+
+/*
+ * In a sticky directory anyone may make the directory a path needs, or a
+ * link by its name, before root writes: theirs is refused, nothing written
+ * there, and the reason names it.
+ */
+static void test_theirs_refused(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(mkdir(at("tmp"), 01777), 0);
+	assert_int_equal(chmod(at("tmp"), 01777), 0);
+	assert_int_equal(mkdir(at("elsewhere"), 0777), 0);
+	assert_int_equal(chmod(at("elsewhere"), 0777), 0);
+	assert_int_equal(mkdir(at("tmp/new"), 0755), 0);
+	assert_int_equal(chown(at("tmp/new"), 65534, 65534), 0);
+	assert_int_equal(gp_write_file(at("tmp/new/snap.tar.gz"), "x", 1, 0600), -EPERM);
+	assert_non_null(strstr(gp_write_strerror(-EPERM), "tmp/new' is owned by uid 65534"));
+	assert_int_equal(lstat(at("tmp/new/snap.tar.gz"), &st), -1);
+	assert_int_equal(symlink(at("elsewhere"), at("tmp/ln")), 0);
+	assert_int_equal(lchown(at("tmp/ln"), 65534, 65534), 0);
+	assert_int_equal(gp_write_file(at("tmp/ln/snap.tar.gz"), "x", 1, 0600), -EPERM);
+	assert_non_null(strstr(gp_write_strerror(-EPERM), "tmp/ln' is a link of uid 65534"));
+	assert_int_equal(gp_write_mkdir(at("tmp/ln/sub"), 0700), -EPERM);
+	assert_int_equal(lstat(at("elsewhere/snap.tar.gz"), &st), -1);
+	assert_int_equal(lstat(at("elsewhere/sub"), &st), -1);
+	/* a directory of root's that others may write (not sticky): refused too */
+	assert_int_equal(gp_write_file(at("elsewhere/x.xml"), "x", 1, 0644), -EPERM);
+	assert_non_null(strstr(gp_write_strerror(-EPERM), "writable by group or others"));
+	assert_int_equal(lstat(at("elsewhere/x.xml"), &st), -1);
+	/* the writer's own errors keep their words */
+	assert_string_equal(gp_write_strerror(-ENOSPC), strerror(ENOSPC));
+}
+
+/* A link of root's on the way is followed, its target walked the same way. */
+static void test_root_link(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(mkdir(at("real"), 0755), 0);
+	assert_int_equal(symlink("real", at("ln")), 0);
+	assert_int_equal(gp_write_file(at("ln/new/x.xml"), "x", 1, 0644), 0);
+	expect(at("real/new/x.xml"), "x");
+	assert_int_equal(lstat(at("ln"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* its target through a directory others may write: refused */
+	assert_int_equal(mkdir(at("open"), 0777), 0);
+	assert_int_equal(chmod(at("open"), 0777), 0);
+	assert_int_equal(mkdir(at("open/d"), 0755), 0);
+	assert_int_equal(symlink("open/d", at("ln2")), 0);
+	assert_int_equal(gp_write_file(at("ln2/x.xml"), "x", 1, 0644), -EPERM);
+	assert_int_equal(lstat(at("open/d/x.xml"), &st), -1);
 }
 
 int main(void)
@@ -204,6 +302,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_attrs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_makes_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_theirs_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_link, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
