@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "act/apply.h"
+#include "core/domxml.h"
 #include "core/netconf.h"
 #include "act/fstate.h"
 
@@ -171,8 +172,13 @@ static int domain_precheck(const struct gp_apply_ctx *ctx, const struct gp_step 
 	return -EINVAL;
 }
 
+/* The XML as it would be written; a secret one readable by others is to be written again. */
 static int domain_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
+	struct stat s;
+
+	if (ctx->vm->secret && (stat(ctx->vm->output, &s) || (s.st_mode & S_IROTH)))
+		return 0;
 	return same(ctx->vm->output, ctx->vm->xml);
 }
 
@@ -184,7 +190,7 @@ static int domain_record(const struct gp_apply_ctx *ctx, const struct gp_step *s
 
 static int domain_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	int rc = write_atomic(ctx->vm->output, ctx->vm->xml, 0644);
+	int rc = write_atomic(ctx->vm->output, ctx->vm->xml, gp_domxml_mode(ctx->vm->secret));
 
 	if (rc)
 		gp_err("cannot write '%s': %s", ctx->vm->output, gp_write_strerror(rc));

@@ -4,6 +4,7 @@
 #define GP_CMD_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "act/apply.h"
 #include "core/checks.h"
@@ -66,8 +67,8 @@ void gp_planned_release(struct gp_planned *pl);
 /* Reads what the profile's VM needs from the host (check's VM preflight). */
 int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h);
 
-/* Writes a command's document to -o FILE or stdout; exit status on failure. */
-int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len);
+/* Writes a command's document to -o FILE (with mode) or stdout; exit status on failure. */
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);

@@ -18,6 +18,7 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 {
 	char tmpl[PATH_MAX], *xml, digest[24];
 	struct gp_host h;
+	bool secret;
 	int rc;
 
 	if (!ctx->profile->has_vm) {
@@ -29,12 +30,13 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
-	if (gp_domxml_build(&h, ctx->profile, tmpl, &xml, digest, sizeof(digest), NULL)) {
+	if (gp_domxml_build(&h, ctx->profile, tmpl, &xml, digest, sizeof(digest), &secret)) {
 		gp_host_release(&h);
 		return GP_EXIT_INPUT;
 	}
 	gp_host_release(&h);
-	rc = gp_ctx_output(ctx, xml, strlen(xml));
+	/* a template only root may read may hold a password: so may -o's file */
+	rc = gp_ctx_output(ctx, xml, strlen(xml), gp_domxml_mode(secret));
 	free(xml);
 	return rc;
 }

@@ -37,7 +37,7 @@ int gp_cmd_nccl_topo(struct gp_ctx *ctx)
 		gp_err("cannot build the NCCL topology: %s", strerror(-rc));
 		return GP_EXIT_HOST;
 	}
-	rc = gp_ctx_output(ctx, xml, strlen(xml));
+	rc = gp_ctx_output(ctx, xml, strlen(xml), 0644);
 	free(xml);
 	return rc;
 }

@@ -274,7 +274,7 @@ static int discover(struct gp_ctx *ctx)
 	discover_bond(f, &h);
 	fclose(f);
 	gp_host_release(&h);
-	rc = gp_ctx_output(ctx, text, len);
+	rc = gp_ctx_output(ctx, text, len, 0644);
 	free(text);
 	return rc;
 }

@@ -116,7 +116,7 @@ int gp_cmd_report(struct gp_ctx *ctx)
 	digests(ctx, &pl.h, &d);
 	report_date(d.date, sizeof(d.date));
 	text = render(&d, html, &len);
-	rc = gp_ctx_output(ctx, text, len);
+	rc = gp_ctx_output(ctx, text, len, 0644);
 	if (!rc)
 		rc = pl.plan.nblockers || gp_report_count(&pl.r, GP_FAIL) ? GP_EXIT_FAIL
 		     : pl.plan.n					  ? GP_EXIT_WARN

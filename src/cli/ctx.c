@@ -96,11 +96,11 @@ static int output_node(int dfd, const char *path, const char *base, const char *
 
 /*
  * A command's document to -o FILE through the one writer (its directory
- * walked and made there, see gp_write_dir_open).
+ * walked and made there, see gp_write_dir_open), with mode.
  */
-static int output_file(const char *path, const char *text, size_t len)
+static int output_file(const char *path, const char *text, size_t len, mode_t mode)
 {
-	struct gp_file_attrs a = { .mode = 0644 };
+	struct gp_file_attrs a = { .mode = mode };
 	char base[NAME_MAX + 1];
 	int dfd = gp_write_dir_open(path, base, sizeof(base)), rc;
 
@@ -119,10 +119,10 @@ static int output_file(const char *path, const char *text, size_t len)
 }
 
 /* Under --json the text goes into the one document (or -o FILE, named there). */
-static int output_json(const struct gp_ctx *ctx, const char *text, size_t len)
+static int output_json(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
 {
 	json_object *doc;
-	int rc = ctx->output ? output_file(ctx->output, text, len) : 0;
+	int rc = ctx->output ? output_file(ctx->output, text, len, mode) : 0;
 
 	if (rc)
 		return rc;
@@ -135,12 +135,12 @@ static int output_json(const struct gp_ctx *ctx, const char *text, size_t len)
 	return 0;
 }
 
-int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len)
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
 {
 	if (ctx->json)
-		return output_json(ctx, text, len);
+		return output_json(ctx, text, len, mode);
 	if (ctx->output)
-		return output_file(ctx->output, text, len);
+		return output_file(ctx->output, text, len, mode);
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
 		gp_err("cannot write to standard output: %s", strerror(errno));
 		clearerr(stdout); /* said: main need not say it again */

@@ -650,6 +650,11 @@ static int well_formed(const char *xml)
 	return 0;
 }
 
+unsigned gp_domxml_mode(bool secret)
+{
+	return secret ? 0600 : 0644;
+}
+
 int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const char *tmpl_path,
 		    char **out, char *digest, size_t dlen, bool *secret)
 {

@@ -235,9 +235,10 @@ struct gp_holder {
 /* A file gpuprov writes, as the host has it now: plan --diff and the report compare. */
 struct gp_owned {
 	char path[300];
-	char *text;   /* NULL: absent, or unreadable (err) */
-	int err;      /* the -errno that kept it unread, -ENOENT aside; 0 */
-	bool private; /* not root's, or not readable by all: its text is shown by digest only */
+	char *text;    /* NULL: absent, or unreadable (err) */
+	int err;       /* the -errno that kept it unread, -ENOENT aside; 0 */
+	bool private;  /* not root's, or not readable by all: its text is shown by digest only */
+	bool readable; /* others may read it (a secret VM XML that is, is written again) */
 };
 
 struct gp_host {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/domxml.h"
 #include "core/netconf.h"
 #include "core/pfiles.h"
 #include "core/udiff.h"
@@ -104,10 +105,8 @@ void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		vfio_files(h, p, templates, out);
 	if (planned(plan, "persist.bond") && p->has_bond)
 		bond_files(h, p, out);
-	if (planned(plan, "domain.write") && vm && vm->xml) {
-		add(h, out, "domain.write", vm->output, vm->xml, 0644, false);
-		out->f[out->n - 1].secret |= vm->secret;
-	}
+	if (planned(plan, "domain.write") && vm && vm->xml)
+		add(h, out, "domain.write", vm->output, vm->xml, gp_domxml_mode(vm->secret), false);
 	if (planned(plan, "nccl.write") && vm && vm->nccl)
 		add(h, out, "nccl.write", vm->nccl_path, vm->nccl, 0644, false);
 }

@@ -14,6 +14,7 @@
 #include "core/hostq.h"
 #include "core/manifest.h"
 #include "core/netconf.h"
+#include "core/pfiles.h"
 #include "core/plan.h"
 #include "core/vm.h"
 #include "core/templates.h"
@@ -335,15 +336,29 @@ static void persist_step(const struct gp_host *h, const struct gp_profile *p,
 			      : "overrides, udev rule, boot unit, modprobe softdep");
 }
 
+/* A secret XML (gp_domxml_mode) that others may read now: written again, 0600. */
+static bool vm_xml_exposed(const struct gp_host *h, const struct gp_profile *p,
+			   const struct gp_vm_target *vm)
+{
+	const struct gp_owned *o = gp_host_owned(h, p->vm.output);
+
+	return vm->secret && o && o->text && o->readable;
+}
+
 static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		     const struct gp_vm_target *vm, struct gp_plan *plan)
 {
+	bool exposed = vm_xml_exposed(h, p, vm);
 	struct gp_step *st;
 
-	if (!h->vm_xml || strcmp(h->vm_xml, vm->xml)) {
+	if (!h->vm_xml || strcmp(h->vm_xml, vm->xml) || exposed) {
 		st = gp_plan_add(plan, "domain.write", p->vm.output);
 		st->group = GP_GROUP_VM;
-		gp_strlcpy(st->current, h->vm_xml ? "differs" : "absent", sizeof(st->current));
+		gp_strlcpy(st->current,
+			   !h->vm_xml			? "absent"
+			   : strcmp(h->vm_xml, vm->xml) ? "differs"
+							: "holds a secret, readable by all",
+			   sizeof(st->current));
 		snprintf(st->target, sizeof(st->target), "written (digest %s)", vm->digest);
 	}
 	if (vm->nccl && (!h->nccl_xml || strcmp(h->nccl_xml, vm->nccl))) {

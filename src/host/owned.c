@@ -57,6 +57,7 @@ static char *read_owned(struct gp_host *h, const char *path)
 	if (n < 0 && n != -ENOENT)
 		o->err = (int)n;
 	o->private = o->text && !owned_public(&st);
+	o->readable = o->text && (st.st_mode & S_IROTH);
 	return o->text ? gp_xstrdup(o->text) : NULL;
 }
 
