@@ -32,12 +32,13 @@
 #include "act/apply.h"
 #include "act/fstate.h"
 #include "core/manifest.h"
+#include "core/vm.h"
 #include "shared/rootfs.h"
 
 /*
  * The paths each step kind writes, besides gp_persist_paths (persist.vfio),
- * the VM's XML (domain.write: any absolute *.xml, see xml_path_ok) and
- * NCCL's topology file beside it (nccl.write: such a path, *.nccl-topo.xml).
+ * the VM's XML (domain.write: what [vm] output may name, gp_vm_output_check)
+ * and NCCL's topology file beside it (nccl.write: gp_vm_nccl_path_ok).
  * netconf.c and files.c make their names in these forms; test_journal
  * checks each rendered path against this table.
  */
@@ -55,50 +56,19 @@ static const struct {
 	{ "persist.bond", "/etc/network/interfaces.d/gpuprov-*" },
 };
 
-/* Absolute, no ".", ".." or empty component, a name of its own. */
-static bool path_clean(const char *path)
-{
-	const char *p = path;
-
-	if (path[0] != '/' || strlen(path) >= PATH_MAX)
-		return false;
-	while (*p == '/') {
-		const char *next = strchr(p + 1, '/');
-		size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
-
-		if (!n || (n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
-			return false;
-		if (!next)
-			return true;
-		p = next;
-	}
-	return false;
-}
-
-/* The VM's XML: anywhere the profile says, but never into the kernel's trees. */
-static bool xml_path_ok(const char *path)
-{
-	static const char *const never[] = { "/proc/", "/sys/", "/dev/" };
-	size_t n = strlen(path), i;
-
-	for (i = 0; i < ARRAY_SIZE(never); i++)
-		if (!strncmp(path, never[i], strlen(never[i])))
-			return false;
-	return n > 5 && !strcmp(path + n - 4, ".xml") && path[n - 5] != '/';
-}
-
 bool gp_path_owned(const char *kind, const char *path)
 {
 	size_t i;
 
-	if (!path_clean(path))
+	const char *why;
+
+	if (!gp_path_clean(path))
 		return false;
+	/* what [vm] output may name: the profile's rule */
 	if (!strcmp(kind, "domain.write"))
-		return xml_path_ok(path);
-	if (!strcmp(kind, "nccl.write")) /* gp_nccl_topo_path(): "X.nccl-topo.xml" */
-		return xml_path_ok(path) && strlen(path) > 15 &&
-		       !strcmp(path + strlen(path) - 14, ".nccl-topo.xml") &&
-		       path[strlen(path) - 15] != '/';
+		return !gp_vm_output_check(path, &why);
+	if (!strcmp(kind, "nccl.write"))
+		return gp_vm_nccl_path_ok(path);
 	for (i = 0; !strcmp(kind, "persist.vfio") && i < GP_PERSIST_FILES; i++)
 		if (!strcmp(path, gp_persist_paths[i]))
 			return true;
@@ -448,7 +418,7 @@ static int check_absent_dirs(json_object *rec, const char *path, const char *typ
 		const char *dir = json_object_get_string(d);
 		size_t dl = dir ? strlen(dir) : 0;
 
-		if (!json_object_is_type(d, json_type_string) || !path_clean(dir) ||
+		if (!json_object_is_type(d, json_type_string) || !gp_path_clean(dir) ||
 		    strncmp(path, dir, dl) || path[dl] != '/')
 			return gp_bad(why, len, "%s: '%s' is not a directory above it", path,
 				      dir ? dir : "(none)");

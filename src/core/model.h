@@ -48,6 +48,13 @@ struct gp_vm_file {
 
 /* ---- the host (host.c, pcicfg.c) ---- */
 
+/*
+ * A path gpuprov writes for the VM, with its NUL: [vm] output (at most
+ * GP_VM_OUTPUT_MAX characters, core/vm.h) and NCCL's file beside it, 10
+ * longer.
+ */
+#define GP_OUTPUT_LEN 512
+
 /* The files persist.vfio owns; host.c reads them, plan.c compares. */
 #define GP_PERSIST_FILES 5
 #define GP_MAX_OVERRIDES 64
@@ -356,7 +363,7 @@ struct gp_profile {
 		uint64_t hugepages; /* page size, 0 for none */
 		char numa[16];
 		int clique; /* -1 for off */
-		char output[512];
+		char output[GP_OUTPUT_LEN];
 		bool define;
 		char uri[256];
 	} vm;

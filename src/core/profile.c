@@ -20,6 +20,7 @@
 #include "core/model.h"
 #include "core/uri.h"
 #include "core/profile.h"
+#include "core/vm.h"
 
 #define MAX_SEEN       256
 #define GP_PROFILE_MAX (1u << 20) /* bytes; a profile is a page or two */
@@ -226,21 +227,16 @@ static int v_path(struct gp_profile *p, const char *v, void *field, const char *
 }
 
 /*
- * A file gpuprov writes: absolute, so that it means the same from any working
- * directory and joins a --root with a '/'; no ".." that would climb out of it.
+ * [vm] output: a file apply writes and rollback puts back, so the rule of
+ * the journal's records (gp_vm_output_check); absolute, so that it means the
+ * same from any working directory and joins a --root with a '/'.
  */
-static int v_abspath(struct gp_profile *p, const char *v, void *field, const char **why)
+static int v_output(struct gp_profile *p, const char *v, void *field, const char **why)
 {
-	const char *c;
-
 	(void)p;
-	*why = "expected an absolute path without '..'";
-	if (v[0] != '/')
+	if (gp_vm_output_check(v, why))
 		return -EINVAL;
-	for (c = v; (c = strstr(c, "..")); c += 2)
-		if (c[-1] == '/' && (c[2] == '/' || !c[2]))
-			return -EINVAL;
-	return set_string(field, 512, v, why);
+	return set_string(field, GP_OUTPUT_LEN, v, why);
 }
 
 static int v_memory(struct gp_profile *p, const char *v, void *field, const char **why)
@@ -501,7 +497,7 @@ static const struct key_def keys[] = {
 	{ "vm", "hugepages", v_hugepages, 0, 0, 0 },
 	{ "vm", "numa", v_vm_numa, 0, 0, 0 },
 	{ "vm", "gpudirect_clique", v_clique, 0, 0, 0 },
-	{ "vm", "output", v_abspath, FIELD(vm.output), 0, 0 },
+	{ "vm", "output", v_output, FIELD(vm.output), 0, 0 },
 	{ "vm", "define", v_bool, FIELD(vm.define), 0, 0 },
 	{ "vm", "uri", v_uri, 0, 0, 0 },
 	{ "bond", "name", v_ifname, FIELD(bond.name), 0, 0 },

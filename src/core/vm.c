@@ -13,6 +13,49 @@
 #include "core/hostq.h"
 #include "core/vm.h"
 
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
+_Static_assert(GP_VM_OUTPUT_MAX + 10 < GP_OUTPUT_LEN, "the NCCL file's path fits");
+
+int gp_vm_output_check(const char *path, const char **why)
+{
+	static const char *const never[] = { "/proc/", "/sys/", "/dev/" };
+	size_t n = strlen(path), i;
+
+	*why = "expected an absolute path without '.', '..' or empty components";
+	if (!gp_path_clean(path))
+		return -EINVAL;
+	*why = "too long: at most " STR(GP_VM_OUTPUT_MAX) " characters (its NCCL file goes "
+							  "beside it, 10 longer)";
+	if (n > GP_VM_OUTPUT_MAX)
+		return -EINVAL;
+	*why = "expected a file name ending in .xml";
+	if (n < 6 || strcmp(path + n - 4, ".xml") || path[n - 5] == '/')
+		return -EINVAL;
+	*why = "expected a path outside /proc, /sys and /dev (the kernel's trees, where "
+	       "rollback puts nothing back)";
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (!strncmp(path, never[i], strlen(never[i])))
+			return -EINVAL;
+	*why = NULL;
+	return 0;
+}
+
+/* "X.nccl-topo.xml" for an output "X.xml" the rule above accepts. */
+bool gp_vm_nccl_path_ok(const char *path)
+{
+	static const char suffix[] = ".nccl-topo.xml";
+	char out[GP_OUTPUT_LEN];
+	const char *why;
+	size_t n = strlen(path), s = sizeof(suffix) - 1;
+
+	if (n <= s || strcmp(path + n - s, suffix) || n - s + 4 >= sizeof(out))
+		return false;
+	snprintf(out, sizeof(out), "%.*s.xml", (int)(n - s), path);
+	return !gp_vm_output_check(out, &why);
+}
+
 #define GIB (1ull << 30)
 #define MIB (1ull << 20)
 

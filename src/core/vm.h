@@ -4,6 +4,19 @@
 
 #include "core/model.h"
 
+/*
+ * Whether [vm] output may name path: absolute, without ".", ".." or empty
+ * components, a name ending in .xml, outside the kernel's trees (/proc,
+ * /sys, /dev), at most GP_VM_OUTPUT_MAX characters.  The one rule of the
+ * profile (exit 4, file:line) and of a journal's domain.write and nccl.write
+ * records: apply writes no file there that rollback could not put back.
+ * 0, or -EINVAL and why.
+ */
+#define GP_VM_OUTPUT_MAX 500 /* its NCCL file, 10 longer, fits GP_OUTPUT_LEN */
+int gp_vm_output_check(const char *path, const char **why);
+/* Whether path is the NCCL file gp_nccl_topo_path() puts beside such an output. */
+bool gp_vm_nccl_path_ok(const char *path);
+
 #define GP_VM_MAX_CELLS 8
 #define GP_VM_MAX_DEVS	32
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +389,26 @@ void gp_format_size(uint64_t bytes, char *buf, size_t len)
 	for (u = 0; u < 5 && (double)bytes / (double)(1ull << (10 * (u + 1))) >= 1.0; u++)
 		;
 	snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+}
+
+/* Absolute, no ".", ".." or empty component, a name of its own. */
+bool gp_path_clean(const char *path)
+{
+	const char *p = path;
+
+	if (path[0] != '/' || strlen(path) >= PATH_MAX)
+		return false;
+	while (*p == '/') {
+		const char *next = strchr(p + 1, '/');
+		size_t n = next ? (size_t)(next - p - 1) : strlen(p + 1);
+
+		if (!n || (n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+		if (!next)
+			return true;
+		p = next;
+	}
+	return false;
 }
 
 /* why = the formatted reason; -EINVAL, for checks that say why they refuse */

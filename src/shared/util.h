@@ -35,6 +35,8 @@ const char *gp_closest(const char *word, const char *const *list);
 int gp_cpulist_count(const char *list);
 int gp_version_cmp(const char *a, const char *b);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
+/* Absolute, shorter than PATH_MAX, no ".", ".." or empty component, a name of its own. */
+bool gp_path_clean(const char *path);
 /* why = the formatted reason; returns -EINVAL (a check that says why it refuses) */
 int gp_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

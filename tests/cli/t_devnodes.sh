@@ -115,16 +115,16 @@ done
 
 # the live host: a profile's [vm] output naming a device node is looked up,
 # never opened, and said to be no regular file
-mknod "$d/watchdog" c 1 3
+mknod "$d/watchdog.xml" c 1 3
 dev=$d # where opens looks
-sed "s|^output = .*|output = $d/watchdog|" "$P" >"$d/dev.ini"
-grep -q "^output = $d/watchdog$" "$d/dev.ini" || fail "the profile names no output"
+sed "s|^output = .*|output = $d/watchdog.xml|" "$P" >"$d/dev.ini"
+grep -q "^output = $d/watchdog.xml$" "$d/dev.ini" || fail "the profile names no output"
 for how in check "plan --diff" "--json plan"; do
 	# shellcheck disable=SC2086
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
 		strace -y -f -qq -e trace=%file,openat2 -o "$d/trace" "$G" -p "$d/dev.ini" $how \
 		>"$d/out" 2>&1
-	grep -q "/watchdog\"" "$d/trace" || fail "live $how: the output was not looked up"
+	grep -q "/watchdog.xml\"" "$d/trace" || fail "live $how: the output was not looked up"
 	[ -z "$(opens watchdog)" ] || fail "live $how opened the device node: $(opens watchdog)"
 done
 "$G" -p "$d/dev.ini" plan --diff >"$d/out" 2>&1

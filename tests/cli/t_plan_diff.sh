@@ -73,12 +73,12 @@ secret = [f for f in files if f["secret"]]
 assert [f["path"] for f in secret] == ["/etc/network/interfaces.d/gpuprov-bond0"], secret
 PY
 # A profile is not the owner of the files it names: [vm] output pointing at a
-# file only root may read (/etc/shadow), or [vm] template at a template only
+# file only root may read (a copy of /etc/shadow), or [vm] template at a template only
 # root may read (it may hold a VNC password), shows digests, never the text.
-printf 'root:$y$SHADOW-HASH-NOT-FOR-PRINT:19000::::::\n' >"$R/etc/shadow"
-chmod 0640 "$R/etc/shadow"
-sed 's|^output = .*|output = /etc/shadow|' $P >"$d/shadow.ini"
-grep -q '^output = /etc/shadow$' "$d/shadow.ini"
+printf 'root:$y$SHADOW-HASH-NOT-FOR-PRINT:19000::::::\n' >"$R/etc/shadow.xml"
+chmod 0640 "$R/etc/shadow.xml"
+sed 's|^output = .*|output = /etc/shadow.xml|' $P >"$d/shadow.ini"
+grep -q '^output = /etc/shadow.xml$' "$d/shadow.ini"
 sed "s|<devices>|<devices><graphics type='vnc' port='-1' passwd='VNC-PASS-NOT-FOR-PRINT'/>|" \
 	templates/domain-q35-ovmf.xml >"$d/private.xml"
 chmod 0600 "$d/private.xml"

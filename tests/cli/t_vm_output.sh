@@ -4,6 +4,9 @@
 # - a VM XML made from a template only root may read (a VNC password) is
 #   written 0600 by domain.write and by domxml -o, as plan --diff keeps it
 #   secret; one left readable by all is written again; a public one is 0644
+# - what the profile accepts as output is what the journal accepts: a name
+#   not ending in .xml or a path under /dev is refused at validation
+#   (file:line, exit 4), never written and then left without an undo
 # - the directories apply makes for it are root's and 0755; one that is
 #   another user's is refused
 set -eu
@@ -61,6 +64,22 @@ profile "$d/public.ini" "$d/pub/vm.xml"
 $G -p "$d/public.ini" --only vm $A apply --yes >"$d/log" 2>&1 || { cat "$d/log"; fail "apply public"; }
 [ "$(mode "$d/pub/vm.xml")" = "0 644" ] || fail "public XML: $(mode "$d/pub/vm.xml")"
 $G rollback --yes >"$d/log" 2>&1 || { cat "$d/log"; fail "rollback public"; }
+
+# outputs the journal could not undo: refused where the profile names them
+for out in "$d/out/gpu-vm.conf" "/dev/shm/gpuprov-test-$$.xml" "$d//vm.xml" "$d/./vm.xml"; do
+	profile "$d/bad.ini" "$out"
+	line=$(grep -n '^output = ' "$d/bad.ini" | cut -d: -f1)
+	for cmd in "profile validate $d/bad.ini" "-p $d/bad.ini --only vm $A apply --yes"; do
+		set +e
+		# shellcheck disable=SC2086
+		$G $cmd >"$d/out.txt" 2>&1
+		rc=$?
+		set -e
+		[ $rc -eq 4 ] && grep -qF "$d/bad.ini:$line: bad value for output" "$d/out.txt" ||
+			{ cat "$d/out.txt"; fail "output $out, $cmd: exit $rc, want 4 naming the line"; }
+	done
+	[ ! -e "$out" ] || { rm -f "$out"; fail "$out was written"; }
+done
 
 # a directory on the way that is another user's: refused before anything
 mkdir -m 1777 "$d/tmp"

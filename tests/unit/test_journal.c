@@ -88,6 +88,50 @@ static int check(const char *kind, const char *subject, const char *undo)
 	"\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\", " \
 	"\"uid\": 0, \"gid\": 0"
 
+/*
+ * What [vm] output may name is what a journal's domain.write and nccl.write
+ * records may name: one rule.  The profile accepted gpu-vm.conf and
+ * /dev/shm, whose records the journal then refused: rollback could not put
+ * the replaced file back, and apply refused to start afterwards.
+ */
+static void check_output_rule(void)
+{
+	static const char *const outputs[] = {
+		"/var/lib/gpuprov/gpu-vm.xml",
+		"/srv/vms/a100 vm.xml",
+		"/run/x.xml",
+		"/var/lib/gpuprov/gpu-vm.conf",
+		"/dev/shm/gpu-vm.xml",
+		"/proc/x.xml",
+		"/sys/x.xml",
+		"/var/lib//x.xml",
+		"/var/./x.xml",
+		"/var/lib/gpuprov/.xml",
+		"/var/lib/gpuprov/",
+		"/x.XML",
+		"/dev.xml",
+	};
+	char text[400], nccl[4096];
+	struct gp_profile p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(outputs); i++) {
+		bool profile, journal;
+
+		snprintf(text, sizeof(text),
+			 "[gpus]\nmatch = 10de:20b5\ncount = 2\n[vm]\nname = v\noutput = %s\n",
+			 outputs[i]);
+		profile = !gp_profile_parse_string("p.ini", text, &p);
+		journal = gp_path_owned("domain.write", outputs[i]);
+		print_message("%s: profile %d, journal %d\n", outputs[i], profile, journal);
+		assert_int_equal(profile, journal);
+		if (!profile)
+			continue;
+		gp_nccl_topo_path(p.vm.output, nccl, sizeof(nccl));
+		assert_true(gp_path_owned("nccl.write", nccl));
+	}
+}
+
 static void test_check_paths(void **state)
 {
 	(void)state;
@@ -155,6 +199,7 @@ static void test_check_paths(void **state)
 			       "{\"file\": {\"path\": \"/proc/x.nccl-topo.xml\", \"type\": "
 			       "\"absent\"}}"),
 			 -EINVAL);
+	check_output_rule();
 }
 
 static void test_check_modes(void **state)
