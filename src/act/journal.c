@@ -140,6 +140,10 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 		return gp_bad(why, len, "step %zu: unknown state", i + 1);
 	if (!json_object_is_type(undo, json_type_object) || !subject)
 		return gp_bad(why, len, "step %zu: no subject or no undo record", i + 1);
+	/* read back whole or not at all (gp_step_from_json): never cut */
+	if (strlen(subject) >= GP_OUTPUT_LEN)
+		return gp_bad(why, len, "step %zu: a subject longer than %d characters", i + 1,
+			      GP_OUTPUT_LEN - 1);
 	if (!strncmp(kind, "device.", 7) && gp_parse_bdf(subject, bdf))
 		return gp_bad(why, len, "step %zu: '%s' is not a PCI address", i + 1, subject);
 	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) && !word(subject, 15, "_.-"))

@@ -51,7 +51,8 @@ struct gp_vm_file {
 /*
  * A path gpuprov writes for the VM, with its NUL: [vm] output (at most
  * GP_VM_OUTPUT_MAX characters, core/vm.h) and NCCL's file beside it, 10
- * longer.
+ * longer.  Every buffer that holds one (a step's subject, a file's record)
+ * is this large: none is ever cut.
  */
 #define GP_OUTPUT_LEN 512
 
@@ -241,7 +242,7 @@ struct gp_holder {
 
 /* A file gpuprov writes, as the host has it now: plan --diff and the report compare. */
 struct gp_owned {
-	char path[300];
+	char path[GP_OUTPUT_LEN];
 	char *text;    /* NULL: absent, or unreadable (err) */
 	int err;       /* the -errno that kept it unread, -ENOENT aside; 0 */
 	bool private;  /* not root's, or not readable by all: its text is shown by digest only */

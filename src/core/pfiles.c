@@ -125,7 +125,7 @@ void gp_pfiles_release(struct gp_pfiles *pf)
 
 char *gp_pfile_diff(const struct gp_pfile *f)
 {
-	char a[320], b[320];
+	char a[GP_OUTPUT_LEN + 1], b[GP_OUTPUT_LEN + 1];
 
 	snprintf(a, sizeof(a), "a%s", f->path);
 	snprintf(b, sizeof(b), "b%s", f->path);

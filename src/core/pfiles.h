@@ -14,7 +14,7 @@
 #include "core/plan.h"
 
 struct gp_pfile {
-	char path[300];
+	char path[GP_OUTPUT_LEN];
 	const char *step; /* the step kind that writes it */
 	char *text;	  /* what the step writes */
 	char *now;	  /* what is there now; NULL: absent or unreadable */

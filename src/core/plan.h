@@ -19,8 +19,8 @@ struct gp_report;
 #define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
 
 struct gp_step {
-	char kind[24];	  /* module.load, device.override, ... (docs/CONTRACTS.md) */
-	char subject[64]; /* a PCI address, a module, "host" */
+	char kind[24];		     /* module.load, device.override, ... (docs/CONTRACTS.md) */
+	char subject[GP_OUTPUT_LEN]; /* a PCI address, a module, "host", a path */
 	char current[128];
 	char target[128];
 	char arg[64]; /* the driver or module the step deals in */
@@ -55,8 +55,8 @@ struct gp_vm_target {
 	const char *output;
 	const char *uri;
 	const char *name;
-	const char *nccl;     /* NCCL's topology file for the VM (nccl.write) */
-	char nccl_path[4096]; /* beside output: gp_nccl_topo_path() */
+	const char *nccl;	       /* NCCL's topology file for the VM (nccl.write) */
+	char nccl_path[GP_OUTPUT_LEN]; /* beside output: gp_nccl_topo_path() */
 };
 
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,

@@ -7,6 +7,8 @@
 # - what the profile accepts as output is what the journal accepts: a name
 #   not ending in .xml or a path under /dev is refused at validation
 #   (file:line, exit 4), never written and then left without an undo
+# - a long output path is never cut: apply, the plan's subjects and rollback
+#   take it whole (nccl.write's subject was cut at 63 characters)
 # - the directories apply makes for it are root's and 0755; one that is
 #   another user's is refused
 set -eu
@@ -80,6 +82,25 @@ for out in "$d/out/gpu-vm.conf" "/dev/shm/gpuprov-test-$$.xml" "$d//vm.xml" "$d/
 	done
 	[ ! -e "$out" ] || { rm -f "$out"; fail "$out was written"; }
 done
+
+# a long output path: every step, the journal and rollback take it whole
+long=$d/a-directory-with-a-rather-long-name-for-the-vm-files/and-one-more-level-below
+out=$long/gp-test-vm-with-a-long-name.xml
+[ ${#out} -gt 120 ] || fail "not long: $out"
+profile "$d/long.ini" "$out"
+$G -p "$d/long.ini" --only vm $A --json plan >"$d/plan.json" 2>"$d/log" || [ $? -eq 1 ] ||
+	{ cat "$d/log"; fail "plan long"; }
+python3 - "$d/plan.json" "$out" <<'PY'
+import json, sys
+steps = {s["kind"]: s["subject"] for s in json.load(open(sys.argv[1]))["steps"]}
+out = sys.argv[2]
+assert steps["domain.write"] == out, steps
+assert steps["nccl.write"] == out[:-4] + ".nccl-topo.xml", steps
+PY
+$G -p "$d/long.ini" --only vm $A apply --yes >"$d/log" 2>&1 || { cat "$d/log"; fail "apply long"; }
+[ -f "$out" ] && [ -f "${out%.xml}.nccl-topo.xml" ] || fail "long: not written"
+$G rollback --yes >"$d/log" 2>&1 || { cat "$d/log"; fail "rollback long"; }
+[ ! -e "$out" ] && [ ! -e "$long" ] || fail "rollback long: left $(ls -R "$d/a-"*)"
 
 # a directory on the way that is another user's: refused before anything
 mkdir -m 1777 "$d/tmp"

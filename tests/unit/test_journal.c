@@ -111,7 +111,7 @@ static void check_output_rule(void)
 		"/x.XML",
 		"/dev.xml",
 	};
-	char text[400], nccl[4096];
+	char text[400], nccl[4096], subject[600];
 	struct gp_profile p;
 	size_t i;
 
@@ -130,6 +130,13 @@ static void check_output_rule(void)
 		gp_nccl_topo_path(p.vm.output, nccl, sizeof(nccl));
 		assert_true(gp_path_owned("nccl.write", nccl));
 	}
+	/* a step's subject is read back whole, or the journal refused: never cut */
+	memset(subject, 'a', sizeof(subject) - 1);
+	subject[sizeof(subject) - 1] = '\0';
+	assert_int_equal(check("domain.write", subject,
+			       "{\"file\": {\"path\": \"/var/lib/gpuprov/vm.xml\", \"type\": "
+			       "\"absent\"}}"),
+			 -EINVAL);
 }
 
 static void test_check_paths(void **state)
