@@ -29,9 +29,11 @@ python3-pytest python3-venv"
 	# private mount namespaces for the tests that stand in for the host's
 	# /dev/kvm, huge pages, lock and state (unshare, setpriv, mount)
 	pkgs="$pkgs util-linux mount passwd"
+	# busybox's timeout, as a minimal host has it (the Ansible module's tests)
+	pkgs="$pkgs busybox-static"
 fi
 # the lab; its Debian host for the reboot scenario: debootstrap, mkfs.ext4 -d
-[ "${1:-}" = "--lab" ] && pkgs="$pkgs busybox-static iproute2 cpio debootstrap e2fsprogs"
+[ "${1:-}" = "--lab" ] && pkgs="$pkgs iproute2 debootstrap e2fsprogs"
 
 # libvirt's QEMU driver, even embedded (qemu:///embed), resolves its
 # default user before it reads qemu.conf: "Failed to parse user

@@ -23,6 +23,7 @@ EXIT_HOST = 3  # the host state could not be read
 EXIT_INPUT = 4  # bad input
 EXIT_LOCKED = 5  # another run holds the lock
 EXIT_UNDO_FAILED = 7  # apply/rollback: an undo failed, the host is left changed
+EXIT_DECLINED = 8  # apply/rollback: answered no at the prompt (never with --yes)
 # timeout(1): the command ran past its time and was sent TERM (124), then KILL (137)
 EXIT_TIMEOUT = 124
 EXIT_KILLED = 137
@@ -47,8 +48,10 @@ def limited(module, args):
         return args
     if seconds < 0:
         module.fail_json(msg='timeout: %d is not a number of seconds (0: none)' % seconds)
-    return [module.get_bin_path('timeout', required=True), '--kill-after=10',
-            '%ds' % seconds] + args
+    # -k and a plain number of seconds: what coreutils' timeout and busybox's
+    # (a minimal host, the lab's guest) both take; --kill-after= and "600s"
+    # only coreutils does
+    return [module.get_bin_path('timeout', required=True), '-k', '10', str(seconds)] + args
 
 
 def run(module, args):
@@ -61,7 +64,8 @@ def run(module, args):
     start = time.monotonic()
     rc, out, err = module.run_command(limited(module, args))
     seconds = module.params.get('timeout')
-    stopped = rc in (EXIT_TIMEOUT, EXIT_KILLED) or rc < 0
+    # coreutils' timeout exits 124 (or 137); busybox's, the signal's 128+N
+    stopped = rc in (EXIT_TIMEOUT, EXIT_KILLED) or rc < 0 or rc > EXIT_DECLINED
     if seconds and stopped and time.monotonic() - start >= seconds:
         why = "'%s' did not finish within %d s (the timeout option): stopped" % (
             ' '.join(args), seconds)

@@ -166,6 +166,22 @@ def test_timeout_stops_a_gpuprov_that_hangs(run, tmp_path):
     assert time.monotonic() - start < 30
 
 
+def test_timeout_with_busybox(run, tmp_path, monkeypatch):
+    # a minimal host (the lab's guest) has busybox's timeout: -k, plain seconds
+    if not os.path.exists('/bin/busybox'):
+        pytest.skip('no busybox')
+    bindir = tmp_path / 'bb'
+    bindir.mkdir()
+    os.symlink('/bin/busybox', str(bindir / 'timeout'))
+    monkeypatch.setenv('PATH', '%s:%s' % (bindir, os.environ['PATH']))
+    failed, r = run(gpuprov, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                              'binary': stub(tmp_path, 'exec sleep 60\n'), 'timeout': 1})
+    assert failed and r['exit_status'] == gp.EXIT_TIMEOUT, r
+    failed, r = run(gpuprov, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                              'timeout': 60})
+    assert not failed and r['exit_status'] == 0, r
+
+
 def test_facts_timeout(run, tmp_path):
     failed, r = run(gpuprov_facts, {'root': host('r5350-ready'),
                                     'binary': stub(tmp_path, 'exec sleep 60\n'), 'timeout': 1})
