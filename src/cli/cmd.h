@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What main.c hands every command, and the commands it dispatches to. */
+/* What main.c hands every command: the options, the command descriptors. */
 #ifndef GP_CMD_H
 #define GP_CMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "act/apply.h"
@@ -11,46 +13,113 @@
 #include "core/model.h"
 #include "core/plan.h"
 
-struct gp_ctx {
-	const char *root;	    /* "/" unless --root */
-	const char *profile_path;   /* NULL unless -p */
-	struct gp_profile *profile; /* loaded when the command wants one */
-	bool json;
-	const char *command;  /* the command's name, for its JSON document */
-	const char *output;   /* -o */
-	const char *only;     /* --only vfio,bond,vm */
-	const char *accept;   /* --accept: failed finding ids to go ahead despite */
-	bool yes;	      /* --yes: do not ask */
-	bool force_mgmt;      /* --force-mgmt: may bond the management port */
-	bool list;	      /* rollback --list */
-	bool diff;	      /* plan --diff */
-	bool this_host;	      /* nccl-topo --this-host */
-	bool quick;	      /* verify --quick */
-	uint64_t size;	      /* verify --size, 0: the default */
-	bool no_nccl;	      /* verify --no-nccl */
-	bool nccl_compare;    /* verify --nccl-compare */
-	const char *nccl_lib; /* verify --nccl-lib PATH */
-	int argc;	      /* the command's own arguments */
-	char **argv;
-	/* check --baseline: an unpacked snapshot to compare the host with */
-	const char *baseline;
+/*
+ * The options, one line each, in --help's order: getopt_long's array and
+ * short options (main.c), --help's synopsis and list, each command's synopsis,
+ * help --json and the "does not use" refusal (cmd_help.c) are made from them.
+ * O(ID, letter, name, value, help): GP_OPT_ID names the option in a command's
+ * descriptor and in ctx->opt[]; letter: 'p' for -p, 0 for none; value: what
+ * it takes, as --help's list names it (NULL: nothing); help: its line there.
+ * Those every command takes (-r, --json, -v, -q, -h, -V) act in main.c; any
+ * other reaches, in ctx->opt[], the commands whose descriptor lists it, and
+ * the others refuse it.
+ */
+#define GP_OPTIONS(O)                                                                           \
+	O(PROFILE, 'p', "profile", "FILE", "the server profile (INI, see gpuprov.ini(5))")      \
+	O(ROOT, 'r', "root", "DIR", "read the host under DIR (a snapshot or fixture)")          \
+	O(OUTPUT, 'o', "output", "FILE", "where a command writes its file")                     \
+	O(JSON, 0, "json", NULL, "one JSON document on stdout")                                 \
+	O(YES, 'y', "yes", NULL, "apply, rollback: do not ask")                                 \
+	O(ONLY, 0, "only", "LIST", "plan, apply: only vfio, bond, vm steps")                    \
+	O(FORCE_MGMT, 0, "force-mgmt", NULL,                                                    \
+	  "plan, apply: accept bond.mgmt (bond the management port)")                           \
+	O(ACCEPT, 0, "accept", "IDS", "plan, apply: go ahead despite these failed findings")    \
+	O(LIST, 0, "list", NULL, "rollback: every journaled run and its status")                \
+	O(DIFF, 0, "diff", NULL, "plan: unified diffs of the files the steps write")            \
+	O(BASELINE, 0, "baseline", "DIR", "check: drift against this unpacked snapshot")        \
+	O(THIS_HOST, 0, "this-host", NULL, "nccl-topo: for this machine, at its own addresses") \
+	O(QUICK, 0, "quick", NULL, "verify: small buffers, no NCCL (under 5 s)")                \
+	O(SIZE, 0, "size", "SIZE", "verify: bytes per peer copy (default 256MiB)")              \
+	O(NO_NCCL, 0, "no-nccl", NULL, "verify: skip the NCCL all-reduce")                      \
+	O(NCCL_COMPARE, 0, "nccl-compare", NULL, "verify: the all-reduce again with P2P off")   \
+	O(NCCL_LIB, 0, "nccl-lib", "PATH", "verify: the NCCL library (default libnccl.so.2)")   \
+	O(VERBOSE, 'v', "verbose", NULL, "more messages on stderr")                             \
+	O(QUIET, 'q', "quiet", NULL, "errors only")                                             \
+	O(HELP, 'h', "help", NULL, "this text")                                                 \
+	O(VERSION, 'V', "version", NULL, "the version")
+
+#define GP_OPT_ID(id, letter, name, value, help) GP_OPT_##id,
+enum gp_opt {
+	GP_OPT_NONE, /* ends a command's list */
+	GP_OPTIONS(GP_OPT_ID) GP_OPT_COUNT
+};
+#undef GP_OPT_ID
+
+struct gp_option {
+	int letter;	   /* -l, 0: none */
+	const char *name;  /* --name */
+	const char *value; /* what it takes, NULL: nothing */
+	const char *help;
 };
 
-/* Each returns an exit status (enum gp_exit). */
-int gp_cmd_scan(struct gp_ctx *ctx);
-int gp_cmd_topo(struct gp_ctx *ctx);
-int gp_cmd_check(struct gp_ctx *ctx);
-int gp_cmd_profile(struct gp_ctx *ctx);
-int gp_cmd_snapshot(struct gp_ctx *ctx);
-int gp_cmd_plan(struct gp_ctx *ctx);
-int gp_cmd_domxml(struct gp_ctx *ctx);
+/* GP_OPTIONS as a table, by enum gp_opt (cli/cmd_help.c) */
+extern const struct gp_option gp_options[GP_OPT_COUNT];
+/* How a command's synopsis and its refusals name an option: -p, -o, --yes, --only */
+#define GP_OPT_NAME 32
+const char *gp_opt_name(enum gp_opt id, char *buf, size_t len);
+
+struct gp_ctx {
+	const char *root;	    /* "/" unless --root */
+	struct gp_profile *profile; /* -p's, loaded when the command wants one */
+	bool json;
+	const char *command; /* the command's name, for its JSON document */
+	/*
+	 * The options the command takes (its descriptor's), by enum gp_opt, as
+	 * given: NULL when not, "" for one that takes no value.  -r and --json
+	 * are root and json.
+	 */
+	const char *opt[GP_OPT_COUNT];
+	uint64_t size; /* --size, parsed: 0 when not given */
+	int argc;      /* the command's own arguments */
+	char **argv;
+	const struct gp_cmd *const *commands; /* main.c's table, for help */
+};
+
+/* What a command needs, checked once before it runs (main.c; git's model). */
+enum {
+	GP_NEED_PROFILE = 1 << 0,  /* fails without -p */
+	GP_USE_PROFILE = 1 << 1,   /* loads -p when given */
+	GP_NO_ARGS = 1 << 2,	   /* takes no arguments after its name */
+	GP_TRUST_PROFILE = 1 << 3, /* acts on -p as root: only root may be able to change it */
+};
+
+/* the most options a command lists */
+#define GP_CMD_OPTS 8
+
+/*
+ * A command: what a cmd_*.c exports as gp_cmd_NAME, one line of main.c's
+ * table.  It takes -p when its flags load a profile, the options it lists,
+ * and those every command takes; any other is refused, never ignored.
+ */
+struct gp_cmd {
+	const char *name;
+	int (*run)(struct gp_ctx *ctx); /* returns an exit status (enum gp_exit) */
+	unsigned flags;			/* GP_NEED_PROFILE, ... */
+	enum gp_opt opts[GP_CMD_OPTS];	/* its options but -p, in its synopsis's order */
+	const char *args;		/* what its synopsis shows after its name */
+	const char *help;		/* its line in gpuprov --help */
+};
+
+/* cmd_help.c: the commands of a table (NULL-terminated) and their help */
+const struct gp_cmd *gp_cmd_find(const struct gp_cmd *const *cmds, const char *name);
+/* Whether c takes option id (-p: when its flags load a profile; others: its list) */
+bool gp_cmd_takes(const struct gp_cmd *c, enum gp_opt id);
+int gp_cmd_unknown(const struct gp_cmd *const *cmds, const char *name); /* exit status */
+void gp_usage(FILE *f, const struct gp_cmd *const *cmds);
+/* One command's help, or with c NULL every command's (--help, help --json) */
+int gp_help(const struct gp_cmd *const *cmds, const struct gp_cmd *c, bool json);
+
 int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len);
-int gp_cmd_apply(struct gp_ctx *ctx);
-int gp_cmd_rollback(struct gp_ctx *ctx);
-int gp_cmd_bond(struct gp_ctx *ctx);
-int gp_cmd_report(struct gp_ctx *ctx);
-int gp_cmd_nccl_topo(struct gp_ctx *ctx);
-int gp_cmd_verify(struct gp_ctx *ctx);
 
 /* What plan and apply work from: the host, its findings, the VM's XML, the plan. */
 struct gp_planned {

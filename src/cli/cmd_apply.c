@@ -23,7 +23,7 @@ static int confirm(const struct gp_ctx *ctx, const char *question)
 {
 	char answer[16];
 
-	if (ctx->yes)
+	if (ctx->opt[GP_OPT_YES])
 		return 0;
 	if (!isatty(STDIN_FILENO)) {
 		gp_err("not asking on a non-terminal: add --yes to go ahead");
@@ -199,7 +199,7 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	};
 	/* what NVML sees now is gone once the GPUs are on vfio-pci: keep it first */
 	gp_nv_remember(&pl->h.nv);
-	rc = outcome(gp_apply_run(&ac, &pl->plan, ctx->profile_path, &j));
+	rc = outcome(gp_apply_run(&ac, &pl->plan, ctx->opt[GP_OPT_PROFILE], &j));
 	gp_netconf_release(&nc);
 	gp_persist_release(&ps);
 	if (j.doc)
@@ -212,7 +212,7 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	return rc;
 }
 
-int gp_cmd_apply(struct gp_ctx *ctx)
+static int do_apply(struct gp_ctx *ctx)
 {
 	struct gp_planned pl;
 	int rc = requirements(ctx, "apply");
@@ -375,13 +375,13 @@ static int pick_run(const struct gp_ctx *ctx, char *run_id, size_t len)
 	return rc;
 }
 
-int gp_cmd_rollback(struct gp_ctx *ctx)
+static int do_rollback(struct gp_ctx *ctx)
 {
 	struct gp_journal j;
 	char run_id[64];
 	int rc;
 
-	if (ctx->argc > 1 || (ctx->list && ctx->argc)) {
+	if (ctx->argc > 1 || (ctx->opt[GP_OPT_LIST] && ctx->argc)) {
 		gp_err("usage: gpuprov rollback [--list | RUN-ID]");
 		return GP_EXIT_INPUT;
 	}
@@ -391,7 +391,7 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 	rc = gp_lock_take(10);
 	if (rc)
 		return rc == -EWOULDBLOCK ? GP_EXIT_LOCKED : GP_EXIT_HOST;
-	if (ctx->list)
+	if (ctx->opt[GP_OPT_LIST])
 		return list_runs(ctx);
 	if (ctx->argc)
 		gp_strlcpy(run_id, ctx->argv[0], sizeof(run_id));
@@ -426,3 +426,19 @@ int gp_cmd_rollback(struct gp_ctx *ctx)
 	gp_journal_close(&j);
 	return rc;
 }
+
+const struct gp_cmd gp_cmd_apply = {
+	.name = "apply",
+	.run = do_apply,
+	.flags = GP_NEED_PROFILE | GP_NO_ARGS | GP_TRUST_PROFILE,
+	.opts = { GP_OPT_YES, GP_OPT_ONLY, GP_OPT_FORCE_MGMT, GP_OPT_ACCEPT },
+	.help = "carry out the plan (root, live host): --yes, --only vfio,bond,vm",
+};
+
+const struct gp_cmd gp_cmd_rollback = {
+	.name = "rollback",
+	.run = do_rollback,
+	.opts = { GP_OPT_YES, GP_OPT_LIST },
+	.args = "[RUN-ID]",
+	.help = "undo the last run left to undo: rollback [--list | RUN-ID]",
+};

@@ -92,7 +92,7 @@ static void print_text(const char *name, const struct gp_bond_state *s, bool for
 		       s->ports[i].aggregator);
 }
 
-int gp_cmd_bond(struct gp_ctx *ctx)
+static int do_bond(struct gp_ctx *ctx)
 {
 	const char *name = ctx->argc ? ctx->argv[0] : NULL;
 	struct gp_bond_state s;
@@ -125,3 +125,11 @@ int gp_cmd_bond(struct gp_ctx *ctx)
 		print_text(name, &s, formed);
 	return formed ? GP_EXIT_OK : GP_EXIT_WARN;
 }
+
+const struct gp_cmd gp_cmd_bond = {
+	.name = "bond",
+	.run = do_bond,
+	.flags = GP_USE_PROFILE,
+	.args = "[NAME]",
+	.help = "the bond's live state: mode, ports, aggregator IDs, partner MAC",
+};

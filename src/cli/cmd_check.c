@@ -14,9 +14,9 @@ static int drift(struct gp_ctx *ctx, const struct gp_host *h, struct gp_report *
 {
 	struct gp_host base;
 
-	if (gp_host_load(ctx->baseline, ctx->profile, &base)) {
+	if (gp_host_load(ctx->opt[GP_OPT_BASELINE], ctx->profile, &base)) {
 		gp_err("cannot read the baseline '%s' (a snapshot unpacked with tar xzf)",
-		       ctx->baseline);
+		       ctx->opt[GP_OPT_BASELINE]);
 		return GP_EXIT_INPUT;
 	}
 	gp_drift_run(&base, h, ctx->profile, r);
@@ -24,7 +24,7 @@ static int drift(struct gp_ctx *ctx, const struct gp_host *h, struct gp_report *
 	return 0;
 }
 
-int gp_cmd_check(struct gp_ctx *ctx)
+static int do_check(struct gp_ctx *ctx)
 {
 	struct gp_report r = { 0 };
 	struct gp_host h;
@@ -39,7 +39,7 @@ int gp_cmd_check(struct gp_ctx *ctx)
 		return rc;
 	}
 	gp_checks_run(&h, ctx->profile, &r);
-	rc = ctx->baseline ? drift(ctx, &h, &r) : 0;
+	rc = ctx->opt[GP_OPT_BASELINE] ? drift(ctx, &h, &r) : 0;
 	if (rc) {
 		gp_report_release(&r);
 		gp_host_release(&h);
@@ -53,3 +53,11 @@ int gp_cmd_check(struct gp_ctx *ctx)
 	gp_host_release(&h);
 	return rc;
 }
+
+const struct gp_cmd gp_cmd_check = {
+	.name = "check",
+	.run = do_check,
+	.flags = GP_NEED_PROFILE | GP_NO_ARGS,
+	.opts = { GP_OPT_BASELINE },
+	.help = "preflight of the host against the profile",
+};

@@ -14,7 +14,7 @@
 #include "core/templates.h"
 #include "host/host.h"
 
-int gp_cmd_domxml(struct gp_ctx *ctx)
+static int do_domxml(struct gp_ctx *ctx)
 {
 	char tmpl[PATH_MAX], *xml, digest[24];
 	struct gp_host h;
@@ -22,7 +22,7 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 	int rc;
 
 	if (!ctx->profile->has_vm) {
-		gp_err("'%s' has no [vm] section", ctx->profile_path);
+		gp_err("'%s' has no [vm] section", ctx->opt[GP_OPT_PROFILE]);
 		return GP_EXIT_INPUT;
 	}
 	if (gp_ctx_template(ctx, tmpl, sizeof(tmpl)))
@@ -40,3 +40,11 @@ int gp_cmd_domxml(struct gp_ctx *ctx)
 	free(xml);
 	return rc;
 }
+
+const struct gp_cmd gp_cmd_domxml = {
+	.name = "domxml",
+	.run = do_domxml,
+	.flags = GP_NEED_PROFILE | GP_NO_ARGS,
+	.opts = { GP_OPT_OUTPUT },
+	.help = "the libvirt domain XML for the profile's VM (stdout or -o FILE)",
+};

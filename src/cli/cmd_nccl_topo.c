@@ -12,24 +12,24 @@
 #include "core/nccl_topo.h"
 #include "host/host.h"
 
-int gp_cmd_nccl_topo(struct gp_ctx *ctx)
+static int do_nccl_topo(struct gp_ctx *ctx)
 {
 	struct gp_host h;
 	char *xml;
 	int rc;
 
-	if (!ctx->this_host && !ctx->profile) {
+	if (!ctx->opt[GP_OPT_THIS_HOST] && !ctx->profile) {
 		gp_err("'nccl-topo' needs a profile with a [vm] section (-p FILE), or --this-host");
 		return GP_EXIT_INPUT;
 	}
-	if (!ctx->this_host && !ctx->profile->has_vm) {
-		gp_err("'%s' has no [vm] section (or use --this-host)", ctx->profile_path);
+	if (!ctx->opt[GP_OPT_THIS_HOST] && !ctx->profile->has_vm) {
+		gp_err("'%s' has no [vm] section (or use --this-host)", ctx->opt[GP_OPT_PROFILE]);
 		return GP_EXIT_INPUT;
 	}
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
-	rc = gp_nccl_topo_build(&h, ctx->profile, ctx->this_host, &xml);
+	rc = gp_nccl_topo_build(&h, ctx->profile, ctx->opt[GP_OPT_THIS_HOST], &xml);
 	gp_host_release(&h);
 	if (rc == -ERANGE || rc == -E2BIG)
 		return GP_EXIT_INPUT; /* no guest bus for a card, or too big for NCCL: said why */
@@ -41,3 +41,11 @@ int gp_cmd_nccl_topo(struct gp_ctx *ctx)
 	free(xml);
 	return rc;
 }
+
+const struct gp_cmd gp_cmd_nccl_topo = {
+	.name = "nccl-topo",
+	.run = do_nccl_topo,
+	.flags = GP_USE_PROFILE | GP_NO_ARGS,
+	.opts = { GP_OPT_OUTPUT, GP_OPT_THIS_HOST },
+	.help = "NCCL_TOPO_FILE for the profile's VM (--this-host: this machine)",
+};

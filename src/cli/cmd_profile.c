@@ -279,7 +279,7 @@ static int discover(struct gp_ctx *ctx)
 	return rc;
 }
 
-int gp_cmd_profile(struct gp_ctx *ctx)
+static int do_profile(struct gp_ctx *ctx)
 {
 	if (ctx->argc == 2 && !strcmp(ctx->argv[0], "validate"))
 		return validate(ctx, ctx->argv[1]);
@@ -288,3 +288,11 @@ int gp_cmd_profile(struct gp_ctx *ctx)
 	gp_err("usage: gpuprov profile validate FILE | gpuprov profile discover");
 	return GP_EXIT_INPUT;
 }
+
+const struct gp_cmd gp_cmd_profile = {
+	.name = "profile",
+	.run = do_profile,
+	.opts = { GP_OPT_OUTPUT },
+	.args = "validate FILE | discover",
+	.help = "validate FILE | discover",
+};

@@ -56,7 +56,7 @@ static void digests(const struct gp_ctx *ctx, const struct gp_host *h, struct gp
 {
 	json_object *doc = gp_scan_json(h);
 	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-	char *profile = gp_read_file(ctx->profile_path);
+	char *profile = gp_read_file(ctx->opt[GP_OPT_PROFILE]);
 
 	gp_sha256_hex(text, strlen(text), d->model_sha);
 	json_object_put(doc);
@@ -82,9 +82,9 @@ static char *render(const struct gp_dossier *d, bool html, size_t *len)
 	return text;
 }
 
-int gp_cmd_report(struct gp_ctx *ctx)
+static int do_report(struct gp_ctx *ctx)
 {
-	int html = format_of(ctx->output), rc;
+	int html = format_of(ctx->opt[GP_OPT_OUTPUT]), rc;
 	struct gp_pfiles files;
 	struct gp_dossier d;
 	struct gp_planned pl;
@@ -93,7 +93,7 @@ int gp_cmd_report(struct gp_ctx *ctx)
 
 	if (html < 0) {
 		gp_err("report: cannot tell the format of '%s': name it FILE.html or FILE.md",
-		       ctx->output);
+		       ctx->opt[GP_OPT_OUTPUT]);
 		return GP_EXIT_INPUT;
 	}
 	rc = gp_ctx_plan(ctx, &pl);
@@ -127,3 +127,11 @@ int gp_cmd_report(struct gp_ctx *ctx)
 	gp_planned_release(&pl);
 	return rc;
 }
+
+const struct gp_cmd gp_cmd_report = {
+	.name = "report",
+	.run = do_report,
+	.flags = GP_NEED_PROFILE | GP_NO_ARGS,
+	.opts = { GP_OPT_OUTPUT },
+	.help = "the maintenance-window dossier: Markdown, or HTML (-o FILE.html)",
+};

@@ -4,7 +4,7 @@
 #include "cli/render.h"
 #include "host/host.h"
 
-int gp_cmd_scan(struct gp_ctx *ctx)
+static int do_scan(struct gp_ctx *ctx)
 {
 	struct gp_host h;
 	int rc;
@@ -16,3 +16,10 @@ int gp_cmd_scan(struct gp_ctx *ctx)
 	gp_host_release(&h);
 	return GP_EXIT_OK;
 }
+
+const struct gp_cmd gp_cmd_scan = {
+	.name = "scan",
+	.run = do_scan,
+	.flags = GP_USE_PROFILE | GP_NO_ARGS,
+	.help = "GPUs, NICs, bridges, IOMMU groups, NUMA nodes, links, BARs",
+};

@@ -720,13 +720,13 @@ static int write_archive(const char *stage, const char *output)
 	return rc;
 }
 
-int gp_cmd_snapshot(struct gp_ctx *ctx)
+static int do_snapshot(struct gp_ctx *ctx)
 {
 	struct snap s = { .root = strcmp(ctx->root, "/") ? ctx->root : "" };
 	char path[PATH_LEN];
 	int rc, fd;
 
-	if (ctx->argc || !ctx->output) {
+	if (ctx->argc || !ctx->opt[GP_OPT_OUTPUT]) {
 		gp_err("usage: gpuprov snapshot -o FILE.tar.gz");
 		return GP_EXIT_INPUT;
 	}
@@ -752,22 +752,30 @@ int gp_cmd_snapshot(struct gp_ctx *ctx)
 	collect(&s);
 	gp_root_close(s.rootfd);
 	close(s.stagefd);
-	gp_progress("snapshot: %d files, writing %s", s.files, ctx->output);
-	rc = write_archive(s.stage, ctx->output);
+	gp_progress("snapshot: %d files, writing %s", s.files, ctx->opt[GP_OPT_OUTPUT]);
+	rc = write_archive(s.stage, ctx->opt[GP_OPT_OUTPUT]);
 	gp_progress_clear();
 	nftw(s.stage, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (rc) {
-		gp_err("cannot write '%s': %s", ctx->output,
+		gp_err("cannot write '%s': %s", ctx->opt[GP_OPT_OUTPUT],
 		       rc == -EIO ? "tar failed" : gp_write_strerror(rc));
 		return GP_EXIT_INPUT;
 	}
-	gp_info("wrote %s: %d files and links", ctx->output, s.files);
+	gp_info("wrote %s: %d files and links", ctx->opt[GP_OPT_OUTPUT], s.files);
 	if (ctx->json) { /* one document, as every command prints under --json */
 		json_object *doc = gp_json_doc("snapshot");
 
-		json_object_object_add(doc, "file", json_object_new_string(ctx->output));
+		json_object_object_add(doc, "file",
+				       json_object_new_string(ctx->opt[GP_OPT_OUTPUT]));
 		json_object_object_add(doc, "files", json_object_new_int(s.files));
 		gp_json_print(doc);
 	}
 	return GP_EXIT_OK;
 }
+
+const struct gp_cmd gp_cmd_snapshot = {
+	.name = "snapshot",
+	.run = do_snapshot,
+	.opts = { GP_OPT_OUTPUT },
+	.help = "save what gpuprov reads of this host: snapshot -o FILE.tar.gz",
+};

@@ -4,7 +4,7 @@
 #include "cli/render.h"
 #include "host/host.h"
 
-int gp_cmd_topo(struct gp_ctx *ctx)
+static int do_topo(struct gp_ctx *ctx)
 {
 	struct gp_host h;
 	int rc;
@@ -16,3 +16,10 @@ int gp_cmd_topo(struct gp_ctx *ctx)
 	gp_host_release(&h);
 	return GP_EXIT_OK;
 }
+
+const struct gp_cmd gp_cmd_topo = {
+	.name = "topo",
+	.run = do_topo,
+	.flags = GP_USE_PROFILE | GP_NO_ARGS,
+	.help = "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link",
+};

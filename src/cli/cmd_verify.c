@@ -55,21 +55,21 @@ struct vrun {
 
 static void sizes(const struct gp_ctx *ctx, struct vrun *v)
 {
-	v->bytes = ctx->size ? ctx->size : ctx->quick ? 16 * MiB : 256 * MiB;
-	v->iters = ctx->quick ? 5 : 20;
+	v->bytes = ctx->size ? ctx->size : ctx->opt[GP_OPT_QUICK] ? 16 * MiB : 256 * MiB;
+	v->iters = ctx->opt[GP_OPT_QUICK] ? 5 : 20;
 	v->rb_bytes = v->bytes < 64 * MiB ? v->bytes : 64 * MiB;
-	if (ctx->quick && v->rb_bytes > MiB)
+	if (ctx->opt[GP_OPT_QUICK] && v->rb_bytes > MiB)
 		v->rb_bytes = MiB;
 }
 
 static const char *nccl_lib(const struct gp_ctx *ctx)
 {
-	return ctx->nccl_lib ? ctx->nccl_lib : "libnccl.so.2";
+	return ctx->opt[GP_OPT_NCCL_LIB] ? ctx->opt[GP_OPT_NCCL_LIB] : "libnccl.so.2";
 }
 
 static bool nccl_wanted(const struct gp_ctx *ctx)
 {
-	return !ctx->quick && !ctx->no_nccl;
+	return !ctx->opt[GP_OPT_QUICK] && !ctx->opt[GP_OPT_NO_NCCL];
 }
 
 /*
@@ -80,15 +80,17 @@ static bool nccl_wanted(const struct gp_ctx *ctx)
  */
 static int nccl_lib_safe(const struct gp_ctx *ctx)
 {
-	if (!ctx->nccl_lib || !nccl_wanted(ctx) || geteuid())
+	const char *lib = ctx->opt[GP_OPT_NCCL_LIB];
+
+	if (!lib || !nccl_wanted(ctx) || geteuid())
 		return 0;
-	if (!strchr(ctx->nccl_lib, '/')) {
+	if (!strchr(lib, '/')) {
 		gp_err("--nccl-lib '%s': as root give a path (with a '/'): a name is looked up "
 		       "by the loader, not where gpuprov can check who may change it",
-		       ctx->nccl_lib);
+		       lib);
 		return GP_EXIT_INPUT;
 	}
-	return gp_trust(ctx->nccl_lib, GP_TRUST_FILE) ? GP_EXIT_INPUT : 0;
+	return gp_trust(lib, GP_TRUST_FILE) ? GP_EXIT_INPUT : 0;
 }
 
 /*
@@ -693,7 +695,7 @@ static int with_cuda(struct vrun *v, struct gp_nvml *nv)
 		gp_nccl_allreduce(c, nccl_lib(v->ctx), nccl_sizes, 3, 20, &v->nccl);
 	else
 		snprintf(v->nccl.why, sizeof(v->nccl.why), "not run (%s)",
-			 v->ctx->quick ? "--quick" : "--no-nccl");
+			 v->ctx->opt[GP_OPT_QUICK] ? "--quick" : "--no-nccl");
 	gp_cuda_close(c);
 	nccl_judge(v);
 	return 0;
@@ -720,7 +722,7 @@ static int with_nvml(struct vrun *v)
 	return rc;
 }
 
-int gp_cmd_verify(struct gp_ctx *ctx)
+static int do_verify(struct gp_ctx *ctx)
 {
 	struct vrun v;
 	int rc;
@@ -731,7 +733,7 @@ int gp_cmd_verify(struct gp_ctx *ctx)
 	memset(&v, 0, sizeof(v));
 	v.ctx = ctx;
 	sizes(ctx, &v);
-	if (ctx->nccl_compare && nccl_wanted(ctx))
+	if (ctx->opt[GP_OPT_NCCL_COMPARE] && nccl_wanted(ctx))
 		compare_run(ctx, &v.cmp);
 	rc = with_nvml(&v);
 	gp_progress_clear();
@@ -748,3 +750,11 @@ int gp_cmd_verify(struct gp_ctx *ctx)
 	free(v.p);
 	return rc;
 }
+
+const struct gp_cmd gp_cmd_verify = {
+	.name = "verify",
+	.run = do_verify,
+	.flags = GP_NO_ARGS,
+	.opts = { GP_OPT_QUICK, GP_OPT_SIZE, GP_OPT_NO_NCCL, GP_OPT_NCCL_COMPARE, GP_OPT_NCCL_LIB },
+	.help = "in the VM: P2P, read-back, bandwidth per GPU pair, NCCL all-reduce",
+};

@@ -121,16 +121,16 @@ static int output_file(const char *path, const char *text, size_t len, mode_t mo
 /* Under --json the text goes into the one document (or -o FILE, named there). */
 static int output_json(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
 {
+	const char *output = ctx->opt[GP_OPT_OUTPUT];
 	json_object *doc;
-	int rc = ctx->output ? output_file(ctx->output, text, len, mode) : 0;
+	int rc = output ? output_file(output, text, len, mode) : 0;
 
 	if (rc)
 		return rc;
 	doc = gp_json_doc(ctx->command);
-	json_object_object_add(doc, "file",
-			       ctx->output ? json_object_new_string(ctx->output) : NULL);
+	json_object_object_add(doc, "file", output ? json_object_new_string(output) : NULL);
 	json_object_object_add(doc, "text",
-			       ctx->output ? NULL : json_object_new_string_len(text, (int)len));
+			       output ? NULL : json_object_new_string_len(text, (int)len));
 	gp_json_print(doc);
 	return 0;
 }
@@ -139,8 +139,8 @@ int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t
 {
 	if (ctx->json)
 		return output_json(ctx, text, len, mode);
-	if (ctx->output)
-		return output_file(ctx->output, text, len, mode);
+	if (ctx->opt[GP_OPT_OUTPUT])
+		return output_file(ctx->opt[GP_OPT_OUTPUT], text, len, mode);
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
 		gp_err("cannot write to standard output: %s", strerror(errno));
 		clearerr(stdout); /* said: main need not say it again */
@@ -157,7 +157,7 @@ int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t
 int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len)
 {
 	const char *t = ctx->profile->vm.template;
-	const char *slash = strrchr(ctx->profile_path, '/');
+	const char *slash = strrchr(ctx->opt[GP_OPT_PROFILE], '/');
 	char shipped[PATH_MAX];
 
 	if (!t[0])
@@ -167,8 +167,8 @@ int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len)
 		return 0;
 	}
 	if (slash)
-		snprintf(path, len, "%.*s%s", (int)(slash - ctx->profile_path + 1),
-			 ctx->profile_path, t);
+		snprintf(path, len, "%.*s%s", (int)(slash - ctx->opt[GP_OPT_PROFILE] + 1),
+			 ctx->opt[GP_OPT_PROFILE], t);
 	else
 		snprintf(path, len, "./%s", t);
 	if (!access(path, F_OK) || errno != ENOENT)
@@ -268,13 +268,13 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 	unsigned groups = GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM;
 	int rc;
 
-	if (ctx->only && gp_parse_groups(ctx->only, &groups)) {
-		gp_err("--only takes a list of vfio, bond, vm: '%s'", ctx->only);
+	if (ctx->opt[GP_OPT_ONLY] && gp_parse_groups(ctx->opt[GP_OPT_ONLY], &groups)) {
+		gp_err("--only takes a list of vfio, bond, vm: '%s'", ctx->opt[GP_OPT_ONLY]);
 		return GP_EXIT_INPUT;
 	}
-	if (ctx->accept && accept_valid(ctx->accept))
+	if (ctx->opt[GP_OPT_ACCEPT] && accept_valid(ctx->opt[GP_OPT_ACCEPT]))
 		return GP_EXIT_INPUT;
-	if (ctx->force_mgmt)
+	if (ctx->opt[GP_OPT_FORCE_MGMT])
 		groups |= GP_FORCE_MGMT;
 	memset(pl, 0, sizeof(*pl));
 	if (gp_templates_load(pl->templates))
@@ -292,7 +292,7 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 	}
 	gp_checks_run(h, ctx->profile, &pl->r);
 	gp_plan_build(h, ctx->profile, &pl->r, pl->templates, vm->xml ? vm : NULL, groups,
-		      ctx->accept, &pl->plan);
+		      ctx->opt[GP_OPT_ACCEPT], &pl->plan);
 	return 0;
 }
 

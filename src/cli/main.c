@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * gpuprov: make a KVM host ready to give its GPUs to one VM with full P2P.
- * The one command table; requirements are flags checked once, before any
- * command runs (git's model).  Only this file turns results into exit codes.
+ * The one command table; each command's descriptor (cmd.h's struct gp_cmd)
+ * says what it needs, checked once, before it runs (git's model), and which
+ * options it takes.  Only this file turns results into exit codes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,305 +21,63 @@
 #include "core/profile.h"
 #include "host/host.h"
 
-enum {
-	NEED_PROFILE = 1 << 0,	/* fails without -p */
-	USE_PROFILE = 1 << 1,	/* loads -p when given */
-	NO_ARGS = 1 << 2,	/* takes no arguments after its name */
-	TRUST_PROFILE = 1 << 3, /* acts on -p as root: only root may be able to change it */
-};
-
 /*
- * The options a command uses, beyond those every command takes (-r, --json,
- * -v, -q, -h): any other one given is an error, not silently ignored.
+ * The commands, one line each, in --help's order: C(NAME) is the descriptor
+ * gp_cmd_NAME that its cmd_*.c exports (a '-' of the command's name is '_').
  */
-enum {
-	OPT_PROFILE = 1 << 0, /* -p */
-	OPT_OUTPUT = 1 << 1,  /* -o */
-	OPT_YES = 1 << 2,     /* -y */
-	OPT_ONLY = 1 << 3,
-	OPT_FORCE_MGMT = 1 << 4,
-	OPT_LIST = 1 << 5,
-	OPT_ACCEPT = 1 << 6,
-	OPT_DIFF = 1 << 7,
-	OPT_BASELINE = 1 << 8,
-	OPT_THIS_HOST = 1 << 9,
-	OPT_QUICK = 1 << 10,
-	OPT_SIZE = 1 << 11,
-	OPT_NO_NCCL = 1 << 12,
-	OPT_NCCL_COMPARE = 1 << 13,
-	OPT_NCCL_LIB = 1 << 14,
-};
+#define COMMANDS(C)  \
+	C(scan)      \
+	C(topo)      \
+	C(check)     \
+	C(plan)      \
+	C(apply)     \
+	C(rollback)  \
+	C(bond)      \
+	C(domxml)    \
+	C(snapshot)  \
+	C(profile)   \
+	C(report)    \
+	C(nccl_topo) \
+	C(verify)    \
+	C(help)
 
-static const struct {
-	unsigned opt;
-	const char *name;
-} option_names[] = {
-	{ OPT_PROFILE, "-p" },
-	{ OPT_OUTPUT, "-o" },
-	{ OPT_YES, "--yes" },
-	{ OPT_ONLY, "--only" },
-	{ OPT_FORCE_MGMT, "--force-mgmt" },
-	{ OPT_LIST, "--list" },
-	{ OPT_DIFF, "--diff" },
-	{ OPT_ACCEPT, "--accept" },
-	{ OPT_BASELINE, "--baseline" },
-	{ OPT_THIS_HOST, "--this-host" },
-	{ OPT_QUICK, "--quick" },
-	{ OPT_SIZE, "--size" },
-	{ OPT_NO_NCCL, "--no-nccl" },
-	{ OPT_NCCL_COMPARE, "--nccl-compare" },
-	{ OPT_NCCL_LIB, "--nccl-lib" },
-};
+#define DECLARE(name) extern const struct gp_cmd gp_cmd_##name;
+#define ENTRY(name)   &gp_cmd_##name,
+COMMANDS(DECLARE)
+static const struct gp_cmd *const commands[] = { COMMANDS(ENTRY) NULL };
 
-struct gp_cmd {
-	const char *name;
-	int (*fn)(struct gp_ctx *ctx);
-	unsigned flags;
-	unsigned opts;
-	const char *args; /* what follows the name, for help COMMAND */
-	const char *help;
-};
+/* getopt_long's val of an option without a letter: past every letter */
+#define LONG_ONLY 0x100
 
-static int gp_cmd_help(struct gp_ctx *ctx);
-
-#define PLAN_OPTS   (OPT_PROFILE | OPT_ONLY | OPT_FORCE_MGMT | OPT_ACCEPT)
-#define VERIFY_OPTS (OPT_QUICK | OPT_SIZE | OPT_NO_NCCL | OPT_NCCL_COMPARE | OPT_NCCL_LIB)
-
-static const struct gp_cmd commands[] = {
-	{ "scan", gp_cmd_scan, USE_PROFILE | NO_ARGS, OPT_PROFILE, "",
-	  "GPUs, NICs, bridges, IOMMU groups, NUMA nodes, links, BARs" },
-	{ "topo", gp_cmd_topo, USE_PROFILE | NO_ARGS, OPT_PROFILE, "",
-	  "GPU/NIC path matrix (X PIX PXB PHB NODE SYS) with the slowest link" },
-	{ "check", gp_cmd_check, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_BASELINE, "",
-	  "preflight of the host against the profile" },
-	{ "plan", gp_cmd_plan, NEED_PROFILE | NO_ARGS, PLAN_OPTS | OPT_DIFF, "",
-	  "dry run: the steps apply would take, with current and target state" },
-	{ "apply", gp_cmd_apply, NEED_PROFILE | NO_ARGS | TRUST_PROFILE, PLAN_OPTS | OPT_YES, "",
-	  "carry out the plan (root, live host): --yes, --only vfio,bond,vm" },
-	{ "rollback", gp_cmd_rollback, 0, OPT_YES | OPT_LIST, " [RUN-ID]",
-	  "undo the last run left to undo: rollback [--list | RUN-ID]" },
-	{ "bond", gp_cmd_bond, USE_PROFILE, OPT_PROFILE, " [NAME]",
-	  "the bond's live state: mode, ports, aggregator IDs, partner MAC" },
-	{ "domxml", gp_cmd_domxml, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_OUTPUT, "",
-	  "the libvirt domain XML for the profile's VM (stdout or -o FILE)" },
-	{ "snapshot", gp_cmd_snapshot, 0, OPT_OUTPUT, "",
-	  "save what gpuprov reads of this host: snapshot -o FILE.tar.gz" },
-	{ "profile", gp_cmd_profile, 0, OPT_OUTPUT, " validate FILE | discover",
-	  "validate FILE | discover" },
-	{ "report", gp_cmd_report, NEED_PROFILE | NO_ARGS, OPT_PROFILE | OPT_OUTPUT, "",
-	  "the maintenance-window dossier: Markdown, or HTML (-o FILE.html)" },
-	{ "nccl-topo", gp_cmd_nccl_topo, USE_PROFILE | NO_ARGS,
-	  OPT_PROFILE | OPT_OUTPUT | OPT_THIS_HOST, "",
-	  "NCCL_TOPO_FILE for the profile's VM (--this-host: this machine)" },
-	{ "verify", gp_cmd_verify, NO_ARGS, VERIFY_OPTS, "",
-	  "in the VM: P2P, read-back, bandwidth per GPU pair, NCCL all-reduce" },
-	{ "help", gp_cmd_help, 0, 0, " [COMMAND]", "this list, or what COMMAND takes" },
-};
-
-#define NCOMMANDS (ARRAY_SIZE(commands))
-
-static void usage(FILE *f)
+/* getopt_long's array and short options, from the option table */
+static void getopt_tables(struct option *longs, char *shorts)
 {
-	size_t i;
+	const struct gp_option *o;
+	enum gp_opt id;
 
-	fprintf(f,
-		"usage: gpuprov [-p PROFILE] [-r ROOT] [--json] [-v|-q] [-y] [--only LIST]\n"
-		"               [--force-mgmt] [--accept IDS] [--list] [--diff] [--baseline DIR]\n"
-		"               [--this-host] [--quick] [--size SIZE] [--no-nccl]\n"
-		"               [--nccl-compare] [--nccl-lib PATH] [-o FILE] COMMAND [ARGS]\n\n");
-	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f,
-		"\noptions:\n"
-		"  -p, --profile FILE  the server profile (INI, see gpuprov.ini(5))\n"
-		"  -r, --root DIR      read the host under DIR (a snapshot or fixture)\n"
-		"  -o, --output FILE   where a command writes its file\n"
-		"      --json          one JSON document on stdout\n"
-		"  -y, --yes           apply, rollback: do not ask\n"
-		"      --only LIST     plan, apply: only vfio, bond, vm steps\n"
-		"      --force-mgmt    plan, apply: accept bond.mgmt (bond the management port)\n"
-		"      --accept IDS    plan, apply: go ahead despite these failed findings\n"
-		"      --list          rollback: every journaled run and its status\n"
-		"      --diff          plan: unified diffs of the files the steps write\n"
-		"      --baseline DIR  check: drift against this unpacked snapshot\n"
-		"      --this-host     nccl-topo: for this machine, at its own addresses\n"
-		"      --quick         verify: small buffers, no NCCL (under 5 s)\n"
-		"      --size SIZE     verify: bytes per peer copy (default 256MiB)\n"
-		"      --no-nccl       verify: skip the NCCL all-reduce\n"
-		"      --nccl-compare  verify: the all-reduce again with P2P off\n"
-		"      --nccl-lib PATH verify: the NCCL library (default libnccl.so.2)\n"
-		"  -v, --verbose       more messages on stderr\n"
-		"  -q, --quiet         errors only\n"
-		"  -h, --help          this text\n"
-		"  -V, --version       the version\n"
-		"\nexit: 0 ok, 1 warnings / changes pending, 2 failure / refused (nothing\n"
-		"      changed), 3 host unreadable, 4 bad input (apply not as root too),\n"
-		"      5 locked, 6 apply failed and rolled back, 7 an undo failed: the host\n"
-		"      is left changed\n");
-}
-
-static const struct gp_cmd *find_cmd(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
-
-/* The command closest to a mistyped one, NULL when none is close. */
-static const char *near_cmd(const char *name)
-{
-	const char *names[NCOMMANDS + 1];
-	size_t i;
-
-	for (i = 0; i < NCOMMANDS; i++)
-		names[i] = commands[i].name;
-	names[NCOMMANDS] = NULL;
-	return gp_closest(name, names);
-}
-
-static int unknown_cmd(const char *name)
-{
-	const char *near = near_cmd(name);
-
-	if (near)
-		gp_err("unknown command '%s': did you mean '%s'? (gpuprov help %s)", name, near,
-		       near);
-	else
-		gp_err("unknown command '%s' (gpuprov help: the commands)", name);
-	return GP_EXIT_INPUT;
-}
-
-#define HELP_COLUMNS	80
-#define SYNOPSIS_INDENT 15 /* under "usage: gpuprov " */
-#define SYNOPSIS_WORDS	24
-#define SYNOPSIS_WORD	48 /* bytes of one, "profile validate FILE | discover" */
-
-/* An option's value, as the synopsis names it. */
-static const char *option_value(unsigned opt)
-{
-	switch (opt) {
-	case OPT_OUTPUT:
-		return " FILE";
-	case OPT_ONLY:
-		return " LIST";
-	case OPT_ACCEPT:
-		return " IDS";
-	case OPT_BASELINE:
-		return " DIR";
-	case OPT_SIZE:
-		return " SIZE";
-	case OPT_NCCL_LIB:
-		return " PATH";
-	default:
-		return "";
+	*shorts++ = ':'; /* a missing value is ':', not '?' */
+	for (id = GP_OPT_NONE + 1; id < GP_OPT_COUNT; id++) {
+		o = &gp_options[id];
+		longs[id - 1] =
+			(struct option){ o->name, o->value ? required_argument : no_argument, NULL,
+					 o->letter ? o->letter : LONG_ONLY + (int)id };
+		if (o->letter)
+			shorts += sprintf(shorts, "%c%s", o->letter, o->value ? ":" : "");
 	}
+	longs[GP_OPT_COUNT - 1] = (struct option){ 0 };
 }
 
-/* c's synopsis after "gpuprov", a word at a time (a word is never broken). */
-static int synopsis(const struct gp_cmd *c, char words[][SYNOPSIS_WORD])
+/* The option getopt_long returned c for; GP_OPT_NONE: an error (':', '?'). */
+static enum gp_opt option_of(int c)
 {
-	int n = 0;
-	size_t i;
+	enum gp_opt id;
 
-	if (c->flags & NEED_PROFILE)
-		snprintf(words[n++], SYNOPSIS_WORD, "-p PROFILE");
-	else if (c->opts & OPT_PROFILE)
-		snprintf(words[n++], SYNOPSIS_WORD, "[-p PROFILE]");
-	snprintf(words[n++], SYNOPSIS_WORD, "[-r ROOT]");
-	snprintf(words[n++], SYNOPSIS_WORD, "[--json]");
-	snprintf(words[n++], SYNOPSIS_WORD, "[-v|-q]");
-	for (i = 0; i < ARRAY_SIZE(option_names); i++)
-		if ((c->opts & option_names[i].opt) && option_names[i].opt != OPT_PROFILE)
-			snprintf(words[n++], SYNOPSIS_WORD, "[%s%s]", option_names[i].name,
-				 option_value(option_names[i].opt));
-	snprintf(words[n++], SYNOPSIS_WORD, "%s%s", c->name, c->args);
-	return n;
-}
-
-/* The words from "usage: gpuprov", wrapped under it: no line over 80 columns. */
-static void print_wrapped(char words[][SYNOPSIS_WORD], int n)
-{
-	int col = printf("usage: gpuprov"), i, len;
-
-	for (i = 0; i < n; i++) {
-		len = (int)strlen(words[i]);
-		if (col + 1 + len > HELP_COLUMNS)
-			col = printf("\n%*s", SYNOPSIS_INDENT - 1, "") - 1;
-		col += printf(" %s", words[i]);
-	}
-	putchar('\n');
-}
-
-/* help --json: each command (or the one asked) with its synopsis and options. */
-static void help_json(const struct gp_cmd *only)
-{
-	json_object *doc = gp_json_doc("help"), *arr = json_object_new_array();
-	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD], line[SYNOPSIS_WORDS * SYNOPSIS_WORD];
-	size_t i, k;
-	int n, w;
-
-	for (i = 0; i < NCOMMANDS; i++) {
-		const struct gp_cmd *c = &commands[i];
-		json_object *o, *opts;
-
-		if (only && only != c)
-			continue;
-		opts = json_object_new_array();
-		n = synopsis(c, words);
-		for (w = 0, line[0] = '\0'; w < n; w++)
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s",
-				 w ? " " : "", words[w]);
-		for (k = 0; k < ARRAY_SIZE(option_names); k++)
-			if (c->opts & option_names[k].opt)
-				json_object_array_add(opts,
-						      json_object_new_string(option_names[k].name));
-		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(c->name));
-		json_object_object_add(o, "synopsis", json_object_new_string(line));
-		json_object_object_add(o, "summary", json_object_new_string(c->help));
-		json_object_object_add(o, "options", opts);
-		json_object_array_add(arr, o);
-	}
-	json_object_object_add(doc, "commands", arr);
-	gp_json_print(doc);
-}
-
-/* One command's synopsis and line; under --json, its entry of help --json. */
-static int command_help(const struct gp_cmd *c, bool json)
-{
-	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD];
-
-	if (json) {
-		help_json(c);
-		return GP_EXIT_OK;
-	}
-	print_wrapped(words, synopsis(c, words));
-	printf("\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->help);
-	return GP_EXIT_OK;
-}
-
-/* gpuprov help [COMMAND]: the whole list, or one command's line and options. */
-static int gp_cmd_help(struct gp_ctx *ctx)
-{
-	const struct gp_cmd *c;
-
-	if (!ctx->argc && ctx->json) {
-		help_json(NULL);
-		return GP_EXIT_OK;
-	}
-	if (!ctx->argc) {
-		usage(stdout);
-		return GP_EXIT_OK;
-	}
-	if (ctx->argc > 1) {
-		gp_err("usage: gpuprov help [COMMAND]");
-		return GP_EXIT_INPUT;
-	}
-	c = find_cmd(ctx->argv[0]);
-	return c ? command_help(c, ctx->json) : unknown_cmd(ctx->argv[0]);
+	if (c > LONG_ONLY && c < LONG_ONLY + GP_OPT_COUNT)
+		return (enum gp_opt)(c - LONG_ONLY);
+	for (id = GP_OPT_NONE + 1; id < GP_OPT_COUNT; id++)
+		if (gp_options[id].letter && gp_options[id].letter == c)
+			return id;
+	return GP_OPT_NONE;
 }
 
 /*
@@ -327,27 +86,22 @@ static int gp_cmd_help(struct gp_ctx *ctx)
  */
 static int help_asked(const struct gp_ctx *ctx, int argc, char **argv)
 {
-	const struct gp_cmd *c = optind < argc ? find_cmd(argv[optind]) : NULL;
+	const struct gp_cmd *c = optind < argc ? gp_cmd_find(commands, argv[optind]) : NULL;
 
-	if (c)
-		return command_help(c, ctx->json);
-	if (ctx->json)
-		help_json(NULL);
-	else
-		usage(stdout);
-	return GP_EXIT_OK;
+	return gp_help(commands, c, ctx->json);
 }
 
-/* An option given that the command does not use: said, exit 4, never ignored. */
-static int unused_option(const struct gp_cmd *c, unsigned given)
+/* An option given that the command does not take: said, exit 4, never ignored. */
+static int unused_option(const struct gp_ctx *ctx, const struct gp_cmd *c)
 {
-	size_t i;
+	char name[GP_OPT_NAME];
+	enum gp_opt id;
 
-	for (i = 0; i < ARRAY_SIZE(option_names); i++) {
-		if (!(given & option_names[i].opt) || (c->opts & option_names[i].opt))
+	for (id = GP_OPT_NONE + 1; id < GP_OPT_COUNT; id++) {
+		if (!ctx->opt[id] || gp_cmd_takes(c, id))
 			continue;
 		gp_err("'%s' does not use %s (gpuprov help %s: what it takes)", c->name,
-		       option_names[i].name, c->name);
+		       gp_opt_name(id, name, sizeof(name)), c->name);
 		return GP_EXIT_INPUT;
 	}
 	return 0;
@@ -357,10 +111,10 @@ static int unused_option(const struct gp_cmd *c, unsigned given)
 static void unknown_option(const char *arg, const struct option *opts)
 {
 	char name[64];
-	const char *names[24], *near;
+	const char *names[GP_OPT_COUNT], *near;
 	size_t i;
 
-	for (i = 0; opts[i].name && i < 23; i++)
+	for (i = 0; opts[i].name; i++)
 		names[i] = opts[i].name;
 	names[i] = NULL;
 	snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
@@ -372,11 +126,63 @@ static void unknown_option(const char *arg, const struct option *opts)
 		gp_err("unknown option '%s' (see gpuprov --help)", arg);
 }
 
+/* --size: checked as getopt meets it, the first error said. */
+static int size_value(const char *arg, uint64_t *size)
+{
+	if (!gp_parse_size(arg, size) && *size >= 4096 && *size <= (64ull << 30))
+		return 0;
+	gp_err("--size '%s': a size from 4KiB to 64GiB, e.g. 256MiB", arg);
+	return GP_EXIT_INPUT;
+}
+
+/*
+ * An option getopt_long met (c): those every command takes act here; any
+ * other is kept in ctx->opt[] for the command, whose descriptor says whether
+ * it takes it (unused_option).  0, or an exit status.
+ */
+static int take_option(struct gp_ctx *ctx, int c, char **argv, const struct option *longs,
+		       bool *help)
+{
+	enum gp_opt id = option_of(c);
+
+	switch (id) {
+	case GP_OPT_NONE:
+		if (c == ':')
+			gp_err("option '%s' needs a value (see gpuprov --help)", argv[optind - 1]);
+		else
+			unknown_option(argv[optind - 1], longs);
+		return GP_EXIT_INPUT;
+	case GP_OPT_ROOT:
+		ctx->root = optarg;
+		return 0;
+	case GP_OPT_JSON:
+		ctx->json = true;
+		return 0;
+	case GP_OPT_VERBOSE:
+		gp_verbosity = 2;
+		return 0;
+	case GP_OPT_QUIET:
+		gp_verbosity = 0;
+		return 0;
+	case GP_OPT_HELP:
+		*help = true;
+		return 0;
+	case GP_OPT_SIZE:
+		if (size_value(optarg, &ctx->size))
+			return GP_EXIT_INPUT;
+		break;
+	default:
+		break;
+	}
+	ctx->opt[id] = gp_options[id].value ? optarg : "";
+	return 0;
+}
+
 /* --json promises one document on stdout, errors included. */
 static void json_error(const char *command, int rc)
 {
 	json_object *doc = gp_json_doc(command);
-	char why[SYNOPSIS_WORD];
+	char why[32];
 
 	snprintf(why, sizeof(why), "exit status %d", rc);
 	json_object_object_add(doc, "error",
@@ -427,8 +233,8 @@ static const char *command_named(int argc, char **argv)
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (find_cmd(argv[i]))
-			return find_cmd(argv[i])->name;
+		if (gp_cmd_find(commands, argv[i]))
+			return gp_cmd_find(commands, argv[i])->name;
 	return "gpuprov";
 }
 
@@ -442,176 +248,82 @@ static int version(bool json)
 	return GP_EXIT_OK;
 }
 
+/*
+ * What cmd needs before it runs (its descriptor's flags), in order; 0, or an
+ * exit status.  profile: where -p's is loaded.
+ */
+static int ready(struct gp_ctx *ctx, const struct gp_cmd *cmd, struct gp_profile *profile)
+{
+	const char *path = ctx->opt[GP_OPT_PROFILE], *output = ctx->opt[GP_OPT_OUTPUT];
+
+	if (unused_option(ctx, cmd))
+		return GP_EXIT_INPUT;
+	if ((cmd->flags & GP_NEED_PROFILE) && !path) {
+		gp_err("'%s' needs a profile: -p FILE", cmd->name);
+		return GP_EXIT_INPUT;
+	}
+	/* before a byte of it is read: parsing is acting on it too */
+	if ((cmd->flags & GP_TRUST_PROFILE) && path && gp_trust(path, GP_TRUST_FILE))
+		return GP_EXIT_INPUT;
+	/*
+	 * root writes -o's file: a directory on its way that another user can
+	 * change could be swapped for a link, and root's file land elsewhere
+	 */
+	if (output && !geteuid() && gp_trust_parent(output))
+		return GP_EXIT_INPUT;
+	if ((cmd->flags & (GP_NEED_PROFILE | GP_USE_PROFILE)) && path) {
+		if (gp_profile_load(path, profile)) {
+			gp_err("%s", gp_profile_error(profile));
+			return GP_EXIT_INPUT;
+		}
+		ctx->profile = profile;
+	}
+	if ((cmd->flags & GP_NO_ARGS) && ctx->argc) {
+		gp_err("'%s' takes no arguments", cmd->name);
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "force-mgmt", no_argument, NULL, 'F' },
-		{ "accept", required_argument, NULL, 'A' },
-		{ "list", no_argument, NULL, 'L' },
-		{ "diff", no_argument, NULL, 'D' },
-		{ "baseline", required_argument, NULL, 'B' },
-		{ "this-host", no_argument, NULL, 'T' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "size", required_argument, NULL, 'S' },
-		{ "no-nccl", no_argument, NULL, 'N' },
-		{ "nccl-compare", no_argument, NULL, 'C' },
-		{ "nccl-lib", required_argument, NULL, 'X' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct gp_ctx ctx = { .root = "/" };
+	struct option longs[GP_OPT_COUNT];
+	char shorts[2 * GP_OPT_COUNT + 2];
+	struct gp_ctx ctx = { .root = "/", .commands = commands };
 	struct gp_profile profile;
 	const struct gp_cmd *cmd;
-	unsigned given = 0; /* OPT_* seen */
 	bool help = false;
-	int c;
+	int c, rc;
 
 	gp_term_streams(); /* nothing from a host or a profile reaches a terminal raw */
 	ctx.json = json_asked(argc, argv);
 	ctx.command = command_named(argc, argv);
+	getopt_tables(longs, shorts);
 	opterr = 0; /* our own message, without the binary's path */
-	while ((c = getopt_long(argc, argv, ":p:r:o:yvqhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			ctx.profile_path = optarg;
-			given |= OPT_PROFILE;
-			break;
-		case 'r':
-			ctx.root = optarg;
-			break;
-		case 'o':
-			ctx.output = optarg;
-			given |= OPT_OUTPUT;
-			break;
-		case 'j':
-			ctx.json = true;
-			break;
-		case 'y':
-			ctx.yes = true;
-			given |= OPT_YES;
-			break;
-		case 'O':
-			ctx.only = optarg;
-			given |= OPT_ONLY;
-			break;
-		case 'F':
-			ctx.force_mgmt = true;
-			given |= OPT_FORCE_MGMT;
-			break;
-		case 'A':
-			ctx.accept = optarg;
-			given |= OPT_ACCEPT;
-			break;
-		case 'L':
-			ctx.list = true;
-			given |= OPT_LIST;
-			break;
-		case 'D':
-			ctx.diff = true;
-			given |= OPT_DIFF;
-			break;
-		case 'B':
-			ctx.baseline = optarg;
-			given |= OPT_BASELINE;
-			break;
-		case 'T':
-			ctx.this_host = true;
-			given |= OPT_THIS_HOST;
-			break;
-		case 'Q':
-			ctx.quick = true;
-			given |= OPT_QUICK;
-			break;
-		case 'S':
-			if (gp_parse_size(optarg, &ctx.size) || ctx.size < 4096 ||
-			    ctx.size > (64ull << 30)) {
-				gp_err("--size '%s': a size from 4KiB to 64GiB, e.g. 256MiB",
-				       optarg);
-				return finish(&ctx, ctx.command, GP_EXIT_INPUT);
-			}
-			given |= OPT_SIZE;
-			break;
-		case 'N':
-			ctx.no_nccl = true;
-			given |= OPT_NO_NCCL;
-			break;
-		case 'C':
-			ctx.nccl_compare = true;
-			given |= OPT_NCCL_COMPARE;
-			break;
-		case 'X':
-			ctx.nccl_lib = optarg;
-			given |= OPT_NCCL_LIB;
-			break;
-		case 'v':
-			gp_verbosity = 2;
-			break;
-		case 'q':
-			gp_verbosity = 0;
-			break;
-		case 'h':
-			help = true;
-			break;
-		case 'V':
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (option_of(c) == GP_OPT_VERSION)
 			return finish(&ctx, "version", version(ctx.json));
-		case ':':
-			gp_err("option '%s' needs a value (see gpuprov --help)", argv[optind - 1]);
+		if (take_option(&ctx, c, argv, longs, &help))
 			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
-		default:
-			unknown_option(argv[optind - 1], opts);
-			return finish(&ctx, ctx.command, GP_EXIT_INPUT);
-		}
 	}
 	gp_progress_setup(ctx.json, gp_verbosity);
 	if (help)
 		return finish(&ctx, "help", help_asked(&ctx, argc, argv));
 	if (optind >= argc) {
-		usage(stderr);
+		gp_usage(stderr, commands);
 		if (ctx.json) /* the document's error; the usage said it already */
 			gp_err("no command (see gpuprov --help)");
 		return finish(&ctx, ctx.command, GP_EXIT_INPUT);
 	}
-	cmd = find_cmd(argv[optind]);
+	cmd = gp_cmd_find(commands, argv[optind]);
 	if (!cmd)
-		return finish(&ctx, argv[optind], unknown_cmd(argv[optind]));
-	if (unused_option(cmd, given))
-		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
-	if ((cmd->flags & NEED_PROFILE) && !ctx.profile_path) {
-		gp_err("'%s' needs a profile: -p FILE", cmd->name);
-		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
-	}
-	/* before a byte of it is read: parsing is acting on it too */
-	if ((cmd->flags & TRUST_PROFILE) && ctx.profile_path &&
-	    gp_trust(ctx.profile_path, GP_TRUST_FILE))
-		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
-	/*
-	 * root writes -o's file: a directory on its way that another user can
-	 * change could be swapped for a link, and root's file land elsewhere
-	 */
-	if (ctx.output && !geteuid() && gp_trust_parent(ctx.output))
-		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
-	if ((cmd->flags & (NEED_PROFILE | USE_PROFILE)) && ctx.profile_path) {
-		if (gp_profile_load(ctx.profile_path, &profile)) {
-			gp_err("%s", gp_profile_error(&profile));
-			return finish(&ctx, cmd->name, GP_EXIT_INPUT);
-		}
-		ctx.profile = &profile;
-	}
-	ctx.command = cmd->name;
+		return finish(&ctx, argv[optind], gp_cmd_unknown(commands, argv[optind]));
 	ctx.argc = argc - optind - 1;
 	ctx.argv = argv + optind + 1;
-	if ((cmd->flags & NO_ARGS) && ctx.argc) {
-		gp_err("'%s' takes no arguments", cmd->name);
-		return finish(&ctx, cmd->name, GP_EXIT_INPUT);
+	rc = ready(&ctx, cmd, &profile);
+	if (!rc) {
+		ctx.command = cmd->name;
+		rc = cmd->run(&ctx);
 	}
-	return finish(&ctx, cmd->name, cmd->fn(&ctx));
+	return finish(&ctx, cmd->name, rc);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The bash completion (completion/gpuprov.bash) as bash-completion loads it:
 # `complete -p`, then COMP_WORDS cases: commands and options (every one the
-# command table and getopt's table in src/cli/main.c have), --only values,
+# command table and the option table have: src/cli/main.c, src/cli/cmd.h),
+# --only values,
 # profile files, directories for -r, run IDs for rollback (from a journal
 # directory), bond names for bond (sysfs, in a mount namespace of its own).
 set -eu
@@ -33,14 +34,15 @@ want() { # want EXPECTED WORD...
 	[ "$got" = "$exp" ] || fail "gpuprov ${*:2}<TAB>: '$got', want '$exp'"
 }
 
-cmds=$(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' "$top/src/cli/main.c" | sort | tr '\n' ' ' | sed 's/ $//')
+. "$top/tests/cli/lib.sh"
+cmds=$(gp_commands | sort | tr '\n' ' ' | sed 's/ $//')
 [ -n "$cmds" ] || fail "no command table in src/cli/main.c"
 want "$cmds" gpuprov ""
 want "rollback" gpuprov ro
 want "check" gpuprov -p x.ini ch
 want "check" gpuprov --json -r /tmp ch
 got=$(comp gpuprov --)
-for o in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' "$top/src/cli/main.c"); do
+for o in $(gp_options); do
 	case " $got " in *" --$o "*) ;; *) fail "--<TAB> misses --$o: $got" ;; esac
 done
 want "--json" gpuprov --js

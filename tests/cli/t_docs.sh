@@ -3,6 +3,8 @@
 # status and profile key the code has, each in its own section (a finding
 # listed under FILES renders as a file), and mandoc finds nothing wrong.
 set -eu
+. tests/cli/lib.sh
+gp_tables_read
 missing=""
 
 # Lines of a man page prefixed with their section: "SECTION|SUBSECTION|line".
@@ -36,10 +38,10 @@ for e in $(sed -n 's/^	\(GP_F_[A-Z0-9_]*\),$/\1/p' src/core/findings.h); do
 		missing="$missing unreported:$e"
 done
 if grep -n 'gp_report_add([^,]*, *"' src/*/*.c; then missing="$missing id-as-string"; fi
-for cmd in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
+for cmd in $(gp_commands); do
 	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done
-for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do
+for opt in $(gp_options); do
 	grep -q "^OPTIONS||\\.It .*Fl -$opt\\( \\|\$\\)" "/tmp/gp-docs.$$.8" || missing="$missing option:--$opt"
 done
 for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2 | sort -u); do
@@ -72,10 +74,10 @@ done
 for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2); do
 	listed "$kind" || missing="$missing step:$kind"
 done
-for cmd in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
+for cmd in $(gp_commands); do
 	listed "$cmd" || missing="$missing command:$cmd"
 done
-for opt in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do
+for opt in $(gp_options); do
 	grep -qF -e "\`--$opt\`" -e "/\`--$opt\`" "$C" || missing="$missing option:--$opt"
 done
 for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/shared/exit.h); do

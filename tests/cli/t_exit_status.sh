@@ -8,6 +8,8 @@
 #  - every status an entry lists is reached by a case or a trigger, or by the
 #    test named in ELSEWHERE (the lab, GPUs, a bond, apply's outcomes).
 set -eu
+. tests/cli/lib.sh
+gp_tables_read
 G=$(pwd)/build/test/gpuprov
 H=build/hosts/r5350-ready
 P=profiles/h3c-r5350-g6.ini
@@ -23,7 +25,8 @@ awk '/^\.Sh /{sh=substr($0,5)} /^\.Ss /{ss=substr($0,5)}
 	/^\.Sy [0-9]$/ { for (i = 1; i <= n; i++) print names[i], $2 }' man/gpuprov.8 |
 	sort -u >"$d/doc"
 [ -s "$d/doc" ] || fail "no EXIT STATUS, By command in man/gpuprov.8"
-cmds=$(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c)
+cmds=$(gp_commands)
+valued=" $(gp_valued_options | tr '\n' ' ')"
 for c in $cmds --help --version; do
 	grep -q -e "^$c " "$d/doc" || fail "EXIT STATUS, By command: no entry for $c"
 done
@@ -34,8 +37,8 @@ command_of() {
 	skip=0
 	for w in "$@"; do
 		[ $skip = 1 ] && { skip=0; continue; }
+		case "$valued" in *" $w "*) skip=1; continue ;; esac
 		case "$w" in
-		-p | -r | -o | --profile | --root | --output | --only | --accept | --baseline | --size | --nccl-lib) skip=1 ;;
 		-*) ;;
 		*) echo "$w"; return ;;
 		esac

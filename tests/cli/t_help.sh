@@ -4,6 +4,7 @@
 # COMMAND --help is that command's synopsis, which names every option the
 # command takes (the table's opts, as "does not use" refusals know them).
 set -eu
+. tests/cli/lib.sh
 G=build/test/gpuprov
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
@@ -14,8 +15,12 @@ wide() { # FILE WHAT: no line over 80 columns
 }
 $G --help >"$d/all"
 wide "$d/all" "gpuprov --help"
-cmds=$(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c)
+cmds=$(gp_commands)
 [ -n "$cmds" ] || fail "no command table in src/cli/main.c"
+# every descriptor a cmd_*.c exports is a line of the table
+for c in $(sed -n 's/^const struct gp_cmd gp_cmd_\([a-z_]*\) = {$/\1/p' src/cli/cmd_*.c | tr _ -); do
+	echo "$cmds" | grep -qx -e "$c" || fail "gp_cmd_$c is in no line of main.c's COMMANDS"
+done
 for c in $cmds; do
 	grep -q "^  $c " "$d/all" || fail "--help does not list $c"
 	$G help "$c" >"$d/$c"
@@ -39,7 +44,7 @@ for w in text.replace("[", " ").replace("]", " ").split():
 ' "$d/$c" || fail "help $c: its options differ from the command table's"
 done
 # every option of the table is in --help's synopsis and in the man page's
-for o in $(sed -n 's/^		{ "\([a-z-]*\)", [a-z_]*_argument,.*/\1/p' src/cli/main.c); do
+for o in $(gp_options); do
 	case "$o" in help | version | profile | root | output | yes | verbose | quiet) continue ;; esac
 	sed '/^$/q' "$d/all" | grep -q -e "\[--$o[] ]" || fail "--help's synopsis lacks --$o"
 	sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' man/gpuprov.8 | grep -q "^\.Op Fl -$o\( \|$\)" ||

@@ -3,6 +3,8 @@
 # "version" and "command", whatever the outcome: usage errors, bad profiles, an unreadable
 # host, refusals, a missing bond, and commands whose plain output is not JSON.
 set -u
+. tests/cli/lib.sh
+gp_tables_read
 G=$(pwd)/build/test/gpuprov
 H=build/hosts/r5350-ready
 P=profiles/h3c-r5350-g6.ini
@@ -82,7 +84,7 @@ unset GPUPROV_STATE_DIR GPUPROV_RUN_DIR
 # bond and verify answer with their document only on a host with a bond (the
 # lab: tests/lab/scenarios/r5350.sh, bond --json) or with GPUs; here, their
 # errors are documents (above)
-for c in $(sed -n 's/^	{ "\([a-z-]*\)", gp_cmd_.*/\1/p' src/cli/main.c); do
+for c in $(gp_commands); do
 	case "$c" in bond | verify) continue ;; esac
 	grep -qx "$c" "/tmp/gp-json.$$.done" ||
 		{ echo "$c --json: no document of its own tested here"; bad=1; }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # README's runbook (issue 20, item 5) covers a real host from install to
-# recovery, in order, and every gpuprov option it uses exists (main.c).
+# recovery, in order, and every gpuprov option it uses exists (cmd.h's table).
 set -eu
+. tests/cli/lib.sh
 fail() { echo "$*"; exit 1; }
 rb=$(sed -n '/^## Runbook/,/^## /p' README.md)
 [ -n "$rb" ] || fail "README.md has no runbook"
@@ -18,6 +19,6 @@ for word in "Proxmox" "More than two GPUs" "Debian"; do
 	printf '%s\n' "$rb" | grep -q -F "$word" || fail "the runbook does not say: $word"
 done
 for opt in $(printf '%s\n' "$rb" | grep -o -- ' --[a-z-]*' | sort -u); do
-	grep -q "{ \"${opt#--}\"," src/cli/main.c || fail "the runbook uses an option gpuprov lacks: $opt"
+	gp_options | grep -qx -e "${opt#--}" || fail "the runbook uses an option gpuprov lacks: $opt"
 done
 exit 0
