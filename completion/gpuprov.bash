@@ -5,15 +5,22 @@
 # text, so that a new command or option completes without editing this file.
 # Run IDs come from `gpuprov rollback --list`, bond names from sysfs.
 
-# The words of `gpuprov --help`: commands (before "options:") or options.
+# The words of `gpuprov --help`: commands (before "options:"), options, or
+# the options that take a value (an option's line names it: "--only LIST").
 _gpuprov_help()
 {
     "$1" --help 2>/dev/null | awk -v want="$2" '
         /^options:/ { opts = 1; next }
+        /^$/ { if (opts) exit }
         want == "commands" && !opts && /^  [a-z][a-z0-9-]* / { print $1 }
         want == "options" {
             for (i = 1; i <= NF; i++)
                 if ($i ~ /^--?[a-zA-Z][a-z-]*,?$/) { sub(/,$/, "", $i); print $i }
+        }
+        want == "valued" && opts {
+            short = ($1 ~ /^-[a-zA-Z],$/) ? substr($1, 1, 2) : ""
+            long = short == "" ? 1 : 2
+            if ($(long + 1) ~ /^[A-Z]+$/) { if (short != "") print short; print $long }
         }' | sort -u
 }
 
@@ -51,11 +58,11 @@ _gpuprov()
     local cur prev words cword
     _init_completion || return
 
-    local bin=${words[0]} cmd="" i
+    local bin=${words[0]} cmd="" i valued
+    valued=" $(_gpuprov_help "$bin" valued | tr '\n' ' ')"
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            -p | --profile | -r | --root | -o | --output | --only | --accept) ((i++)) ;;
-            -*) ;;
+            -*) [[ $valued == *" ${words[i]} "* ]] && ((i++)) ;;
             *) cmd=${words[i]}; break ;;
         esac
     done

@@ -2,7 +2,7 @@
 # The bash completion (completion/gpuprov.bash) as bash-completion loads it:
 # `complete -p`, then COMP_WORDS cases: commands and options (every one the
 # command table and the option table have: src/cli/main.c, src/cli/cmd.h),
-# --only values,
+# the command after options that take a value, --only values,
 # profile files, directories for -r, run IDs for rollback (from a journal
 # directory), bond names for bond (sysfs, in a mount namespace of its own).
 set -eu
@@ -41,6 +41,9 @@ want "$cmds" gpuprov ""
 want "rollback" gpuprov ro
 want "check" gpuprov -p x.ini ch
 want "check" gpuprov --json -r /tmp ch
+# every option that takes a value (--help's list names it) has it skipped
+want "check" gpuprov --baseline /tmp ch
+want "verify" gpuprov --size 1GiB --nccl-lib /x ver
 got=$(comp gpuprov --)
 for o in $(gp_options); do
 	case " $got " in *" --$o "*) ;; *) fail "--<TAB> misses --$o: $got" ;; esac
