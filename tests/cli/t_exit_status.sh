@@ -92,7 +92,8 @@ trig 4 rollback rollback no-such-run --yes
 trig 3 domxml -r build/hosts/nonexistent -p "$P" domxml
 trig 0 snapshot -r "$H" -o "$d/s.tgz" snapshot
 trig 3 snapshot -r "$d/empty" -o "$d/s.tgz" snapshot
-trig 4 snapshot -r "$H" -o "$d/no/such/dir/s.tgz" snapshot
+: >"$d/afile" # a file where -o needs a directory (a missing one is made)
+trig 4 snapshot -r "$H" -o "$d/afile/s.tgz" snapshot
 trig 3 profile -r build/hosts/nonexistent profile discover
 trig 0 report -r build/hosts/vfio-applied -p tests/cli/profiles/bind.ini report
 trig 1 report -r "$H" -p "$P" report
