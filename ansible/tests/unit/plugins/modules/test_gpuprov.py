@@ -188,32 +188,22 @@ def test_facts_timeout(run, tmp_path):
     assert failed and r['exit_status'] == gp.EXIT_TIMEOUT
 
 
-def test_apply_stopped_at_the_timeout_may_have_changed_the_host(run, tmp_path):
+@pytest.mark.parametrize('hang', [
+    'exec sleep 60',  # stopped by TERM at the timeout
+    'trap "" TERM; sleep 60',  # ignores TERM (a kernel wait): KILLed 10 s later
+])
+def test_apply_stopped_at_the_timeout_may_have_changed_the_host(run, tmp_path, hang):
     # the plan has a step; apply hangs: stopped, it leaves an interrupted run
     script = ('case "$*" in\n'
-              '*apply*) exec sleep 60 ;;\n'
+              '*apply*) %s ;;\n'
               '*plan*) echo \'{"command": "plan", "steps": [{"kind": "module.load"}]}\';'
               ' exit 1 ;;\n'
               '*) echo \'{"findings": []}\' ;;\n'
-              'esac\n')
-    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': 'applied',
-                              'binary': stub(tmp_path, script), 'timeout': 1})
-    assert failed and r['changed'] and r['exit_status'] == gp.EXIT_TIMEOUT
-    assert 'apply' in r['msg'] and 'did not finish' in r['msg']
-
-
-def test_apply_killed_after_the_timeout_may_have_changed_the_host(run, tmp_path):
-    # apply ignores TERM (a kernel wait): timeout(1) KILLs it 10 s later
-    script = ('case "$*" in\n'
-              '*apply*) trap "" TERM; sleep 60 ;;\n'
-              '*plan*) echo \'{"command": "plan", "steps": [{"kind": "module.load"}]}\';'
-              ' exit 1 ;;\n'
-              '*) echo \'{"findings": []}\' ;;\n'
-              'esac\n')
+              'esac\n') % hang
     failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': 'applied',
                               'binary': stub(tmp_path, script), 'timeout': 1})
     assert failed and r['changed'] and r['exit_status'] == gp.EXIT_TIMEOUT, r
-    assert 'did not finish within 1 s' in r['msg']
+    assert 'apply' in r['msg'] and 'did not finish within 1 s' in r['msg']
 
 
 @pytest.mark.parametrize('state,out', [
