@@ -35,6 +35,7 @@
 	  "plan, apply: accept bond.mgmt (bond the management port)")                           \
 	O(ACCEPT, 0, "accept", "IDS", "plan, apply: go ahead despite these failed findings")    \
 	O(LIST, 0, "list", NULL, "rollback: every journaled run and its status")                \
+	O(FORCE, 0, "force", NULL, "profile discover: replace -o FILE, keeping FILE.bak")       \
 	O(DIFF, 0, "diff", NULL, "plan: unified diffs of the files the steps write")            \
 	O(BASELINE, 0, "baseline", "DIR", "check: drift against this unpacked snapshot")        \
 	O(THIS_HOST, 0, "this-host", NULL, "nccl-topo: for this machine, at its own addresses") \
@@ -138,6 +139,8 @@ int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h);
 
 /* Writes a command's document to -o FILE (with mode) or stdout; exit status on failure. */
 int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode);
+/* The same, refusing to replace an existing -o FILE unless --force (then kept as FILE.bak). */
+int gp_ctx_output_new(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode);
 
 /* Loads the host under ctx->root; exit status on failure, 0 on success. */
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h);

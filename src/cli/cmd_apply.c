@@ -283,7 +283,13 @@ static void porcelain_run(const struct gp_run *r, const char *status, bool next)
 	       next ? "next" : "-");
 }
 
-/* rollback --list: every run, oldest first, and which one rollback takes next. */
+/*
+ * rollback --list: every run, oldest first, and which one rollback takes next.
+ * It only reads: no lock (a completion or the prerm never waits on a running
+ * apply: journals are replaced whole, never written in place), no root where
+ * the journals are readable.  The journals are this host's: -r names a tree
+ * to read, which has none of gpuprov's runs.
+ */
 static int list_runs(const struct gp_ctx *ctx)
 {
 	json_object *doc, *arr;
@@ -291,17 +297,28 @@ static int list_runs(const struct gp_ctx *ctx)
 	struct gp_run *runs;
 	char why[256] = "";
 	size_t n, i;
-	int rc = gp_journal_runs(&runs, &n, why, sizeof(why));
+	int rc;
 
+	if (strcmp(ctx->root, "/")) {
+		gp_err("rollback --list lists this host's runs (in '%s'): -r does not apply to it",
+		       gp_journal_dir());
+		return GP_EXIT_INPUT;
+	}
+	rc = gp_journal_runs(&runs, &n, why, sizeof(why));
 	if (rc) {
-		gp_err("cannot read the journals in '%s': %s", gp_journal_dir(),
-		       why[0] ? why : strerror(-rc));
+		gp_err("cannot read the journals in '%s': %s%s", gp_journal_dir(),
+		       why[0] ? why : strerror(-rc),
+		       rc == -EACCES && geteuid() ? " (they are root's: sudo gpuprov rollback --list)"
+						  : "");
 		return GP_EXIT_INPUT;
 	}
 	next = gp_run_next(runs, n);
 	doc = gp_json_doc("rollback");
 	arr = json_object_new_array();
-	if (!ctx->json && gp_verbosity > 0)
+	if (!ctx->json && gp_verbosity > 0 && !n)
+		printf("no runs: nothing gpuprov applied is journaled in '%s'\n",
+		       gp_tv(gp_journal_dir()));
+	else if (!ctx->json && gp_verbosity > 0)
 		printf("%-4s %-28s %-16s %-7s %s\n", "SEQ", "RUN", "STATUS", "UNDO", "PROFILE");
 	for (i = 0; i < n; i++) {
 		const struct gp_run *r = &runs[i];
@@ -385,14 +402,14 @@ static int do_rollback(struct gp_ctx *ctx)
 		gp_err("usage: gpuprov rollback [--list | RUN-ID]");
 		return GP_EXIT_INPUT;
 	}
+	if (ctx->opt[GP_OPT_LIST])
+		return list_runs(ctx);
 	rc = requirements(ctx, "rollback");
 	if (rc)
 		return rc;
 	rc = gp_lock_take(10);
 	if (rc)
 		return rc == -EWOULDBLOCK ? GP_EXIT_LOCKED : GP_EXIT_HOST;
-	if (ctx->opt[GP_OPT_LIST])
-		return list_runs(ctx);
 	if (ctx->argc)
 		gp_strlcpy(run_id, ctx->argv[0], sizeof(run_id));
 	else if ((rc = pick_run(ctx, run_id, sizeof(run_id))))

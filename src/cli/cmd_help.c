@@ -71,7 +71,10 @@ int gp_cmd_unknown(const struct gp_cmd *const *cmds, const char *name)
 {
 	const char *near = near_cmd(cmds, name);
 
-	if (near)
+	/* "gpuprov version": an option, not a command (the closest command is verify) */
+	if (!strcmp(name, gp_options[GP_OPT_VERSION].name))
+		gp_err("unknown command '%s': did you mean 'gpuprov --%s'?", name, name);
+	else if (near)
 		gp_err("unknown command '%s': did you mean '%s'? (gpuprov help %s)", name, near,
 		       near);
 	else

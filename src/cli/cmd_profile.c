@@ -274,7 +274,7 @@ static int discover(struct gp_ctx *ctx)
 	discover_bond(f, &h);
 	fclose(f);
 	gp_host_release(&h);
-	rc = gp_ctx_output(ctx, text, len, 0644);
+	rc = gp_ctx_output_new(ctx, text, len, 0644);
 	free(text);
 	return rc;
 }
@@ -292,7 +292,7 @@ static int do_profile(struct gp_ctx *ctx)
 const struct gp_cmd gp_cmd_profile = {
 	.name = "profile",
 	.run = do_profile,
-	.opts = { GP_OPT_OUTPUT },
+	.opts = { GP_OPT_OUTPUT, GP_OPT_FORCE },
 	.args = "validate FILE | discover",
 	.help = "validate FILE | discover",
 };

@@ -98,7 +98,37 @@ static int output_node(int dfd, const char *path, const char *base, const char *
  * A command's document to -o FILE through the one writer (its directory
  * walked and made there, see gp_write_dir_open), with mode.
  */
-static int output_file(const char *path, const char *text, size_t len, mode_t mode)
+enum keep { KEEP_NONE, KEEP_REFUSE, KEEP_BACKUP };
+
+/*
+ * A file someone may have edited (a profile): refused, or with --force moved
+ * to NAME.bak first (a rename: the old file's bytes, owner and mode as they
+ * were; a link is moved, never followed).  1: nothing there, go on.
+ */
+static int output_kept(int dfd, const char *path, const char *base, enum keep keep)
+{
+	char bak[NAME_MAX + 8];
+	struct stat st;
+
+	if (keep == KEEP_NONE || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
+		return 1;
+	if (keep == KEEP_REFUSE) {
+		gp_err("'%s' exists: not replaced (add --force to replace it; the old one is "
+		       "kept as '%s.bak')",
+		       path, path);
+		return -EEXIST;
+	}
+	snprintf(bak, sizeof(bak), "%s.bak", base);
+	if (renameat(dfd, base, dfd, bak)) {
+		gp_err("cannot keep '%s' as '%s.bak': %s", path, path, strerror(errno));
+		return -errno;
+	}
+	gp_info("kept the previous '%s' as '%s.bak'", path, path);
+	return 1;
+}
+
+static int output_file(const char *path, const char *text, size_t len, mode_t mode,
+		       enum keep keep)
 {
 	struct gp_file_attrs a = { .mode = mode };
 	char base[NAME_MAX + 1];
@@ -109,6 +139,8 @@ static int output_file(const char *path, const char *text, size_t len, mode_t mo
 		return GP_EXIT_INPUT;
 	}
 	rc = output_node(dfd, path, base, text, len); /* < 0: said why */
+	if (rc > 0)
+		rc = output_kept(dfd, path, base, keep);
 	if (rc > 0) {
 		rc = gp_write_at(dfd, base, text, len, &a);
 		if (rc)
@@ -119,11 +151,12 @@ static int output_file(const char *path, const char *text, size_t len, mode_t mo
 }
 
 /* Under --json the text goes into the one document (or -o FILE, named there). */
-static int output_json(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
+static int output_json(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode,
+		       enum keep keep)
 {
 	const char *output = ctx->opt[GP_OPT_OUTPUT];
 	json_object *doc;
-	int rc = output ? output_file(output, text, len, mode) : 0;
+	int rc = output ? output_file(output, text, len, mode, keep) : 0;
 
 	if (rc)
 		return rc;
@@ -135,18 +168,29 @@ static int output_json(const struct gp_ctx *ctx, const char *text, size_t len, m
 	return 0;
 }
 
-int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
+static int output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode,
+		  enum keep keep)
 {
 	if (ctx->json)
-		return output_json(ctx, text, len, mode);
+		return output_json(ctx, text, len, mode, keep);
 	if (ctx->opt[GP_OPT_OUTPUT])
-		return output_file(ctx->opt[GP_OPT_OUTPUT], text, len, mode);
+		return output_file(ctx->opt[GP_OPT_OUTPUT], text, len, mode, keep);
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
 		gp_err("cannot write to standard output: %s", strerror(errno));
 		clearerr(stdout); /* said: main need not say it again */
 		return GP_EXIT_INPUT;
 	}
 	return 0;
+}
+
+int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
+{
+	return output(ctx, text, len, mode, KEEP_NONE);
+}
+
+int gp_ctx_output_new(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
+{
+	return output(ctx, text, len, mode, ctx->opt[GP_OPT_FORCE] ? KEEP_BACKUP : KEEP_REFUSE);
 }
 
 /*
