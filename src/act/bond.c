@@ -23,7 +23,7 @@
 
 #include <libkmod.h>
 
-#include "act/apply.h"
+#include "act/actuator.h"
 #include "act/bond.h"
 #include "core/bondopt.h"
 #include "shared/progress.h"
@@ -483,7 +483,7 @@ static int bond_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *s
 {
 	if (ctx->profile)
 		return 0;
-	gp_err("%s: no bond to build", st->kind);
+	gp_err("%s: no bond to build", gp_step_name(st->kind));
 	return -EINVAL;
 }
 
@@ -540,14 +540,21 @@ static int create_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	return c ? gp_link_delete(json_object_get_string(c)) : 0;
 }
 
+static bool create_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "ip link delete %s", st->subject);
+	return true;
+}
+
 const struct gp_actuator gp_act_bond_create = {
-	.kind = "bond.create",
+	.kind = GP_S_BOND_CREATE,
 	.precheck = bond_precheck,
 	.done = create_done,
 	.record = create_record,
 	.run = create_run,
 	.verify = create_verify,
 	.undo = create_undo,
+	.by_hand = create_by_hand,
 };
 
 /* ---- bond.enslave: down, then enslaved, as two requests (kernel 6.1+) ---- */
@@ -621,14 +628,21 @@ static int enslave_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st
 	return rc;
 }
 
+static bool enslave_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "ip link set dev %s nomaster", st->subject);
+	return true;
+}
+
 const struct gp_actuator gp_act_bond_enslave = {
-	.kind = "bond.enslave",
+	.kind = GP_S_BOND_ENSLAVE,
 	.precheck = port_precheck,
 	.done = enslave_done,
 	.record = enslave_record,
 	.run = enslave_run,
 	.verify = enslave_verify,
 	.undo = enslave_undo,
+	.by_hand = enslave_by_hand,
 };
 
 /* ---- link.up: MTU, address, up, and for 802.3ad a formed LACP ---- */
@@ -804,12 +818,19 @@ static int up_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, jso
 	return rc;
 }
 
+static bool up_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "ip link set dev %s down", st->subject);
+	return true;
+}
+
 const struct gp_actuator gp_act_link_up = {
-	.kind = "link.up",
+	.kind = GP_S_LINK_UP,
 	.precheck = bond_precheck,
 	.done = up_done,
 	.record = up_record,
 	.run = up_run,
 	.verify = up_verify,
 	.undo = up_undo,
+	.by_hand = up_by_hand,
 };

@@ -4,10 +4,11 @@
  * the only caller of libvirt), keep the previous definition for undo.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/apply.h"
+#include "act/actuator.h"
 #include "sys/virt.h"
 
 /* ---- the domain.define actuator ---- */
@@ -17,7 +18,7 @@ static int define_precheck(const struct gp_apply_ctx *ctx, const struct gp_step 
 	struct _virConnect *c;
 
 	if (!ctx->vm) {
-		gp_err("domain.define: no domain XML to define");
+		gp_err("%s: no domain XML to define", gp_step_name(st->kind));
 		return -EINVAL;
 	}
 	c = gp_virt_connect(ctx->vm->uri, true);
@@ -81,12 +82,19 @@ static int define_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	return gp_virt_undefine(json_object_get_string(uri), json_object_get_string(name));
 }
 
+static bool define_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "virsh undefine %s (or define the previous XML)", st->subject);
+	return true;
+}
+
 const struct gp_actuator gp_act_domain_define = {
-	.kind = "domain.define",
+	.kind = GP_S_DOMAIN_DEFINE,
 	.precheck = define_precheck,
 	.done = define_done,
 	.record = define_record,
 	.run = define_run,
 	.verify = define_verify,
 	.undo = define_undo,
+	.by_hand = define_by_hand,
 };

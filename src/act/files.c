@@ -6,16 +6,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act/apply.h"
-#include "core/domxml.h"
-#include "core/netconf.h"
+#include "act/actuator.h"
 #include "act/fstate.h"
+#include "core/domxml.h"
+#include "core/manifest.h"
+#include "core/netconf.h"
+#include "core/vm.h"
 
 #define WANTS_LINK   GP_WANTS_LINK
 #define WANTS_TARGET "../gpuprov-vfio.service"
@@ -55,6 +58,15 @@ static int record_files(json_object *undo, const char *key, const char *const *p
 	return 0;
 }
 
+/* Whether path fits one of patterns (fnmatch(3), FNM_PATHNAME: '*' stays in one name). */
+static bool matches(const char *path, const char *const *patterns)
+{
+	for (; *patterns; patterns++)
+		if (!fnmatch(*patterns, path, FNM_PATHNAME))
+			return true;
+	return false;
+}
+
 static bool same(const char *path, const char *text)
 {
 	char *cur = gp_read_file(path);
@@ -72,11 +84,11 @@ static bool same(const char *path, const char *text)
 static int persist_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	if (!ctx->persist) {
-		gp_err("persist.vfio: nothing rendered to write");
+		gp_err("%s: nothing rendered to write", gp_step_name(st->kind));
 		return -EINVAL;
 	}
 	if (geteuid()) {
-		gp_err("persist.vfio: writing under /etc needs root");
+		gp_err("%s: writing under /etc needs root", gp_step_name(st->kind));
 		return -EPERM;
 	}
 	return 0;
@@ -133,7 +145,7 @@ static int persist_verify(const struct gp_apply_ctx *ctx, const struct gp_step *
 {
 	if (persist_done(ctx, st) > 0)
 		return 0;
-	gp_err("persist.vfio: the files do not read back as written");
+	gp_err("%s: the files do not read back as written", gp_step_name(st->kind));
 	return -EIO;
 }
 
@@ -152,14 +164,32 @@ static int persist_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st
 	return rc;
 }
 
+/* What it writes: gp_persist_paths, the overrides, the boot unit's enabling link. */
+static bool persist_owns(const char *path)
+{
+	static const char *const patterns[] = {
+		"/etc/gpuprov/override.d/[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]",
+		"/etc/driverctl.d/pci-[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]",
+		WANTS_LINK,
+		NULL,
+	};
+	int i;
+
+	for (i = 0; i < GP_PERSIST_FILES; i++)
+		if (!strcmp(path, gp_persist_paths[i]))
+			return true;
+	return matches(path, patterns);
+}
+
 const struct gp_actuator gp_act_persist_vfio = {
-	.kind = "persist.vfio",
+	.kind = GP_S_PERSIST_VFIO,
 	.precheck = persist_precheck,
 	.done = persist_done,
 	.record = persist_record,
 	.run = persist_run,
 	.verify = persist_verify,
 	.undo = persist_undo,
+	.owns = persist_owns,
 };
 
 /* ---- domain.write: the VM's XML where the profile says ---- */
@@ -168,7 +198,7 @@ static int domain_precheck(const struct gp_apply_ctx *ctx, const struct gp_step 
 {
 	if (ctx->vm)
 		return 0;
-	gp_err("domain.write: no domain XML to write");
+	gp_err("%s: no domain XML to write", gp_step_name(st->kind));
 	return -EINVAL;
 }
 
@@ -212,14 +242,33 @@ static int domain_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	return f ? gp_fstate_restore(f) : 0;
 }
 
+/* A file that was not there: remove it. */
+static bool domain_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	if (strcmp(st->current, "absent"))
+		return false; /* the journal's record: put back */
+	snprintf(how, len, "rm -r %s", st->subject);
+	return true;
+}
+
+/* What [vm] output may name: the profile's rule. */
+static bool domain_owns(const char *path)
+{
+	const char *why;
+
+	return !gp_vm_output_check(path, &why);
+}
+
 const struct gp_actuator gp_act_domain_write = {
-	.kind = "domain.write",
+	.kind = GP_S_DOMAIN_WRITE,
 	.precheck = domain_precheck,
 	.done = domain_done,
 	.record = domain_record,
 	.run = domain_run,
 	.verify = domain_verify,
 	.undo = domain_undo,
+	.by_hand = domain_by_hand,
+	.owns = domain_owns,
 };
 
 /* ---- nccl.write: NCCL's topology file beside the VM's XML ---- */
@@ -228,7 +277,7 @@ static int nccl_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *s
 {
 	if (ctx->vm && ctx->vm->nccl && !strcmp(st->subject, ctx->vm->nccl_path))
 		return 0;
-	gp_err("nccl.write: no NCCL topology file to write");
+	gp_err("%s: no NCCL topology file to write", gp_step_name(st->kind));
 	return -EINVAL;
 }
 
@@ -261,15 +310,16 @@ static int nccl_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	return -EIO;
 }
 
-/* Its undo is domain.write's: the file as it was, or no file. */
+/* Its undo is domain.write's: the file as it was, or no file; beside the VM's XML. */
 const struct gp_actuator gp_act_nccl_write = {
-	.kind = "nccl.write",
+	.kind = GP_S_NCCL_WRITE,
 	.precheck = nccl_precheck,
 	.done = nccl_done,
 	.record = nccl_record,
 	.run = nccl_run,
 	.verify = nccl_verify,
 	.undo = domain_undo,
+	.owns = gp_vm_nccl_path_ok,
 };
 
 /* ---- persist.bond: the bond in the network owner's format ---- */
@@ -278,7 +328,7 @@ static int bondfiles_precheck(const struct gp_apply_ctx *ctx, const struct gp_st
 {
 	if (ctx->netconf && ctx->netconf->n)
 		return 0;
-	gp_err("persist.bond: nothing rendered to write");
+	gp_err("%s: nothing rendered to write", gp_step_name(st->kind));
 	return -EINVAL;
 }
 
@@ -323,16 +373,32 @@ static int bondfiles_verify(const struct gp_apply_ctx *ctx, const struct gp_step
 {
 	if (bondfiles_done(ctx, st) > 0)
 		return 0;
-	gp_err("persist.bond: the files do not read back as written");
+	gp_err("%s: the files do not read back as written", gp_step_name(st->kind));
 	return -EIO;
 }
 
+/* The names netconf.c makes, in each network owner's format. */
+static bool bondfiles_owns(const char *path)
+{
+	static const char *const patterns[] = {
+		"/etc/systemd/network/60-gpuprov-*.netdev",
+		"/etc/systemd/network/60-gpuprov-*.network",
+		"/etc/NetworkManager/system-connections/gpuprov-*.nmconnection",
+		"/etc/netplan/60-gpuprov-*.yaml",
+		"/etc/network/interfaces.d/gpuprov-*",
+		NULL,
+	};
+
+	return matches(path, patterns);
+}
+
 const struct gp_actuator gp_act_persist_bond = {
-	.kind = "persist.bond",
+	.kind = GP_S_PERSIST_BOND,
 	.precheck = bondfiles_precheck,
 	.done = bondfiles_done,
 	.record = bondfiles_record,
 	.run = bondfiles_run,
 	.verify = bondfiles_verify,
 	.undo = persist_undo,
+	.owns = bondfiles_owns,
 };

@@ -3,7 +3,7 @@
  * A file's state before gpuprov replaces it, as the journal keeps it, and
  * undo's restoring of exactly that state: absent, a symbolic link (its
  * target), or a regular file (every byte, mode, owner, extended attributes).
- * Also the set of paths gpuprov writes, which a journal is checked against.
+ * Which paths a record may name is its step's actuator's (gp_path_owned).
  *
  *   { "path": "/etc/...", "type": "absent" | "link" | "file",
  *     "target": "...",                                  (link)
@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,54 +28,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "act/apply.h"
 #include "act/fstate.h"
-#include "core/manifest.h"
-#include "core/vm.h"
+#include "shared/codec.h"
+#include "shared/log.h"
 #include "shared/rootfs.h"
-
-/*
- * The paths each step kind writes, besides gp_persist_paths (persist.vfio),
- * the VM's XML (domain.write: what [vm] output may name, gp_vm_output_check)
- * and NCCL's topology file beside it (nccl.write: gp_vm_nccl_path_ok).
- * netconf.c and files.c make their names in these forms; test_journal
- * checks each rendered path against this table.
- */
-static const struct {
-	const char *kind;
-	const char *pattern; /* fnmatch(3), FNM_PATHNAME: '*' stays in one name */
-} owned[] = {
-	{ "persist.vfio", "/etc/gpuprov/override.d/[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]" },
-	{ "persist.vfio", "/etc/driverctl.d/pci-[0-9a-f]*:[0-9a-f]*:[0-9a-f]*.[0-7]" },
-	{ "persist.vfio", GP_WANTS_LINK },
-	{ "persist.bond", "/etc/systemd/network/60-gpuprov-*.netdev" },
-	{ "persist.bond", "/etc/systemd/network/60-gpuprov-*.network" },
-	{ "persist.bond", "/etc/NetworkManager/system-connections/gpuprov-*.nmconnection" },
-	{ "persist.bond", "/etc/netplan/60-gpuprov-*.yaml" },
-	{ "persist.bond", "/etc/network/interfaces.d/gpuprov-*" },
-};
-
-bool gp_path_owned(const char *kind, const char *path)
-{
-	size_t i;
-
-	const char *why;
-
-	if (!gp_path_clean(path))
-		return false;
-	/* what [vm] output may name: the profile's rule */
-	if (!strcmp(kind, "domain.write"))
-		return !gp_vm_output_check(path, &why);
-	if (!strcmp(kind, "nccl.write"))
-		return gp_vm_nccl_path_ok(path);
-	for (i = 0; !strcmp(kind, "persist.vfio") && i < GP_PERSIST_FILES; i++)
-		if (!strcmp(path, gp_persist_paths[i]))
-			return true;
-	for (i = 0; i < ARRAY_SIZE(owned); i++)
-		if (!strcmp(kind, owned[i].kind) && !fnmatch(owned[i].pattern, path, FNM_PATHNAME))
-			return true;
-	return false;
-}
+#include "shared/trust.h"
+#include "shared/util.h"
+#include "shared/write.h"
 
 /* ---- recording ---- */
 
@@ -427,18 +385,16 @@ static int check_absent_dirs(json_object *rec, const char *path, const char *typ
 }
 
 /*
- * A record may only name a path its step kind writes; a mode has no bits
- * beyond 07777, and setuid/setgid only in the record of an existing file
- * (gpuprov never creates such a file, undo only puts one back).
+ * A record of a path its step kind writes (the journal asked the kind's
+ * actuator): a mode has no bits beyond 07777, and setuid/setgid only in the
+ * record of an existing file (gpuprov never creates such a file, undo only
+ * puts one back).
  */
-int gp_fstate_check(json_object *rec, const char *kind, char *why, size_t len)
+int gp_fstate_check(json_object *rec, char *why, size_t len)
 {
 	const char *path = str(rec, "path"), *type = str(rec, "type");
 	long long mode = num(rec, "mode", 0644);
 
-	if (!path || !gp_path_owned(kind, path))
-		return gp_bad(why, len, "'%s' is not a path gpuprov writes",
-			      path ? path : "(none)");
 	if (!type) /* legacy: text or null, and a mode */
 		type = json_object_object_get(rec, "previous") ? "legacy" : "absent";
 	if (mode < 0 || mode > 07777 || num(rec, "uid", 0) < 0 || num(rec, "gid", 0) < 0 ||

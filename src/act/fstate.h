@@ -10,7 +10,7 @@
 #define GP_RECORD_MAX (16u << 20) /* bigger files are refused, never cut */
 int gp_fstate_record(const char *path, json_object **out);
 int gp_fstate_restore(json_object *rec);
-int gp_fstate_check(json_object *rec, const char *kind, char *why, size_t len);
-bool gp_path_owned(const char *kind, const char *path);
+/* a record read from a journal, its path owned already (gp_path_owned) */
+int gp_fstate_check(json_object *rec, char *why, size_t len);
 
 #endif

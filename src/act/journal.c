@@ -22,9 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "act/apply.h"
-#include "core/uri.h"
+#include "act/actuator.h"
 #include "act/fstate.h"
+#include "act/journal.h"
+#include "core/uri.h"
 #include "shared/rootfs.h"
 
 #define JOURNAL_MAX (256u << 20) /* 16 files of GP_RECORD_MAX, in base64 */
@@ -85,27 +86,39 @@ static const char *const run_states[] = { "running",	     "done", "rolling_back"
 					  "rollback_failed", NULL };
 static const char *const step_states[] = { "pending", "skipped", "doing", "done", "undone", NULL };
 
-static int check_files(json_object *undo, const char *kind, char *why, size_t len)
+/* A file record: a path the kind's actuator owns, then the record itself. */
+static int check_file(json_object *rec, enum gp_step_kind kind, char *why, size_t len)
+{
+	const char *path = str(rec, "path");
+
+	if (!path || !gp_path_owned(kind, path))
+		return gp_bad(why, len, "'%s' is not a path gpuprov writes",
+			      path ? path : "(none)");
+	return gp_fstate_check(rec, why, len);
+}
+
+static int check_files(json_object *undo, enum gp_step_kind kind, char *why, size_t len)
 {
 	json_object *files = json_object_object_get(undo, "files");
 	json_object *file = json_object_object_get(undo, "file");
+	const char *name = gp_step_name(kind);
 	size_t i, n;
 
 	if (file)
 		return json_object_is_type(file, json_type_object)
-			       ? gp_fstate_check(file, kind, why, len)
-			       : gp_bad(why, len, "%s: 'file' is not an object", kind);
+			       ? check_file(file, kind, why, len)
+			       : gp_bad(why, len, "%s: 'file' is not an object", name);
 	if (!files)
 		return 0; /* recorded nothing: undo does nothing */
 	if (!json_object_is_type(files, json_type_array))
-		return gp_bad(why, len, "%s: 'files' is not a list", kind);
+		return gp_bad(why, len, "%s: 'files' is not a list", name);
 	n = json_object_array_length(files);
 	for (i = 0; i < n; i++) {
 		json_object *f = json_object_array_get_idx(files, i);
 
 		if (!json_object_is_type(f, json_type_object))
-			return gp_bad(why, len, "%s: a file record is not an object", kind);
-		if (gp_fstate_check(f, kind, why, len))
+			return gp_bad(why, len, "%s: a file record is not an object", name);
+		if (check_file(f, kind, why, len))
 			return -EINVAL;
 	}
 	return 0;
@@ -126,16 +139,22 @@ static int check_link_undo(json_object *undo, size_t i, char *why, size_t len)
 	return 0;
 }
 
-/* What each kind's undo acts on: a PCI function, a module, a link, a file. */
+/*
+ * What each kind's undo acts on: its subject, of the type the kind's is
+ * (core/steps.c: a PCI function, a module, a link, ...), and the records of
+ * its undo (files its actuator owns, links, a libvirt URI).
+ */
 static int check_step(json_object *o, size_t i, char *why, size_t len)
 {
-	const char *kind = str(o, "kind"), *subject = str(o, "subject");
+	const char *name = str(o, "kind"), *subject = str(o, "subject");
 	json_object *undo = json_object_object_get(o, "undo");
 	const char *reason = "not a string";
-	char bdf[GP_BDF_LEN];
+	enum gp_step_kind kind;
+	enum gp_subject_type type;
 
-	if (!kind || !gp_actuator_find(kind))
-		return gp_bad(why, len, "step %zu: unknown kind '%s'", i + 1, kind ? kind : "");
+	if (gp_step_kind_find(name, &kind) || !gp_actuator_find(kind))
+		return gp_bad(why, len, "step %zu: unknown kind '%s'", i + 1, name ? name : "");
+	type = gp_step_kinds[kind].subject;
 	if (!one_of(str(o, "state"), step_states))
 		return gp_bad(why, len, "step %zu: unknown state", i + 1);
 	if (!json_object_is_type(undo, json_type_object) || !subject)
@@ -144,18 +163,14 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	if (strlen(subject) >= GP_OUTPUT_LEN)
 		return gp_bad(why, len, "step %zu: a subject longer than %d characters", i + 1,
 			      GP_OUTPUT_LEN - 1);
-	if (!strncmp(kind, "device.", 7) && gp_parse_bdf(subject, bdf))
-		return gp_bad(why, len, "step %zu: '%s' is not a PCI address", i + 1, subject);
-	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) && !word(subject, 15, "_.-"))
-		return gp_bad(why, len, "step %zu: '%s' is not an interface name", i + 1, subject);
-	if ((!strncmp(kind, "bond.", 5) || !strcmp(kind, "link.up")) &&
-	    check_link_undo(undo, i, why, len))
+	if (!gp_subject_ok(type, subject))
+		return gp_bad(why, len, "step %zu: '%s' is not %s", i + 1, subject,
+			      gp_subject_what(type));
+	if (type == GP_SUBJ_IFACE && check_link_undo(undo, i, why, len))
 		return -EINVAL;
-	if (!strcmp(kind, "module.load") && !word(subject, 63, "_-"))
-		return gp_bad(why, len, "step %zu: '%s' is not a module name", i + 1, subject);
 	if (str(o, "arg") && str(o, "arg")[0] && !word(str(o, "arg"), 63, "_.-"))
 		return gp_bad(why, len, "step %zu: bad argument", i + 1);
-	if (!strcmp(kind, "domain.define") && json_object_object_get(undo, "uri") &&
+	if (kind == GP_S_DOMAIN_DEFINE && json_object_object_get(undo, "uri") &&
 	    (!str(undo, "uri") || gp_virt_uri_check(str(undo, "uri"), &reason)))
 		return gp_bad(why, len, "step %zu: libvirt URI '%s': %s", i + 1,
 			      str(undo, "uri") ? str(undo, "uri") : "", reason);
@@ -563,6 +578,7 @@ static void redact_step(json_object *o)
 	json_object *undo = json_object_object_get(o, "undo");
 	json_object *files = json_object_object_get(undo, "files");
 	const char *prev = str(undo, "previous");
+	enum gp_step_kind kind;
 	char sha[65];
 	size_t i;
 
@@ -572,7 +588,8 @@ static void redact_step(json_object *o)
 	     json_object_is_type(files, json_type_array) && i < json_object_array_length(files);
 	     i++)
 		redact_file(json_object_array_get_idx(files, i));
-	if (prev && !strcmp(str(o, "kind"), "domain.define")) { /* may hold secrets */
+	if (prev && !gp_step_kind_find(str(o, "kind"), &kind) &&
+	    kind == GP_S_DOMAIN_DEFINE) { /* may hold secrets */
 		gp_sha256_hex(prev, strlen(prev), sha);
 		json_object_object_add(undo, "previous_sha256", json_object_new_string(sha));
 		json_object_object_del(undo, "previous");

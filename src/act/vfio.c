@@ -18,7 +18,8 @@
 
 #include <libkmod.h>
 
-#include "act/apply.h"
+#include "act/actuator.h"
+#include "act/lock.h"
 #include "sys/kmod.h"
 #include "core/model.h"
 #include "shared/progress.h"
@@ -312,14 +313,21 @@ static int module_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	return rc;
 }
 
+static bool module_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "modprobe -r %s", st->arg);
+	return true;
+}
+
 const struct gp_actuator gp_act_module_load = {
-	.kind = "module.load",
+	.kind = GP_S_MODULE_LOAD,
 	.precheck = module_precheck,
 	.done = module_done,
 	.record = module_record,
 	.run = module_run,
 	.verify = module_verify,
 	.undo = module_undo,
+	.by_hand = module_by_hand,
 };
 
 /* ---- device.override ---- */
@@ -408,14 +416,22 @@ static int override_undo(const struct gp_apply_ctx *ctx, const struct gp_step *s
 	return prev ? set_override(st->subject, json_object_get_string(prev)) : 0;
 }
 
+static bool override_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "echo '%s' > " SYSPCI "/devices/%s/driver_override",
+		 strcmp(st->current, "(none)") ? st->current : "", st->subject);
+	return true;
+}
+
 const struct gp_actuator gp_act_override = {
-	.kind = "device.override",
+	.kind = GP_S_DEVICE_OVERRIDE,
 	.precheck = device_precheck,
 	.done = override_done,
 	.record = override_record,
 	.run = override_run,
 	.verify = override_verify,
 	.undo = override_undo,
+	.by_hand = override_by_hand,
 };
 
 /* ---- device.unbind ---- */
@@ -497,14 +513,22 @@ static int unbind_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	return 0;
 }
 
+/* Give the device back to the driver it was bound to. */
+static bool unbind_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "echo %s > " SYSPCI "/drivers/%s/bind", st->subject, st->arg);
+	return true;
+}
+
 const struct gp_actuator gp_act_unbind = {
-	.kind = "device.unbind",
+	.kind = GP_S_DEVICE_UNBIND,
 	.precheck = device_precheck,
 	.done = unbind_done,
 	.record = unbind_record,
 	.run = unbind_run,
 	.verify = unbind_verify,
 	.undo = unbind_undo,
+	.by_hand = unbind_by_hand,
 };
 
 /* ---- device.bind ---- */
@@ -569,12 +593,19 @@ static int bind_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	return unbind_from(st->subject, st->arg);
 }
 
+static bool bind_by_hand(const struct gp_step *st, char *how, size_t len)
+{
+	snprintf(how, len, "echo %s > " SYSPCI "/drivers/%s/unbind", st->subject, st->arg);
+	return true;
+}
+
 const struct gp_actuator gp_act_bind = {
-	.kind = "device.bind",
+	.kind = GP_S_DEVICE_BIND,
 	.precheck = device_precheck,
 	.done = bind_done,
 	.record = bind_record,
 	.run = bind_run,
 	.verify = bind_verify,
 	.undo = bind_undo,
+	.by_hand = bind_by_hand,
 };

@@ -2060,8 +2060,8 @@ void gp_render_plan(const struct gp_host *h, const struct gp_profile *p, const s
 		const struct gp_step *st = &plan->steps[i];
 
 		/* a long target goes on under the states, clear of the step numbers */
-		gp_wrapf(0, 36, "%3zu  %-16s %-13s %s -> %s", i + 1, st->kind, gp_tv(st->subject),
-			 gp_tv(st->current), gp_tv(st->target));
+		gp_wrapf(0, 36, "%3zu  %-16s %-13s %s -> %s", i + 1, gp_step_name(st->kind),
+			 gp_tv(st->subject), gp_tv(st->current), gp_tv(st->target));
 	}
 	if (plan->note[0]) {
 		putchar('\n');

@@ -662,10 +662,10 @@ static void steps(struct doc *o, const struct gp_dossier *d)
 			snprintf(num, sizeof(num), "%zu", i + 1);
 			snprintf(change, sizeof(change), "%s → %s", st->current, st->target);
 			cells[0] = num;
-			cells[1] = E(o, st->kind);
+			cells[1] = E(o, gp_step_name(st->kind));
 			cells[2] = E(o, st->subject);
 			cells[3] = E(o, change);
-			cells[4] = st->reversible ? "yes" : "no";
+			cells[4] = gp_step_kinds[st->kind].reversible ? "yes" : "no";
 			row(o, NULL, cells);
 		}
 		table_end(o);
@@ -759,10 +759,10 @@ static void rollback(struct doc *o, const struct gp_dossier *d)
 		"/var/lib/gpuprov/journal; gpuprov rollback --list names every run, and "
 		"gpuprov rollback RUN-ID undoes the one apply named.");
 	for (i = 0; i < d->plan->n; i++)
-		if (!d->plan->steps[i].reversible) {
+		if (!gp_step_kinds[d->plan->steps[i].kind].reversible) {
 			if (!n++)
 				para(o, "Not undone by it:");
-			para(o, "%s %s", E(o, d->plan->steps[i].kind),
+			para(o, "%s %s", E(o, gp_step_name(d->plan->steps[i].kind)),
 			     E(o, d->plan->steps[i].subject));
 		}
 }

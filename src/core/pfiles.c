@@ -25,12 +25,12 @@ const struct gp_owned *gp_host_owned(const struct gp_host *h, const char *path)
 	return NULL;
 }
 
-static bool planned(const struct gp_plan *plan, const char *kind)
+static bool planned(const struct gp_plan *plan, enum gp_step_kind kind)
 {
 	size_t i;
 
 	for (i = 0; i < plan->n; i++)
-		if (!strcmp(plan->steps[i].kind, kind))
+		if (plan->steps[i].kind == kind)
 			return true;
 	return false;
 }
@@ -49,8 +49,8 @@ static bool has_secret(const char *path, const char *text)
 	return secret;
 }
 
-static void add(const struct gp_host *h, struct gp_pfiles *pf, const char *step, const char *path,
-		const char *text, unsigned mode, bool net)
+static void add(const struct gp_host *h, struct gp_pfiles *pf, enum gp_step_kind step,
+		const char *path, const char *text, unsigned mode, bool net)
 {
 	const struct gp_owned *o = gp_host_owned(h, path);
 	struct gp_pfile *f;
@@ -59,7 +59,7 @@ static void add(const struct gp_host *h, struct gp_pfiles *pf, const char *step,
 	f = &pf->f[pf->n++];
 	memset(f, 0, sizeof(*f));
 	gp_strlcpy(f->path, path, sizeof(f->path));
-	f->step = step;
+	f->step = gp_step_name(step);
 	f->text = gp_xstrdup(text);
 	f->mode = mode;
 	/* not among what the host read: an override file that is not there */
@@ -79,7 +79,7 @@ static void vfio_files(const struct gp_host *h, const struct gp_profile *p,
 	gp_persist_render(h, p, templates, &ps);
 	n = gp_persist_files(&ps, t, GP_PERSIST_MAX);
 	for (i = 0; i < n; i++)
-		add(h, pf, "persist.vfio", t[i].path, t[i].text, t[i].mode, false);
+		add(h, pf, GP_S_PERSIST_VFIO, t[i].path, t[i].text, t[i].mode, false);
 	gp_persist_release(&ps);
 	free(t);
 }
@@ -91,7 +91,7 @@ static void bond_files(const struct gp_host *h, const struct gp_profile *p, stru
 
 	if (!gp_netconf_render(h, p, &nc))
 		for (i = 0; i < nc.n; i++)
-			add(h, pf, "persist.bond", nc.files[i].path, nc.files[i].text,
+			add(h, pf, GP_S_PERSIST_BOND, nc.files[i].path, nc.files[i].text,
 			    (unsigned)nc.files[i].mode, true);
 	gp_netconf_release(&nc);
 }
@@ -101,14 +101,15 @@ void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		     const struct gp_plan *plan, struct gp_pfiles *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (planned(plan, "persist.vfio"))
+	if (planned(plan, GP_S_PERSIST_VFIO))
 		vfio_files(h, p, templates, out);
-	if (planned(plan, "persist.bond") && p->has_bond)
+	if (planned(plan, GP_S_PERSIST_BOND) && p->has_bond)
 		bond_files(h, p, out);
-	if (planned(plan, "domain.write") && vm && vm->xml)
-		add(h, out, "domain.write", vm->output, vm->xml, gp_domxml_mode(vm->secret), false);
-	if (planned(plan, "nccl.write") && vm && vm->nccl)
-		add(h, out, "nccl.write", vm->nccl_path, vm->nccl, 0644, false);
+	if (planned(plan, GP_S_DOMAIN_WRITE) && vm && vm->xml)
+		add(h, out, GP_S_DOMAIN_WRITE, vm->output, vm->xml, gp_domxml_mode(vm->secret),
+		    false);
+	if (planned(plan, GP_S_NCCL_WRITE) && vm && vm->nccl)
+		add(h, out, GP_S_NCCL_WRITE, vm->nccl_path, vm->nccl, 0644, false);
 }
 
 void gp_pfiles_release(struct gp_pfiles *pf)

@@ -25,7 +25,7 @@
  * is a reason not to go ahead, whichever check it is.
  */
 
-struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject)
+struct gp_step *gp_plan_add(struct gp_plan *plan, enum gp_step_kind kind, const char *subject)
 {
 	struct gp_step *st;
 
@@ -35,10 +35,8 @@ struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *
 	}
 	st = &plan->steps[plan->n++];
 	memset(st, 0, sizeof(*st));
-	gp_strlcpy(st->kind, kind, sizeof(st->kind));
+	st->kind = kind;
 	gp_strlcpy(st->subject, subject, sizeof(st->subject));
-	st->reversible = true;
-	st->group = GP_GROUP_VFIO;
 	return st;
 }
 
@@ -170,7 +168,7 @@ static void device_steps(const struct gp_dev *d, struct gp_plan *plan)
 	struct gp_step *st;
 
 	if (strcmp(d->driver_override, want)) {
-		st = gp_plan_add(plan, "device.override", d->bdf);
+		st = gp_plan_add(plan, GP_S_DEVICE_OVERRIDE, d->bdf);
 		snprintf(st->current, sizeof(st->current), "%s",
 			 d->driver_override[0] ? d->driver_override : "(none)");
 		gp_strlcpy(st->target, want, sizeof(st->target));
@@ -179,12 +177,12 @@ static void device_steps(const struct gp_dev *d, struct gp_plan *plan)
 	if (!strcmp(d->driver, want))
 		return;
 	if (d->driver[0]) {
-		st = gp_plan_add(plan, "device.unbind", d->bdf);
+		st = gp_plan_add(plan, GP_S_DEVICE_UNBIND, d->bdf);
 		snprintf(st->current, sizeof(st->current), "bound to %s", d->driver);
 		gp_strlcpy(st->target, "unbound", sizeof(st->target));
 		gp_strlcpy(st->arg, d->driver, sizeof(st->arg));
 	}
-	st = gp_plan_add(plan, "device.bind", d->bdf);
+	st = gp_plan_add(plan, GP_S_DEVICE_BIND, d->bdf);
 	snprintf(st->current, sizeof(st->current), "%s", d->driver[0] ? d->driver : "no driver");
 	gp_strlcpy(st->target, want, sizeof(st->target));
 	gp_strlcpy(st->arg, want, sizeof(st->arg));
@@ -328,7 +326,7 @@ static void persist_step(const struct gp_host *h, const struct gp_profile *p,
 	gp_persist_release(&ps);
 	if (!missing)
 		return;
-	st = gp_plan_add(plan, "persist.vfio", "host");
+	st = gp_plan_add(plan, GP_S_PERSIST_VFIO, "host");
 	snprintf(st->current, sizeof(st->current), "%s",
 		 present ? "partly written or outdated" : "absent");
 	snprintf(st->target, sizeof(st->target), "%s",
@@ -352,8 +350,7 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 	struct gp_step *st;
 
 	if (!h->vm_xml || strcmp(h->vm_xml, vm->xml) || exposed) {
-		st = gp_plan_add(plan, "domain.write", p->vm.output);
-		st->group = GP_GROUP_VM;
+		st = gp_plan_add(plan, GP_S_DOMAIN_WRITE, p->vm.output);
 		gp_strlcpy(st->current,
 			   !h->vm_xml			? "absent"
 			   : strcmp(h->vm_xml, vm->xml) ? "differs"
@@ -362,16 +359,14 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		snprintf(st->target, sizeof(st->target), "written (digest %s)", vm->digest);
 	}
 	if (vm->nccl && (!h->nccl_xml || strcmp(h->nccl_xml, vm->nccl))) {
-		st = gp_plan_add(plan, "nccl.write", vm->nccl_path);
-		st->group = GP_GROUP_VM;
+		st = gp_plan_add(plan, GP_S_NCCL_WRITE, vm->nccl_path);
 		gp_strlcpy(st->current, h->nccl_xml ? "differs" : "absent", sizeof(st->current));
 		gp_strlcpy(st->target, "NCCL topology at the guest's addresses",
 			   sizeof(st->target));
 	}
 	if (!p->vm.define || (h->vm_defined == 1 && !strcmp(h->vm_digest, vm->digest)))
 		return;
-	st = gp_plan_add(plan, "domain.define", p->vm.name);
-	st->group = GP_GROUP_VM;
+	st = gp_plan_add(plan, GP_S_DOMAIN_DEFINE, p->vm.name);
 	if (h->vm_defined >= 0)
 		gp_strlcpy(st->current, h->vm_defined ? "defined, differs" : "not defined",
 			   sizeof(st->current));
@@ -391,7 +386,7 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 
 static void module_step(struct gp_plan *plan, const char *module)
 {
-	struct gp_step *st = gp_plan_add(plan, "module.load", module);
+	struct gp_step *st = gp_plan_add(plan, GP_S_MODULE_LOAD, module);
 
 	gp_strlcpy(st->current, "not loaded", sizeof(st->current));
 	gp_strlcpy(st->target, "loaded", sizeof(st->target));
@@ -403,8 +398,7 @@ static bool planned_module(const struct gp_plan *plan, const char *module)
 	size_t i;
 
 	for (i = 0; i < plan->n; i++)
-		if (!strcmp(plan->steps[i].kind, "module.load") &&
-		    !strcmp(plan->steps[i].arg, module))
+		if (plan->steps[i].kind == GP_S_MODULE_LOAD && !strcmp(plan->steps[i].arg, module))
 			return true;
 	return false;
 }
@@ -443,8 +437,7 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 		return;
 	}
 	if (fresh) {
-		st = gp_plan_add(plan, "bond.create", p->bond.name);
-		st->group = GP_GROUP_BOND;
+		st = gp_plan_add(plan, GP_S_BOND_CREATE, p->bond.name);
 		gp_strlcpy(st->current, "absent", sizeof(st->current));
 		snprintf(st->target, sizeof(st->target), "%s, miimon %u%s%s%s%s", p->bond.mode,
 			 p->bond.miimon, strcmp(p->bond.mode, "802.3ad") ? "" : ", lacp_rate ",
@@ -457,16 +450,14 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 
 		if (f < 0 || !strcmp(h->ifaces[f].master, p->bond.name))
 			continue;
-		st = gp_plan_add(plan, "bond.enslave", h->ifaces[f].name);
-		st->group = GP_GROUP_BOND;
+		st = gp_plan_add(plan, GP_S_BOND_ENSLAVE, h->ifaces[f].name);
 		snprintf(st->current, sizeof(st->current), "%s%s",
 			 h->ifaces[f].master[0] ? "in " : "no master", h->ifaces[f].master);
 		snprintf(st->target, sizeof(st->target), "in %s", p->bond.name);
 		gp_strlcpy(st->arg, p->bond.name, sizeof(st->arg));
 	}
 	if (fresh || strcmp(h->ifaces[k].operstate, "up") || h->ifaces[k].mtu != (int)p->bond.mtu) {
-		st = gp_plan_add(plan, "link.up", p->bond.name);
-		st->group = GP_GROUP_BOND;
+		st = gp_plan_add(plan, GP_S_LINK_UP, p->bond.name);
 		snprintf(st->current, sizeof(st->current), "%s",
 			 fresh ? "absent" : h->ifaces[k].operstate);
 		snprintf(st->target, sizeof(st->target), "up, mtu %u%s%s%s", p->bond.mtu,
@@ -476,7 +467,7 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 	rc = gp_netconf_render(h, p, &nc);
 	if (rc == -EINVAL) {
 		/* a port's name from the host that no configuration file can hold */
-		gp_plan_block(plan, "persist.bond: %s", gp_last_error);
+		gp_plan_block(plan, "%s: %s", gp_step_name(GP_S_PERSIST_BOND), gp_last_error);
 		gp_netconf_release(&nc);
 		return;
 	}
@@ -490,8 +481,7 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 		return;
 	}
 	if (!h->bond_persisted || strcmp(h->bond_persisted, nc.files[0].text)) {
-		st = gp_plan_add(plan, "persist.bond", p->bond.name);
-		st->group = GP_GROUP_BOND;
+		st = gp_plan_add(plan, GP_S_PERSIST_BOND, p->bond.name);
 		gp_strlcpy(st->current, h->bond_persisted ? "differs" : "absent",
 			   sizeof(st->current));
 		snprintf(st->target, sizeof(st->target), "%s: %d file%s", nc.owner, nc.n,
@@ -525,11 +515,12 @@ json_object *gp_step_json(const struct gp_step *st)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "kind", json_object_new_string(st->kind));
+	json_object_object_add(o, "kind", json_object_new_string(gp_step_name(st->kind)));
 	json_object_object_add(o, "subject", json_object_new_string(st->subject));
 	json_object_object_add(o, "current", json_object_new_string(st->current));
 	json_object_object_add(o, "target", json_object_new_string(st->target));
-	json_object_object_add(o, "reversible", json_object_new_boolean(st->reversible));
+	json_object_object_add(o, "reversible",
+			       json_object_new_boolean(gp_step_kinds[st->kind].reversible));
 	return o;
 }
 
@@ -542,13 +533,16 @@ static void get_str(json_object *o, const char *key, char *out, size_t len)
 }
 
 /* The step back from the journal (its document is checked before this). */
-void gp_step_from_json(json_object *o, struct gp_step *st)
+int gp_step_from_json(json_object *o, struct gp_step *st)
 {
+	json_object *kind = json_object_object_get(o, "kind");
+
 	memset(st, 0, sizeof(*st));
-	get_str(o, "kind", st->kind, sizeof(st->kind));
 	get_str(o, "subject", st->subject, sizeof(st->subject));
 	get_str(o, "current", st->current, sizeof(st->current));
 	get_str(o, "target", st->target, sizeof(st->target));
 	get_str(o, "arg", st->arg, sizeof(st->arg));
-	st->reversible = true;
+	return gp_step_kind_find(
+		json_object_is_type(kind, json_type_string) ? json_object_get_string(kind) : NULL,
+		&st->kind);
 }

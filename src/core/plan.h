@@ -14,18 +14,18 @@
 
 #include "core/findings.h"
 #include "core/model.h"
+#include "core/steps.h"
 
 struct gp_report;
 #define GP_FORCE_MGMT 0x100 /* with the groups: --force-mgmt */
 
+/* Its group, its subject's type and whether it is reversible: gp_step_kinds[kind]. */
 struct gp_step {
-	char kind[24];		     /* module.load, device.override, ... (docs/CONTRACTS.md) */
+	enum gp_step_kind kind;
 	char subject[GP_OUTPUT_LEN]; /* a PCI address, a module, "host", a path */
 	char current[128];
 	char target[128];
 	char arg[64]; /* the driver or module the step deals in */
-	bool reversible;
-	enum gp_group group;
 };
 
 struct gp_plan {
@@ -63,8 +63,7 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const st
 		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
 		   unsigned groups, const char *accept, struct gp_plan *plan);
 void gp_plan_release(struct gp_plan *plan);
-/* Whether --accept may let a failure of this finding id through. */
-struct gp_step *gp_plan_add(struct gp_plan *plan, const char *kind, const char *subject);
+struct gp_step *gp_plan_add(struct gp_plan *plan, enum gp_step_kind kind, const char *subject);
 void gp_plan_block(struct gp_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void gp_persist_render(const struct gp_host *h, const struct gp_profile *p,
@@ -82,6 +81,7 @@ int gp_persist_files(const struct gp_persist *ps, struct gp_persist_file *t, int
 int gp_parse_groups(const char *list, unsigned *groups);
 /* a step to and from JSON, as plan --json and the journal hold it */
 json_object *gp_step_json(const struct gp_step *st);
-void gp_step_from_json(json_object *o, struct gp_step *st);
+/* -EINVAL when its kind is none of gp_step_kinds (gp_journal_check refuses it) */
+int gp_step_from_json(json_object *o, struct gp_step *st);
 
 #endif

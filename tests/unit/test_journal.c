@@ -122,13 +122,13 @@ static void check_output_rule(void)
 			 "[gpus]\nmatch = 10de:20b5\ncount = 2\n[vm]\nname = v\noutput = %s\n",
 			 outputs[i]);
 		profile = !gp_profile_parse_string("p.ini", text, &p);
-		journal = gp_path_owned("domain.write", outputs[i]);
+		journal = gp_path_owned(GP_S_DOMAIN_WRITE, outputs[i]);
 		print_message("%s: profile %d, journal %d\n", outputs[i], profile, journal);
 		assert_int_equal(profile, journal);
 		if (!profile)
 			continue;
 		gp_nccl_topo_path(p.vm.output, nccl, sizeof(nccl));
-		assert_true(gp_path_owned("nccl.write", nccl));
+		assert_true(gp_path_owned(GP_S_NCCL_WRITE, nccl));
 	}
 	/* a step's subject is read back whole, or the journal refused: never cut */
 	memset(subject, 'a', sizeof(subject) - 1);
@@ -319,20 +319,20 @@ static void test_rendered_paths_owned(void **state)
 		assert_int_equal(gp_netconf_render(&h, &p, &nc), 0);
 		assert_true(nc.n > 0);
 		for (i = 0; i < nc.n; i++)
-			if (!gp_path_owned("persist.bond", nc.files[i].path))
+			if (!gp_path_owned(GP_S_PERSIST_BOND, nc.files[i].path))
 				fail_msg("%s: %s is not in the set", owners[o], nc.files[i].path);
 		gp_netconf_release(&nc);
 		gp_host_release(&h);
 	}
 	for (i = 0; i < GP_PERSIST_FILES; i++)
-		assert_true(gp_path_owned("persist.vfio", gp_persist_paths[i]));
+		assert_true(gp_path_owned(GP_S_PERSIST_VFIO, gp_persist_paths[i]));
 	/* what nccl.write writes for the default [vm] output, and for one without .xml */
 	gp_nccl_topo_path("/var/lib/gpuprov/a100-vm.xml", path, sizeof(path));
 	assert_string_equal(path, "/var/lib/gpuprov/a100-vm.nccl-topo.xml");
-	assert_true(gp_path_owned("nccl.write", path));
+	assert_true(gp_path_owned(GP_S_NCCL_WRITE, path));
 	gp_nccl_topo_path("/srv/vms/a100", path, sizeof(path));
-	assert_true(gp_path_owned("nccl.write", path));
-	assert_true(gp_path_owned("persist.vfio", GP_WANTS_LINK));
+	assert_true(gp_path_owned(GP_S_NCCL_WRITE, path));
+	assert_true(gp_path_owned(GP_S_PERSIST_VFIO, GP_WANTS_LINK));
 }
 
 static struct gp_run run(long long seq, const char *status, size_t undoable)

@@ -49,9 +49,9 @@ static void steps_text(const struct gp_plan *plan, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < plan->n && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s %s %s->%s\n", plan->steps[i].kind,
-				      plan->steps[i].subject, plan->steps[i].current,
-				      plan->steps[i].target);
+		n += (size_t)snprintf(buf + n, len - n, "%s %s %s->%s\n",
+				      gp_step_name(plan->steps[i].kind), plan->steps[i].subject,
+				      plan->steps[i].current, plan->steps[i].target);
 }
 
 static bool blocked_by(const struct gp_plan *plan, const char *what)
@@ -268,7 +268,7 @@ static void test_already_done(void **state)
 	gp_plan_release(&x.plan);
 	gp_plan_build(&x.h, &x.p, &x.r, x.templates, NULL, ALL, NULL, &x.plan);
 	assert_int_equal(x.plan.n, 1);
-	assert_string_equal(x.plan.steps[0].kind, "persist.vfio");
+	assert_int_equal(x.plan.steps[0].kind, GP_S_PERSIST_VFIO);
 	assert_string_equal(x.plan.steps[0].current, "partly written or outdated");
 	done(&x);
 }

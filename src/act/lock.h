@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* lock.c: the one lock of apply and rollback runs, in /run/gpuprov. */
+#ifndef GP_LOCK_H
+#define GP_LOCK_H
+
+/* the lock's descriptor while this process holds it, else -1; children close it */
+extern int gp_lock_fd;
+int gp_lock_take(int wait);
+
+#endif
