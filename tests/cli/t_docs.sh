@@ -38,13 +38,27 @@ for e in $(sed -n 's/^	\(GP_F_[A-Z0-9_]*\),$/\1/p' src/core/findings.h); do
 		missing="$missing unreported:$e"
 done
 if grep -n 'gp_report_add([^,]*, *"' src/*/*.c; then missing="$missing id-as-string"; fi
+# every step kind: src/core/steps.c's table, each line S(ENUM, "kind", ...)
+step_kinds() { sed -n 's/^	S(GP_S_[A-Z0-9_]*, "\([a-z0-9_.]*\)".*/\1/p' src/core/steps.c; }
+[ -n "$(step_kinds)" ] || missing="$missing steps.c:no-table"
+# each is planned, and has an actuator; no other file spells a kind as a string
+for e in $(sed -n 's/^	\(GP_S_[A-Z0-9_]*\),$/\1/p' src/core/steps.h); do
+	grep -q "gp_plan_add([^,]*, *$e," src/core/*.c || missing="$missing unplanned:$e"
+	grep -q "\[$e\] = &gp_act_" src/act/actuator.c || missing="$missing no-actuator:$e"
+done
+for kind in $(step_kinds); do
+	re=$(printf '%s' "$kind" | sed 's/\./\\./g')
+	if grep -n "\"$re[\":]" src/*/*.c src/*/*.h | grep -v '^src/core/steps\.c:'; then
+		missing="$missing kind-as-string:$kind"
+	fi
+done
 for cmd in $(gp_commands); do
 	documented "/tmp/gp-docs.$$.8" COMMANDS "" ".It Cm" "$cmd" || missing="$missing command:$cmd"
 done
 for opt in $(gp_options); do
 	grep -q "^OPTIONS||\\.It .*Fl -$opt\\( \\|\$\\)" "/tmp/gp-docs.$$.8" || missing="$missing option:--$opt"
 done
-for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2 | sort -u); do
+for kind in $(step_kinds); do
 	documented "/tmp/gp-docs.$$.8" "STEP KINDS" "" ".It Sy" "$kind" || missing="$missing step:$kind"
 done
 for code in $(sed -n 's/^	GP_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/shared/exit.h); do
@@ -71,7 +85,7 @@ listed() { grep -qF "\`$1\`" "$C"; }
 for id in $(finding_ids); do
 	listed "$id" || missing="$missing finding:$id"
 done
-for kind in $(grep -oh 'gp_plan_add(plan, "[a-z.]*"' src/*/*.c | cut -d'"' -f2); do
+for kind in $(step_kinds); do
 	listed "$kind" || missing="$missing step:$kind"
 done
 for cmd in $(gp_commands); do

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The step kinds: core/steps.c's table (each kind once, found by its
+ * string), an actuator for each (act/actuator.c) and no actuator without a
+ * kind, and the journal checking a step's subject by its kind's subject type.
+ */
+#include "unit.h"
+#include "act/apply.h"
+#include "core/steps.h"
+
+/* every enum value has its line: a distinct area.verb string, found by name */
+static void test_table(void **state)
+{
+	enum gp_step_kind k;
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < GP_S_COUNT; i++) {
+		const struct gp_step_info *s = &gp_step_kinds[i];
+
+		assert_non_null(s->kind);
+		assert_non_null(strchr(s->kind, '.'));
+		assert_string_equal(gp_step_name((enum gp_step_kind)i), s->kind);
+		assert_int_equal(gp_step_kind_find(s->kind, &k), 0);
+		assert_int_equal(k, i);
+		assert_true(s->group == GP_GROUP_VFIO || s->group == GP_GROUP_BOND ||
+			    s->group == GP_GROUP_VM);
+		assert_true(s->subject < GP_SUBJ_COUNT);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(gp_step_kinds[j].kind, s->kind);
+	}
+	assert_int_equal(gp_step_kind_find("shell.run", &k), -EINVAL);
+	assert_int_equal(gp_step_kind_find("module.loa", &k), -EINVAL);
+	assert_int_equal(gp_step_kind_find("", &k), -EINVAL);
+	assert_int_equal(gp_step_kind_find(NULL, &k), -EINVAL);
+	assert_int_equal(gp_step_kinds[GP_S_DEVICE_BIND].subject, GP_SUBJ_PCI);
+	assert_int_equal(gp_step_kinds[GP_S_LINK_UP].group, GP_GROUP_BOND);
+	assert_int_equal(gp_step_kinds[GP_S_NCCL_WRITE].group, GP_GROUP_VM);
+}
+
+/* each kind has its actuator, which names that kind; no actuator serves two */
+static void test_actuators(void **state)
+{
+	int i, j;
+
+	(void)state;
+	for (i = 0; i < GP_S_COUNT; i++) {
+		const struct gp_actuator *a = gp_actuator_find((enum gp_step_kind)i);
+
+		assert_non_null(a);
+		assert_int_equal(a->kind, i);
+		assert_non_null(a->done);
+		assert_non_null(a->record);
+		assert_non_null(a->run);
+		assert_non_null(a->undo);
+		/* only the steps that write files may name paths in their undo */
+		assert_true(!a->owns == (i != GP_S_PERSIST_VFIO && i != GP_S_PERSIST_BOND &&
+					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE));
+		for (j = 0; j < i; j++)
+			assert_ptr_not_equal(gp_actuator_find((enum gp_step_kind)j), a);
+	}
+	assert_null(gp_actuator_find(GP_S_COUNT));
+	assert_false(gp_path_owned(GP_S_MODULE_LOAD, "/etc/modprobe.d/gpuprov-vfio.conf"));
+	assert_true(gp_path_owned(GP_S_PERSIST_VFIO, "/etc/modprobe.d/gpuprov-vfio.conf"));
+	assert_false(gp_path_owned(GP_S_PERSIST_BOND, "/etc/modprobe.d/gpuprov-vfio.conf"));
+}
+
+/* what an operator types after a failed undo: the actuator's, or the records' */
+static void test_by_hand(void **state)
+{
+	struct gp_step st = { .kind = GP_S_DEVICE_OVERRIDE,
+			      .subject = "0000:41:00.0",
+			      .current = "(none)" };
+	const struct gp_actuator *a;
+	char how[400];
+
+	(void)state;
+	a = gp_actuator_find(st.kind);
+	assert_true(a->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "echo '' > /sys/bus/pci/devices/0000:41:00.0/driver_override");
+	st.kind = GP_S_BOND_ENSLAVE;
+	gp_strlcpy(st.subject, "eth0", sizeof(st.subject));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "ip link set dev eth0 nomaster");
+	/* a domain XML that was there before: its record puts it back */
+	st.kind = GP_S_DOMAIN_WRITE;
+	gp_strlcpy(st.current, "differs", sizeof(st.current));
+	assert_false(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	gp_strlcpy(st.current, "absent", sizeof(st.current));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_null(gp_actuator_find(GP_S_PERSIST_VFIO)->by_hand);
+}
+
+/* A journal of one step of KIND on SUBJECT; its refusal's words in why. */
+static int check(enum gp_step_kind kind, const char *subject, char *why, size_t len)
+{
+	char buf[1024];
+	json_object *doc;
+	int rc;
+
+	why[0] = '\0';
+	snprintf(buf, sizeof(buf),
+		 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
+		 "\"status\": \"running\", \"steps\": [{\"kind\": \"%s\", \"subject\": \"%s\", "
+		 "\"current\": \"\", \"target\": \"\", \"arg\": \"\", \"state\": \"done\", "
+		 "\"undo\": {}}]}",
+		 gp_step_name(kind), subject);
+	rc = gp_journal_parse(buf, strlen(buf), &doc, why, len);
+	if (!rc)
+		json_object_put(doc);
+	return rc;
+}
+
+/*
+ * A subject undo acts on is checked by its kind's subject type, whatever
+ * the kind's string: a subject of another type is refused, saying what it
+ * is not.  A path, a domain or the host is shown only (their records are
+ * checked): any of those passes.
+ */
+static void test_subject_types(void **state)
+{
+	static const char *const good[GP_SUBJ_COUNT] = {
+		[GP_SUBJ_PCI] = "0000:41:00.0", [GP_SUBJ_MODULE] = "vfio_pci",
+		[GP_SUBJ_IFACE] = "bond0",	[GP_SUBJ_PATH] = "/var/lib/gpuprov/vm.xml",
+		[GP_SUBJ_DOMAIN] = "vm",	[GP_SUBJ_HOST] = "host",
+	};
+	/* a subject of another type that this one is not */
+	static const char *const wrong[GP_SUBJ_COUNT] = {
+		[GP_SUBJ_PCI] = "bond0",
+		[GP_SUBJ_MODULE] = "/etc/passwd",
+		[GP_SUBJ_IFACE] = "0000:41:00.0",
+	};
+	char why[256], want[300];
+	int i;
+
+	(void)state;
+	for (i = 0; i < GP_S_COUNT; i++) {
+		enum gp_subject_type t = gp_step_kinds[i].subject;
+
+		print_message("%s: %s\n", gp_step_kinds[i].kind, good[t]);
+		assert_int_equal(check((enum gp_step_kind)i, good[t], why, sizeof(why)), 0);
+		if (!wrong[t]) {
+			assert_true(gp_subject_ok(t, "anything at all"));
+			continue;
+		}
+		assert_int_equal(check((enum gp_step_kind)i, wrong[t], why, sizeof(why)), -EINVAL);
+		snprintf(want, sizeof(want), "step 1: '%s' is not %s", wrong[t],
+			 gp_subject_what(t));
+		assert_string_equal(why, want);
+	}
+	assert_false(gp_subject_ok(GP_SUBJ_IFACE, "a-name-longer-than-15"));
+	assert_false(gp_subject_ok(GP_SUBJ_MODULE, ""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_actuators),
+		cmocka_unit_test(test_by_hand),
+		cmocka_unit_test(test_subject_types),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
