@@ -10,9 +10,13 @@
  * bond is not stolen) or an IOMMU that is off, without which vfio cannot
  * isolate anything.
  */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/findings.h"
+#include "shared/util.h"
 
 #define F(e, i, g)     [e] = { .id = i, .groups = g, .acceptable = true }
 #define GUARD(e, i, g) [e] = { .id = i, .groups = g, .acceptable = false }
@@ -69,4 +73,54 @@ const struct gp_finding_kind *gp_finding_kind(const char *id)
 		if (!strcmp(gp_finding_kinds[i].id, id))
 			return &gp_finding_kinds[i];
 	return NULL;
+}
+
+/* ---- the report ---- */
+
+const char *gp_severity_name(enum gp_severity s)
+{
+	static const char *const names[] = { "ok", "warn", "fail" };
+
+	return names[s];
+}
+
+void gp_report_add(struct gp_report *r, enum gp_fid id, enum gp_severity sev, const char *subject,
+		   const char *hint, const char *fmt, ...)
+{
+	char message[GP_FINDING_TEXT_LEN];
+	struct gp_finding *f;
+	va_list ap;
+
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->items = gp_xrealloc(r->items, r->cap, sizeof(*r->items));
+	}
+	f = &r->items[r->n++];
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	f->fid = id;
+	f->id = gp_finding_kinds[id].id;
+	/* hints and most messages repeat (a pair check on 150 GPUs): kept once */
+	f->severity = sev;
+	f->subject = gp_pool_copy(&r->strs, subject, GP_FINDING_SUBJECT_LEN);
+	f->hint = gp_pool_intern(&r->strs, sev == GP_OK || !hint ? "" : hint, GP_FINDING_TEXT_LEN);
+	f->message = gp_pool_intern(&r->strs, message, sizeof(message));
+}
+
+void gp_report_release(struct gp_report *r)
+{
+	free(r->items);
+	gp_pool_release(&r->strs);
+	memset(r, 0, sizeof(*r));
+}
+
+int gp_report_count(const struct gp_report *r, enum gp_severity sev)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < r->n; i++)
+		n += r->items[i].severity == sev;
+	return n;
 }

@@ -5,11 +5,15 @@
  * whether --accept may let it through are this table's.  --accept, the plan
  * and tests/cli/t_docs.sh (the man page and docs/CONTRACTS.md list each) read
  * it.  A new finding: an enum value, a table line, the check that reports it.
+ * And the report: the findings a run of the checks (or a drift) adds, in order.
  */
 #ifndef GP_FINDINGS_H
 #define GP_FINDINGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "shared/strpool.h"
 
 /* The steps a failed finding blocks (plan.c); 0: none (drift.*, a report). */
 enum gp_group {
@@ -72,5 +76,39 @@ struct gp_finding_kind {
 extern const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT];
 /* The kind called id, NULL when none is. */
 const struct gp_finding_kind *gp_finding_kind(const char *id);
+
+enum gp_severity {
+	GP_OK,
+	GP_WARN,
+	GP_FAIL
+};
+
+/* A finding's strings are in its report's pool: never NULL, "" when empty. */
+struct gp_finding {
+	enum gp_fid fid;
+	const char *id; /* gp_finding_kinds[fid].id */
+	enum gp_severity severity;
+	const char *subject;
+	const char *message;
+	const char *hint;
+};
+
+/* The lengths a finding's strings are cut to (with their NUL). */
+#define GP_FINDING_ID_LEN      32
+#define GP_FINDING_SUBJECT_LEN 64
+#define GP_FINDING_TEXT_LEN    512
+
+struct gp_report {
+	struct gp_finding *items;
+	size_t n, cap;
+	struct gp_strpool strs;
+};
+
+/* A finding added to r: a check calls it with the enum of its kind. */
+void gp_report_add(struct gp_report *r, enum gp_fid id, enum gp_severity sev, const char *subject,
+		   const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void gp_report_release(struct gp_report *r);
+int gp_report_count(const struct gp_report *r, enum gp_severity sev);
+const char *gp_severity_name(enum gp_severity s);
 
 #endif

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The VM's findings (vm.*): its MMIO window, the GPUDirect clique, memory
+ * and vCPUs on the GPUs' nodes, and what its first start needs (KVM,
+ * firmware, disks, no domain of its name running, libvirt).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/check_vm.h"
+#include "core/hostq.h"
+#include "core/vm.h"
+#include "shared/util.h"
+
+/* ---- vm.* ---- */
+
+/*
+ * The window vm.c lays out, where OVMF opens it (the first multiple of its
+ * largest power of two above RAM), must end within the guest's physical
+ * address bits, which are the host's (maxphysaddr passthrough).
+ */
+static void check_mmio(const struct gp_host *h, const struct gp_profile *p,
+		       const struct gp_vm_layout *l, struct gp_report *r)
+{
+	char bars[32], win[32], end[32];
+	uint64_t top = gp_vm_mmio_end(l, p->vm.memory);
+
+	gp_format_size(l->bar64_total, bars, sizeof(bars));
+	gp_format_size(l->mmio_window, win, sizeof(win));
+	gp_format_size(top, end, sizeof(end));
+	if (!l->bar64_total) {
+		gp_report_add(r, GP_F_VM_MMIO, GP_OK, p->vm.name, NULL,
+			      "no 64-bit BARs: the default window does");
+		return;
+	}
+	if (!h->phys_bits) {
+		gp_report_add(r, GP_F_VM_MMIO, GP_WARN, p->vm.name,
+			      "check 'address sizes' in /proc/cpuinfo",
+			      "64-bit BARs of %s need a %s window ending at %s; the CPU's address "
+			      "width is unknown",
+			      bars, win, end);
+		return;
+	}
+	if (h->phys_bits < 64 && top > (1ull << h->phys_bits)) {
+		gp_report_add(
+			r, GP_F_VM_MMIO, GP_FAIL, p->vm.name,
+			"fewer or smaller-BAR GPUs per VM, less VM memory, or a CPU with "
+			"more physical address bits",
+			"64-bit BARs of %s need a %s window, which OVMF opens above RAM at "
+			"a multiple of its size's largest power of two: it ends at %s, beyond "
+			"the %d-bit guest address space",
+			bars, win, end, h->phys_bits);
+		return;
+	}
+	if (l->mmio_window <= (32ull << 30)) {
+		gp_report_add(r, GP_F_VM_MMIO, GP_OK, p->vm.name, NULL,
+			      "64-bit BARs %s: OVMF's default %s window, ending at %s, within %d "
+			      "address bits",
+			      bars, win, end, h->phys_bits);
+		return;
+	}
+	gp_report_add(r, GP_F_VM_MMIO, GP_OK, p->vm.name, NULL,
+		      "64-bit BARs %s: X-PciMmio64Mb=%" PRIu64 " (%s), ending at %s, within %d "
+		      "address bits (assumes OVMF opens that size, or a larger window of its own)",
+		      bars, l->mmio_window >> 20, win, end, h->phys_bits);
+}
+
+#define BACKPORTS                                                                          \
+	"install QEMU 8.1 or later: on Debian 12, bookworm-backports has QEMU 10.0.2 and " \
+	"libvirt 11.3.0 (add the bookworm-backports suite, then 'apt-get install -t "      \
+	"bookworm-backports qemu-system-x86 libvirt-daemon-system')"
+
+/* The clique on QEMU before 8.1, or with no room at all (vm.c decides). */
+static void clique_blocked(const struct gp_host *h, const struct gp_profile *p,
+			   const struct gp_vm_layout *l, const char *gpu, struct gp_report *r)
+{
+	bool old = l->clique_fit == GP_CLIQUE_OLD_QEMU;
+	char why[200];
+
+	if (old)
+		snprintf(why, sizeof(why),
+			 "QEMU %s puts x-nv-gpudirect-clique at config offset 0xC8, where %s "
+			 "has a capability (MSI-X on Turing and later; QEMU 8.1 moves it to 0xD4)",
+			 h->qemu_version, gpu);
+	else
+		snprintf(why, sizeof(why),
+			 "%s has capabilities at both offsets QEMU can put "
+			 "x-nv-gpudirect-clique at (0xC8 and 0xD4)",
+			 gpu);
+	if (l->clique_left_out) {
+		gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_WARN, p->vm.name,
+			      old ? BACKPORTS : "keep p2p = preferred, or pass other GPUs",
+			      "%s: the clique is left out of the domain XML (p2p = preferred) so "
+			      "the VM starts, and the guest driver refuses P2P",
+			      why);
+		return;
+	}
+	gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_FAIL, p->vm.name,
+		      old ? BACKPORTS "; or set p2p = preferred to start the VM without the clique"
+			  : "set p2p = preferred or gpudirect_clique = off",
+		      "%s: the two overlap and QEMU does not start the VM", why);
+}
+
+/*
+ * QEMU accepts x-nv-gpudirect-clique on NVIDIA devices only ("invalid device
+ * vendor": the VM does not start), so the XML sets it on those alone; a
+ * [gpus] match that selects another vendor's accelerator is said here.  True
+ * when that leaves no NVIDIA GPU to judge.
+ */
+static bool other_vendor(const struct gp_host *h, const struct gp_vm_layout *l, struct gp_report *r,
+			 const struct gp_profile *p)
+{
+	const struct gp_dev *d;
+	int i;
+
+	for (i = 0; i < l->ndevs; i++) {
+		if (!l->devs[i].gpu || l->devs[i].nvidia)
+			continue;
+		d = &h->devs[l->devs[i].dev];
+		gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, d->bdf, NULL,
+			      "vendor %04x is not NVIDIA: no GPUDirect clique on this device "
+			      "(QEMU accepts x-nv-gpudirect-clique on NVIDIA devices only)",
+			      d->vendor);
+	}
+	if (l->clique_dev >= 0)
+		return false;
+	gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
+		      "clique %d; no NVIDIA GPU in the VM: the domain XML sets none", p->vm.clique);
+	return true;
+}
+
+static void check_clique(const struct gp_host *h, const struct gp_profile *p,
+			 const struct gp_vm_layout *l, struct gp_report *r)
+{
+	const char *gpu;
+
+	if (p->vm.clique < 0) {
+		gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
+			      "no GPUDirect clique set (the guest driver will refuse P2P)");
+		return;
+	}
+	if (other_vendor(h, l, r, p))
+		return;
+	gpu = h->devs[l->devs[l->clique_dev].dev].bdf;
+	switch (l->clique_fit) {
+	case GP_CLIQUE_FITS:
+		if (h->qemu_version[0] && gp_version_cmp(h->qemu_version, "8.1") >= 0)
+			gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
+				      "QEMU %s places the clique capability for Turing and later",
+				      h->qemu_version);
+		else
+			gp_report_add(r, GP_F_VM_QEMU_CLIQUE, GP_OK, p->vm.name, NULL,
+				      "clique %d: offset 0xC8, where QEMU before 8.1 puts it, is "
+				      "free on every GPU",
+				      p->vm.clique);
+		return;
+	case GP_CLIQUE_UNKNOWN:
+		gp_report_add(
+			r, GP_F_VM_QEMU_CLIQUE, GP_WARN, p->vm.name,
+			"check 'qemu-system-x86_64 --version': 8.1 or later is needed",
+			"cannot tell QEMU's version; QEMU before 8.1 puts the clique at 0xC8, "
+			"where %s has a capability, and the VM does not start",
+			gpu);
+		return;
+	default:
+		clique_blocked(h, p, l, gpu, r);
+	}
+}
+
+/* Free memory (or free huge pages) on the host nodes the VM's cells use. */
+static uint64_t node_free(const struct gp_numa *nn, uint64_t page)
+{
+	if (page == (1ull << 30))
+		return nn->hugepages_1g_free > 0 ? (uint64_t)nn->hugepages_1g_free << 30 : 0;
+	if (page == (2ull << 20))
+		return nn->hugepages_2m_free > 0 ? (uint64_t)nn->hugepages_2m_free << 21 : 0;
+	return nn->mem_free;
+}
+
+static void check_memory(const struct gp_host *h, const struct gp_profile *p,
+			 const struct gp_vm_layout *l, struct gp_report *r)
+{
+	const char *kind = p->vm.hugepages ? "free huge pages" : "free memory";
+	char want[32], have[32];
+	uint64_t free_bytes = 0;
+	size_t i;
+	int c;
+
+	if (l->numa_known) {
+		for (c = 0; c < l->ncells; c++) {
+			const struct gp_numa *nn = gp_host_numa(h, l->cells[c].host_node);
+
+			if (!nn)
+				continue;
+			gp_format_size(l->cells[c].memory, want, sizeof(want));
+			gp_format_size(node_free(nn, p->vm.hugepages), have, sizeof(have));
+			if (node_free(nn, p->vm.hugepages) < l->cells[c].memory) {
+				gp_report_add(
+					r, GP_F_VM_MEMORY, GP_FAIL, p->vm.name,
+					p->vm.hugepages
+						? "reserve more huge pages on that node "
+						  "(hugepages= on the kernel command line, or "
+						  "nr_hugepages in /sys/devices/system/node)"
+						: "give the VM less memory, or free memory on "
+						  "that node",
+					"cell %d wants %s on node %d, which has %s of %s", c, want,
+					l->cells[c].host_node, have, kind);
+				return;
+			}
+		}
+		gp_format_size(p->vm.memory, want, sizeof(want));
+		gp_report_add(r, GP_F_VM_MEMORY, GP_OK, p->vm.name, NULL,
+			      "%s fits in the %s of the GPUs' node%s", want, kind,
+			      l->ncells > 1 ? "s" : "");
+		return;
+	}
+	for (i = 0; i < h->nnuma; i++)
+		free_bytes += node_free(&h->numa[i], p->vm.hugepages);
+	gp_format_size(p->vm.memory, want, sizeof(want));
+	gp_format_size(free_bytes, have, sizeof(have));
+	if (free_bytes < p->vm.memory)
+		gp_report_add(r, GP_F_VM_MEMORY, GP_FAIL, p->vm.name,
+			      "give the VM less memory, or reserve more huge pages",
+			      "the VM wants %s; the host has %s of %s", want, have, kind);
+	else
+		gp_report_add(r, GP_F_VM_MEMORY, GP_OK, p->vm.name, NULL,
+			      "%s fits in the host's %s of %s", want, have, kind);
+}
+
+/* ---- the VM's preflight: what its first start needs ---- */
+
+/* Disk images may come after apply (the runbook creates them): a warning. */
+static void check_disks(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	int i;
+
+	for (i = 0; i < h->nvm_files; i++) {
+		const struct gp_vm_file *f = &h->vm_files[i];
+
+		if (strcmp(f->role, "disk") || f->exists < 0)
+			continue;
+		if (f->exists)
+			gp_report_add(r, GP_F_VM_DISK, GP_OK, p->vm.name, NULL,
+				      "disk image %s exists", f->path);
+		else
+			gp_report_add(r, GP_F_VM_DISK, GP_WARN, p->vm.name,
+				      "create it before 'virsh start' (qemu-img create -f qcow2 "
+				      "PATH 100G, or copy a cloud image), or point the template's "
+				      "<disk> at an image you have",
+				      "disk image %s does not exist: the VM cannot start", f->path);
+	}
+}
+
+static void check_firmware(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	int i;
+
+	for (i = 0; i < h->nvm_files; i++) {
+		const struct gp_vm_file *f = &h->vm_files[i];
+
+		if (!strcmp(f->role, "disk") || f->exists < 0)
+			continue;
+		if (f->exists)
+			gp_report_add(r, GP_F_VM_FIRMWARE, GP_OK, p->vm.name, NULL, "%s %s exists",
+				      f->role, f->path);
+		else
+			gp_report_add(r, GP_F_VM_FIRMWARE, GP_FAIL, p->vm.name,
+				      "install the OVMF firmware (Debian/Ubuntu: apt install "
+				      "ovmf), or correct the path in the domain template",
+				      "%s %s does not exist: the VM cannot boot UEFI", f->role,
+				      f->path);
+	}
+}
+
+static void check_kvm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (h->kvm < 0)
+		return;
+	if (h->kvm)
+		gp_report_add(r, GP_F_VM_KVM, GP_OK, p->vm.name, NULL, "/dev/kvm exists");
+	else
+		gp_report_add(r, GP_F_VM_KVM, GP_FAIL, p->vm.name,
+			      "enable SVM (AMD) or VT-x (Intel) in the BIOS and load kvm_amd or "
+			      "kvm_intel",
+			      "no /dev/kvm: the VM would run without hardware virtualization");
+}
+
+static void check_running(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (h->vm_running < 0)
+		return;
+	if (!h->vm_running)
+		gp_report_add(r, GP_F_VM_RUNNING, GP_OK, p->vm.name, NULL,
+			      "no domain of this name is running");
+	else
+		gp_report_add(r, GP_F_VM_RUNNING, GP_FAIL, p->vm.name,
+			      "shut it down first (virsh shutdown): its GPUs and its definition "
+			      "are what apply changes",
+			      "a domain of this name is running: virsh -c %s shutdown %s",
+			      p->vm.uri, p->vm.name);
+}
+
+/* Said plainly, not only with -v: what apply will not know until it runs. */
+static void check_libvirt(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (!h->libvirt_error[0])
+		return;
+	/* not a libvirt that is down: a root apply's domain.define refuses too */
+	if (h->libvirt_refused) {
+		gp_report_add(r, GP_F_VM_EMBED, GP_FAIL, p->vm.name,
+			      "make the embedded root and all it holds root's and writable by "
+			      "no one else (gpuprov(8), SECURITY CONSIDERATIONS)",
+			      "libvirt at %s is not opened: %s", p->vm.uri, h->libvirt_error);
+		return;
+	}
+	gp_report_add(r, GP_F_VM_LIBVIRT, GP_WARN, p->vm.name,
+		      "start libvirtd (systemctl start libvirtd), or correct [vm] uri; "
+		      "apply's domain.define needs it",
+		      "libvirt at %s cannot be reached: %s", p->vm.uri, h->libvirt_error);
+}
+
+/* numa = strict pins each cell's vCPUs to its node's CPUs: more would share them. */
+static void check_vcpus(const struct gp_host *h, const struct gp_profile *p,
+			const struct gp_vm_layout *l, struct gp_report *r)
+{
+	int c, cpus, total = 0;
+
+	if (!l->numa_known) {
+		total = 0;
+		for (c = 0; c < (int)h->nnuma; c++)
+			total += gp_cpulist_count(h->numa[c].cpus) > 0
+					 ? gp_cpulist_count(h->numa[c].cpus)
+					 : 0;
+		if (total && (int)p->vm.vcpus > total)
+			gp_report_add(r, GP_F_VM_VCPUS, GP_FAIL, p->vm.name,
+				      "give the VM fewer vCPUs", "%u vCPUs, the host has %d CPUs",
+				      p->vm.vcpus, total);
+		else if (total)
+			gp_report_add(r, GP_F_VM_VCPUS, GP_OK, p->vm.name, NULL,
+				      "%u vCPUs, the host has %d CPUs", p->vm.vcpus, total);
+		return;
+	}
+	for (c = 0; c < l->ncells; c++) {
+		cpus = gp_cpulist_count(l->cells[c].cpus);
+		if (cpus > 0 && (int)l->cells[c].vcpus > cpus) {
+			gp_report_add(r, GP_F_VM_VCPUS, GP_FAIL, p->vm.name,
+				      "give the VM fewer vCPUs, or set [vm] numa = none",
+				      "cell %d has %u vCPUs pinned to node %d, which has %d CPUs",
+				      c, l->cells[c].vcpus, l->cells[c].host_node, cpus);
+			return;
+		}
+		total += cpus > 0 ? cpus : 0;
+	}
+	gp_report_add(r, GP_F_VM_VCPUS, GP_OK, p->vm.name, NULL,
+		      "%u vCPUs on the %d CPUs of the node%s they are pinned to", p->vm.vcpus,
+		      total, l->ncells > 1 ? "s" : "");
+}
+
+void gp_check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	struct gp_vm_layout l;
+
+	if (!p->has_vm)
+		return;
+	gp_vm_layout(h, p, &l);
+	check_mmio(h, p, &l, r);
+	check_clique(h, p, &l, r);
+	check_memory(h, p, &l, r);
+	check_vcpus(h, p, &l, r);
+	check_kvm(h, p, r);
+	check_firmware(h, p, r);
+	check_disks(h, p, r);
+	check_running(h, p, r);
+	check_libvirt(h, p, r);
+}
