@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * gpuprov's model.  Data flows one way: host/host.c (the only reader of the
+ * gpuprov's model.  Data flows one way: host/ (the only reader of the
  * machine) and core/profile.c fill these structures, core/ computes on them
  * (topo, checks, the VM's layout, the plan), cli/render.c prints and act/
  * carries out the plan.  Below cli/, calls return 0 or a negative errno; the
@@ -46,7 +46,7 @@ struct gp_vm_file {
 	int exists; /* 1, 0, or -1: cannot tell (its directory is not in the -r tree) */
 };
 
-/* ---- the host (host.c, pcicfg.c) ---- */
+/* ---- the host (host/, pcicfg.c) ---- */
 
 /*
  * A path gpuprov writes for the VM, with its NUL: [vm] output (at most
@@ -56,7 +56,7 @@ struct gp_vm_file {
  */
 #define GP_OUTPUT_LEN 512
 
-/* The files persist.vfio owns; host.c reads them, plan.c compares. */
+/* The files persist.vfio owns; host/owned.c reads them, plan.c compares. */
 #define GP_PERSIST_FILES 5
 #define GP_MAX_OVERRIDES 64
 

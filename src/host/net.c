@@ -45,7 +45,7 @@ void gp_read_ifaces(struct gp_host *h)
 {
 	char path[PATH_LEN], link[PATH_LEN], text[64];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, GP_SYS_NET));
+	DIR *dir = open_dir(h, gp_rootp(h, path, GP_SYS_NET));
 
 	if (!dir)
 		return;
@@ -54,7 +54,7 @@ void gp_read_ifaces(struct gp_host *h)
 
 		/* an interface is a link; bonding_masters is a file */
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN ||
-		    read_link(h, rootp(h, path, "/sys/class/net/%s", e->d_name), link,
+		    read_link(h, gp_rootp(h, path, "/sys/class/net/%s", e->d_name), link,
 			      sizeof(link)) <= 0)
 			continue;
 		h->ifaces = gp_xrealloc(h->ifaces, h->nifaces + 1, sizeof(*h->ifaces));
@@ -63,23 +63,23 @@ void gp_read_ifaces(struct gp_host *h)
 		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
 		f->speed = -1;
 		iface_pci(h, f, link);
-		if (read_link(h, rootp(h, path, "/sys/class/net/%s/master", f->name), link,
+		if (read_link(h, gp_rootp(h, path, "/sys/class/net/%s/master", f->name), link,
 			      sizeof(link)) > 0)
 			gp_strlcpy(f->master, base_name(link), sizeof(f->master));
-		read_text(h, rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
+		read_text(h, gp_rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
 			  sizeof(f->mac));
-		read_text(h, rootp(h, path, "/sys/class/net/%s/operstate", f->name), f->operstate,
-			  sizeof(f->operstate));
-		if (read_text(h, rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
+		read_text(h, gp_rootp(h, path, "/sys/class/net/%s/operstate", f->name),
+			  f->operstate, sizeof(f->operstate));
+		if (read_text(h, gp_rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
 			      sizeof(text)) > 0)
 			f->speed = strtol(text, NULL, 10);
-		if (read_text(h, rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
+		if (read_text(h, gp_rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
 			      sizeof(text)) > 0)
 			f->mtu = (int)strtol(text, NULL, 10);
-		f->is_bond = exists(h, rootp(h, path, "/sys/class/net/%s/bonding", f->name));
+		f->is_bond = exists(h, gp_rootp(h, path, "/sys/class/net/%s/bonding", f->name));
 		f->sriov_numvfs = -1;
 		if (f->bdf[0] &&
-		    read_text(h, rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
+		    read_text(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
 			      text, sizeof(text)) > 0)
 			f->sriov_numvfs = (int)strtol(text, NULL, 10);
 	}
@@ -123,7 +123,7 @@ static void read_routes4(struct gp_host *h, struct netfacts *nf)
 {
 	char path[PATH_LEN], ifname[64];
 	unsigned long dst, mask, flags;
-	char *text = read_file(h, rootp(h, path, GP_PROC_ROUTE)), *cur = text, *line;
+	char *text = read_file(h, gp_rootp(h, path, GP_PROC_ROUTE)), *cur = text, *line;
 	int k;
 
 	while ((line = strsep(&cur, "\n"))) {
@@ -155,7 +155,7 @@ static bool hex16(const char *s, uint8_t *out)
 static void read_routes6(struct gp_host *h)
 {
 	char path[PATH_LEN], ifname[64], dst[64];
-	char *text = read_file(h, rootp(h, path, GP_PROC_ROUTE6)), *cur = text, *line;
+	char *text = read_file(h, gp_rootp(h, path, GP_PROC_ROUTE6)), *cur = text, *line;
 	uint8_t a[16];
 	int plen, k;
 
@@ -198,7 +198,7 @@ static void set_addr(struct gp_iface *f, int family, const void *a)
 static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
 {
 	char path[PATH_LEN], last[64] = "";
-	char *text = read_file(h, rootp(h, path, GP_PROC_FIB_TRIE)), *cur = text, *line;
+	char *text = read_file(h, gp_rootp(h, path, GP_PROC_FIB_TRIE)), *cur = text, *line;
 	struct in_addr in;
 	uint32_t a;
 	int k;
@@ -223,7 +223,7 @@ static void read_addrs4(struct gp_host *h, const struct netfacts *nf)
 static void read_addrs6(struct gp_host *h, struct netfacts *nf)
 {
 	char path[PATH_LEN], hex[64], ifname[64];
-	char *text = read_file(h, rootp(h, path, GP_PROC_INET6)), *cur = text, *line;
+	char *text = read_file(h, gp_rootp(h, path, GP_PROC_INET6)), *cur = text, *line;
 	unsigned scope;
 	uint8_t a[16];
 	int k;
@@ -261,7 +261,7 @@ static int iface_of_v6(const struct netfacts *nf, const uint8_t *a)
 static bool read_tcp(struct gp_host *h, const struct netfacts *nf, bool v6)
 {
 	char path[PATH_LEN], local[40];
-	char *text = read_file(h, rootp(h, path, v6 ? GP_PROC_TCP6 : GP_PROC_TCP)), *cur = text,
+	char *text = read_file(h, gp_rootp(h, path, v6 ? GP_PROC_TCP6 : GP_PROC_TCP)), *cur = text,
 	     *line;
 	unsigned state;
 	int k;
@@ -298,7 +298,7 @@ static void read_uppers(struct gp_host *h)
 
 	for (i = 0; i < h->nifaces; i++) {
 		struct gp_iface *x = &h->ifaces[i];
-		DIR *d = open_dir(h, rootp(h, path, "/sys/class/net/%s", x->name));
+		DIR *d = open_dir(h, gp_rootp(h, path, "/sys/class/net/%s", x->name));
 		struct dirent *e;
 
 		while (d && (e = readdir(d)))
@@ -332,7 +332,7 @@ static bool mentions(const struct gp_host *h, const char *dir, const char *suffi
 {
 	char path[PATH_LEN], needle[96];
 	struct dirent *e;
-	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+	DIR *d = open_dir(h, gp_rootp(h, path, "%s", dir));
 	bool found = false;
 
 	if (!d)
@@ -344,7 +344,7 @@ static bool mentions(const struct gp_host *h, const char *dir, const char *suffi
 
 		if (e->d_name[0] == '.' || n < k || strcmp(e->d_name + n - k, suffix))
 			continue;
-		text = read_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		text = read_file(h, gp_rootp(h, path, "%s/%s", dir, e->d_name));
 		if (text) {
 			const char *m = strstr(text, needle);
 
@@ -433,7 +433,7 @@ static void read_networkd_dir(struct gp_host *h, const char *dir)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+	DIR *d = open_dir(h, gp_rootp(h, path, "%s", dir));
 
 	if (!d)
 		return;
@@ -445,7 +445,7 @@ static void read_networkd_dir(struct gp_host *h, const char *dir)
 		if (e->d_name[0] == '.' || n < 9 || strcmp(e->d_name + n - 8, ".network") ||
 		    n >= sizeof(f->name) || netfile_known(h, e->d_name))
 			continue;
-		text = read_file(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		text = read_file(h, gp_rootp(h, path, "%s/%s", dir, e->d_name));
 		h->netfiles = gp_xrealloc(h->netfiles, h->nnetfiles + 1, sizeof(*h->netfiles));
 		f = &h->netfiles[h->nnetfiles++];
 		memset(f, 0, sizeof(*f));
@@ -487,21 +487,21 @@ void gp_read_net_owner(struct gp_host *h, const struct gp_profile *p)
 	struct dirent *e;
 	bool netplan = false;
 
-	if ((d = open_dir(h, rootp(h, path, GP_NETPLAN)))) {
+	if ((d = open_dir(h, gp_rootp(h, path, GP_NETPLAN)))) {
 		while ((e = readdir(d)))
 			netplan |= strstr(e->d_name, ".yaml") != NULL;
 		closedir(d);
 	}
 	if (owner)
 		;
-	else if (exists(h, rootp(h, path, GP_NM_RUN)) && exists(h, rootp(h, path, GP_NM_ETC)) &&
-		 !netplan)
+	else if (exists(h, gp_rootp(h, path, GP_NM_RUN)) &&
+		 exists(h, gp_rootp(h, path, GP_NM_ETC)) && !netplan)
 		owner = "networkmanager";
 	else if (netplan)
 		owner = "netplan";
-	else if (exists(h, rootp(h, path, GP_NETWORKD_RUN)))
+	else if (exists(h, gp_rootp(h, path, GP_NETWORKD_RUN)))
 		owner = "networkd";
-	else if (exists(h, rootp(h, path, GP_IFUPDOWN)))
+	else if (exists(h, gp_rootp(h, path, GP_IFUPDOWN)))
 		owner = "ifupdown";
 	else
 		owner = "none";

@@ -66,7 +66,7 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 {
 	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *d = open_dir(h, rootp(h, path, "%s", dir));
+	DIR *d = open_dir(h, gp_rootp(h, path, "%s", dir));
 	size_t plen = strlen(prefix);
 
 	if (!d)
@@ -78,7 +78,7 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 
 		if (strncmp(e->d_name, prefix, plen) || gp_parse_bdf(e->d_name + plen, o->bdf))
 			continue;
-		text = read_owned(h, rootp(h, path, "%s/%s", dir, e->d_name));
+		text = read_owned(h, gp_rootp(h, path, "%s/%s", dir, e->d_name));
 		if (!text)
 			continue;
 		gp_strlcpy(o->driver, gp_trim(text), sizeof(o->driver));
@@ -109,9 +109,9 @@ static int running_in_tree(const struct gp_host *h, const char *name)
 {
 	char path[PATH_LEN];
 
-	if (!exists(h, rootp(h, path, GP_LIBVIRT_QEMU_RUN)))
+	if (!exists(h, gp_rootp(h, path, GP_LIBVIRT_QEMU_RUN)))
 		return -1;
-	return exists(h, rootp(h, path, GP_LIBVIRT_QEMU_RUN "/%s.pid", name));
+	return exists(h, gp_rootp(h, path, GP_LIBVIRT_QEMU_RUN "/%s.pid", name));
 }
 
 /* The VM's XML and NCCL's file where the profile puts them; libvirt's domain of its name. */

@@ -22,7 +22,7 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 {
 	char path[PATH_LEN], text[2048];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, GP_PROC_NVIDIA_GPUS));
+	DIR *dir = open_dir(h, gp_rootp(h, path, GP_PROC_NVIDIA_GPUS));
 	int found = -1;
 
 	if (!dir)
@@ -32,7 +32,8 @@ static int nvidia_minor_dev(const struct gp_host *h, int minor)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_text(h, rootp(h, path, GP_PROC_NVIDIA_GPUS "/%s/information", e->d_name),
+		if (read_text(h,
+			      gp_rootp(h, path, GP_PROC_NVIDIA_GPUS "/%s/information", e->d_name),
 			      text, sizeof(text)) <= 0)
 			continue;
 		m = strstr(text, "Device Minor:");
@@ -73,7 +74,7 @@ static void scan_process(struct gp_host *h, const char *pid)
 {
 	char path[PATH_LEN], link[256], comm[GP_NAME_LEN] = "?", seen[8][GP_NAME_LEN];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, "/proc/%s/fd", pid));
+	DIR *dir = open_dir(h, gp_rootp(h, path, "/proc/%s/fd", pid));
 	int nseen = 0, i;
 
 	if (!dir)
@@ -81,7 +82,7 @@ static void scan_process(struct gp_host *h, const char *pid)
 	while ((e = readdir(dir))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_link(h, rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
+		if (read_link(h, gp_rootp(h, path, "/proc/%s/fd/%s", pid, e->d_name), link,
 			      sizeof(link)) <= 0 ||
 		    !gpu_node(link))
 			continue;
@@ -92,7 +93,7 @@ static void scan_process(struct gp_host *h, const char *pid)
 		gp_strlcpy(seen[nseen++], link, GP_NAME_LEN);
 		/* the name only of a process that holds a node: most hold none */
 		if (nseen == 1)
-			read_text(h, rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
+			read_text(h, gp_rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
 		add_holder(h, atoi(pid), comm, link);
 	}
 	closedir(dir);
@@ -102,7 +103,7 @@ void gp_read_holders(struct gp_host *h)
 {
 	char path[PATH_LEN];
 	struct dirent *e;
-	DIR *dir = open_dir(h, rootp(h, path, GP_PROC));
+	DIR *dir = open_dir(h, gp_rootp(h, path, GP_PROC));
 
 	if (!dir)
 		return;

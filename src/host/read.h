@@ -23,22 +23,9 @@
  * opens them under h->rootfd, links resolved inside the root.
  */
 
-static inline const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
+/* The path fmt formats, in buf (PATH_LEN bytes): "" when too long, a path nothing opens. */
+const char *gp_rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-static inline const char *rootp(const struct gp_host *h, char *buf, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	(void)h;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, PATH_LEN, fmt, ap);
-	va_end(ap);
-	if (n < 0 || n >= PATH_LEN)
-		buf[0] = '\0'; /* too long: a path nothing opens */
-	return buf;
-}
 
 /* Reads a small file whole; returns its length or -errno.  Trailing newline cut. */
 static inline ssize_t read_text(const struct gp_host *h, const char *path, char *buf, size_t len)
@@ -90,6 +77,18 @@ static inline bool is_bdf(const char *s, size_t len)
 	       (size_t)n == len;
 }
 
+/* pci.c: the PCI functions, through libpci (0, or -errno after gp_err) */
+int gp_read_pci(struct gp_host *h, const struct gp_profile *p);
+/* kernel.c */
+void gp_read_numa(struct gp_host *h);
+void gp_read_kernel(struct gp_host *h);
+void gp_read_vfio_module(struct gp_host *h); /* after gp_read_kernel: its release */
+/* bind.c: of the devices in a GPU's group */
+void gp_read_binding(struct gp_host *h);
+/* users.c: disks, swap, framebuffers, the console */
+void gp_read_host_use(struct gp_host *h);
+/* vmenv.c: KVM and QEMU */
+void gp_read_vm_env(struct gp_host *h, const struct gp_profile *p);
 /* net.c */
 void gp_read_ifaces(struct gp_host *h);
 void gp_read_net_use(struct gp_host *h);

@@ -666,7 +666,7 @@ int gp_root_dir_stat(const struct gp_root_dir *d, const char *name, struct stat 
 
 /*
  * fstatat of a plain name in d, not following a link, for a check of d's
- * entries made before they are read (host.c's guard of -r): in a
+ * entries made before they are read (host/pci.c's guard of -r): in a
  * GP_TRUST_LOCAL directory the answer is kept, and the reader's own type
  * check of that name takes it instead of asking again.  A link is not kept
  * (it takes the safe path), nor anything once GP_ROOT_SEEN_MAX are.

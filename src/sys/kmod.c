@@ -187,7 +187,7 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 /*
  * The name a module's PCI driver registers under, before it is loaded:
  * vfio-pci names itself so; variant drivers use KBUILD_MODNAME, the module
- * name with its underscores (nvgrace_gpu_vfio_pci, mlx5_vfio_pci).  host.c
+ * name with its underscores (nvgrace_gpu_vfio_pci, mlx5_vfio_pci).  host/bind.c
  * prefers /sys/bus/pci/drivers/<name>/module once the module is loaded.
  */
 void gp_vfio_driver_of(const char *module, char *driver, size_t len)

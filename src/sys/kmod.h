@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kmod.c: libkmod under a root (what host.c asks) and on the running kernel. */
+/* kmod.c: libkmod under a root (what host/ asks) and on the running kernel. */
 #ifndef GP_KMOD_H
 #define GP_KMOD_H
 

@@ -216,7 +216,7 @@ static int remote_type(struct gp_nvml *n, nvml_dev d, unsigned link)
 }
 
 /* One link; false once NVML says the GPU has no link of that number. */
-static bool read_link(struct gp_nvml *n, nvml_dev d, unsigned i, struct gp_nv_gpu *g)
+static bool read_nv_link(struct gp_nvml *n, nvml_dev d, unsigned i, struct gp_nv_gpu *g)
 {
 	struct gp_nv_link *l = &g->links[i];
 	struct nvml_pci pci;
@@ -264,7 +264,7 @@ int gp_nvml_gpu(struct gp_nvml *n, int i, struct gp_nv_gpu *g)
 		g->pcie_gen = (int)v;
 	if (n->max_width && n->max_width(d, &v) == NVML_SUCCESS)
 		g->pcie_width = (int)v;
-	for (l = 0; l < GP_NV_MAX_LINKS && read_link(n, d, l, g); l++)
+	for (l = 0; l < GP_NV_MAX_LINKS && read_nv_link(n, d, l, g); l++)
 		g->nlinks = (int)l + 1;
 	if (gp_nv_links_up(g))
 		g->link_gbps = field_rate(n, d);

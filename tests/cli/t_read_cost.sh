@@ -42,7 +42,7 @@ for f in vendor device class config numa_node resource reset_method; do
 	[ "$n" -eq 1 ] || fail "$f opened $n times by name in its directory, want 1: $(grep -F "\"$f\"" "$d/dev")"
 	n=$(grep -F '"/proc/self/fd/' "$d/dev" | grep -cF "<$dev/$f>")
 	[ "$n" -eq 0 ] || fail "$f reopened through /proc/self/fd"
-	# one type check: for what lspci reads, the guard of -r (host.c's
+	# one type check: for what lspci reads, the guard of -r (host/pci.c's
 	# guard_dev) makes it in the trusted directory, and the reader takes it
 	n=$(grep -cF "$dev>, \"$f\", {st_mode" "$d/dev")
 	[ "$n" -eq 1 ] || fail "$f stat'ed $n times, want 1"

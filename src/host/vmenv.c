@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where a VM would run: KVM, QEMU's version (its binary, or dpkg's record),
+ * and whether the files the VM's XML names (firmware, disks) exist.  The
+ * profile's VM itself (its XML, libvirt's domain) is owned.c's.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/manifest.h"
+#include "core/model.h"
+#include "host/host.h"
+#include "host/read.h"
+#include "sys/virt.h"
+
+#define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */
+
+/*
+ * "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is: the
+ * first Version of its stanza (*state: 0 another package's, 1 ours, 2 done).
+ */
+static void dpkg_line(struct gp_host *h, const char *line, int *state)
+{
+	const char *v;
+
+	if (*state < 2 && !strncmp(line, "Package: ", 9))
+		*state = !strcmp(line + 9, "qemu-system-x86");
+	if (*state != 1 || strncmp(line, "Version: ", 9))
+		return;
+	v = strchr(line + 9, ':') ? strchr(line + 9, ':') + 1 : line + 9;
+	snprintf(h->qemu_version, sizeof(h->qemu_version), "%.*s", (int)strspn(v, "0123456789."),
+		 v);
+	*state = 2;
+}
+
+/*
+ * dpkg's status read through (a server's is megabytes: never held whole):
+ * a file over GP_DPKG_MAX, or one that cannot be read through, says
+ * nothing; the text ends at a NUL byte; lines are cut at 4 KiB (a Package
+ * or Version line that long matches nothing anyway).
+ */
+static void qemu_from_dpkg(struct gp_host *h)
+{
+	int fd = gp_root_openat(h->rootfd, GP_DPKG_STATUS, O_RDONLY), state = 0;
+	char buf[4096], line[4096];
+	size_t len = 0, total = 0;
+	bool text = true;
+	ssize_t n, i;
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0 && (total += (size_t)n) <= GP_DPKG_MAX)
+		for (i = 0; text && i < n; i++) {
+			if (!buf[i])
+				text = false;
+			else if (buf[i] != '\n' && len < sizeof(line) - 1)
+				line[len++] = buf[i];
+			if (buf[i] != '\n')
+				continue;
+			line[len] = '\0';
+			dpkg_line(h, line, &state);
+			len = 0;
+		}
+	close(fd);
+	if (n < 0 || total > GP_DPKG_MAX) {
+		h->qemu_version[0] = '\0';
+		return;
+	}
+	line[len] = '\0'; /* the last line, without its newline or up to the NUL */
+	dpkg_line(h, line, &state);
+}
+
+/* 1 present, 0 absent, -1 cannot tell: a -r tree without the directory it would be in. */
+static int file_state(const struct gp_host *h, const char *path)
+{
+	char dir[PATH_LEN];
+
+	if (exists(h, path))
+		return 1;
+	if (!h->root[0])
+		return 0;
+	gp_strlcpy(dir, path, sizeof(dir));
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	return dir[0] && exists(h, dir) ? 0 : -1;
+}
+
+/* KVM: /dev/kvm, or in a tree without /dev, the misc device sysfs lists. */
+static int kvm_state(const struct gp_host *h)
+{
+	char path[PATH_LEN];
+
+	if (exists(h, gp_rootp(h, path, GP_DEV_KVM)) ||
+	    exists(h, gp_rootp(h, path, GP_SYS_MISC "/kvm")))
+		return 1;
+	return !h->root[0] || exists(h, gp_rootp(h, path, GP_SYS_MISC)) ? 0 : -1;
+}
+
+/*
+ * QEMU's version as its binary says, on the live host: a process of 27 MB,
+ * so gp_host_load asks it for a profile's [vm] only (the profile command
+ * asks itself).  What the binary says wins over dpkg's record.
+ */
+void gp_host_qemu_binary(struct gp_host *h)
+{
+	char v[sizeof(h->qemu_version)];
+
+	if (h->root[0])
+		return;
+	gp_virt_qemu_version(v, sizeof(v));
+	if (v[0])
+		memcpy(h->qemu_version, v, sizeof(v));
+}
+
+/* KVM and QEMU; the profile's VM (its XML, libvirt's domain) is owned.c's. */
+void gp_read_vm_env(struct gp_host *h, const struct gp_profile *p)
+{
+	h->vm_defined = -1;
+	h->vm_running = -1;
+	h->kvm = kvm_state(h);
+	if (p && p->has_vm)
+		gp_host_qemu_binary(h);
+	if (!h->qemu_version[0])
+		qemu_from_dpkg(h);
+}
+
+/* firmware='efi' without a loader: libvirt picks from QEMU's firmware descriptors. */
+static void firmware_descriptor(const struct gp_host *h, struct gp_vm_file *f)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	size_t i;
+	DIR *dir;
+
+	f->exists = -1;
+	snprintf(f->path, sizeof(f->path), "%s/*x86_64*.json", gp_qemu_firmware_dirs[1]);
+	for (i = 0; i < GP_QEMU_FIRMWARE_DIRS; i++) {
+		dir = open_dir(h, gp_rootp(h, path, "%s", gp_qemu_firmware_dirs[i]));
+		if (!dir)
+			continue;
+		f->exists = 0;
+		while ((e = readdir(dir)) && !strstr(e->d_name, "x86_64"))
+			;
+		if (e)
+			snprintf(f->path, sizeof(f->path), "%s/%s", gp_qemu_firmware_dirs[i],
+				 e->d_name);
+		closedir(dir);
+		if (e) {
+			f->exists = 1;
+			return;
+		}
+	}
+	if (f->exists < 0 && !h->root[0])
+		f->exists = 0;
+}
+
+void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n)
+{
+	int i;
+
+	h->nvm_files = n < GP_VM_FILES ? n : GP_VM_FILES;
+	memcpy(h->vm_files, files, (size_t)h->nvm_files * sizeof(*files));
+	h->rootfd = gp_root_open(h->root);
+	for (i = 0; i < h->nvm_files; i++) {
+		struct gp_vm_file *f = &h->vm_files[i];
+
+		if (!strcmp(f->role, "firmware descriptor"))
+			firmware_descriptor(h, f);
+		else
+			f->exists = h->rootfd < 0 && h->rootfd != AT_FDCWD ? -1
+									   : file_state(h, f->path);
+	}
+	gp_root_close(h->rootfd);
+	h->rootfd = -1;
+}
