@@ -8,12 +8,24 @@
 #include <string.h>
 
 #include "shared/log.h"
-#include "shared/progress.h"
-#include "shared/util.h"
 
 int gp_verbosity = 1;
 char gp_last_error[512];
 const char *gp_progname = "gpuprov";
+/* what runs before a message: progress.c's clearing of its status line */
+static void (*before_message)(void);
+
+void gp_log_before(void (*fn)(void))
+{
+	before_message = fn;
+}
+
+/* a message starts on a clean line */
+static void clean_line(void)
+{
+	if (before_message)
+		before_message();
+}
 
 static bool control(unsigned char c)
 {
@@ -60,7 +72,7 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 {
 	char *msg = gp_msg_format(fmt, ap);
 
-	gp_progress_clear(); /* a message starts on a clean line */
+	clean_line();
 	fprintf(stderr, "%s: %s%s\n", gp_progname, level, msg ? msg : "(out of memory)");
 	free(msg);
 }
@@ -73,8 +85,8 @@ void gp_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = gp_msg_format(fmt, ap);
 	va_end(ap);
-	gp_strlcpy(gp_last_error, msg ? msg : "out of memory", sizeof(gp_last_error));
-	gp_progress_clear();
+	snprintf(gp_last_error, sizeof(gp_last_error), "%s", msg ? msg : "out of memory");
+	clean_line();
 	fprintf(stderr, "%s: error: %s\n", gp_progname, msg ? msg : gp_last_error);
 	free(msg);
 }

@@ -12,6 +12,11 @@ void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * fn runs before each message, NULL for nothing: the status line of
+ * progress.c (above this module: it uses the messages' format) is cleared.
+ */
+void gp_log_before(void (*fn)(void));
 /* fmt and ap as a message: one line, each control character as \xNN; free()
  * it.  NULL when memory ran out.  Every message on stderr is made so. */
 char *gp_msg_format(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

@@ -31,6 +31,7 @@ static char status_text[512]; /* what it says: the same again is not rewritten *
 void gp_progress_setup(bool json, int verbosity)
 {
 	progress_on = !json && verbosity > 0 && isatty(STDERR_FILENO);
+	gp_log_before(gp_progress_clear);
 }
 
 bool gp_progress_on(void)
