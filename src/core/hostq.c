@@ -58,6 +58,11 @@ int gp_host_find(const struct gp_host *host, const char *bdf)
  * vendors.  A server's BMC VGA (ASPEED, Matrox, Hisilicon) is a display
  * controller too, but nothing anyone passes through.
  */
+bool gp_same_card(const struct gp_dev *a, const struct gp_dev *b)
+{
+	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
+}
+
 bool gp_dev_is_gpu(const struct gp_dev *d)
 {
 	if (d->class == 0x0302)

@@ -13,6 +13,8 @@ void gp_dev_init(struct gp_dev *d);
 int gp_dev_cmp(const void *a, const void *b);
 /* the index of bdf in host->devs, -1 when absent */
 int gp_host_find(const struct gp_host *host, const char *bdf);
+/* functions of one card: the same domain, bus and device */
+bool gp_same_card(const struct gp_dev *a, const struct gp_dev *b);
 /* without a profile: a 3D controller, or a display controller of a GPU vendor */
 bool gp_dev_is_gpu(const struct gp_dev *d);
 /* GPU (the profile's match, else gp_dev_is_gpu), NIC, bridge or other */

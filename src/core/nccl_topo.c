@@ -173,11 +173,6 @@ static void host_affinity(struct tree *t, struct cpu *c)
 
 /* ---- the PCI tree ---- */
 
-static bool same_card(const struct gp_dev *a, const struct gp_dev *b)
-{
-	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
-}
-
 static bool on_root(const struct gp_dev *d)
 {
 	return d->pcie_type == GP_PCIE_ROOT_PORT || d->parent < 0;
@@ -191,7 +186,7 @@ static bool card_shares(const struct tree *t, int dev, const int *ends, int nend
 
 	for (k = 0; k < nends; k++)
 		if (ends[k] != dev && t->h->devs[ends[k]].parent == d->parent &&
-		    same_card(&t->h->devs[ends[k]], d))
+		    gp_same_card(&t->h->devs[ends[k]], d))
 			return true;
 	return false;
 }

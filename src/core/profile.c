@@ -96,7 +96,7 @@ static int v_bool(struct gp_profile *p, const char *v, void *field, const char *
 }
 
 /* The index of v in the NULL-terminated list, or -EINVAL. */
-static int one_of(const char *v, const char *const *allowed)
+static int choice_index(const char *v, const char *const *allowed)
 {
 	int i;
 
@@ -180,7 +180,7 @@ static int v_gpu_slots(struct gp_profile *p, const char *v, void *field, const c
 static int v_p2p(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	static const char *const names[] = { "required", "preferred", "off", NULL };
-	int i = one_of(v, names);
+	int i = choice_index(v, names);
 
 	(void)field;
 	*why = "expected required, preferred or off";
@@ -193,7 +193,7 @@ static int v_p2p(struct gp_profile *p, const char *v, void *field, const char **
 static int v_companions(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	static const char *const names[] = { "refuse", "bind", NULL };
-	int i = one_of(v, names);
+	int i = choice_index(v, names);
 
 	(void)field;
 	*why = "expected refuse or bind";
@@ -269,7 +269,7 @@ static int v_vm_numa(struct gp_profile *p, const char *v, void *field, const cha
 
 	(void)field;
 	*why = "expected strict, preferred or none";
-	if (one_of(v, ok) < 0)
+	if (choice_index(v, ok) < 0)
 		return -EINVAL;
 	return set_string(p->vm.numa, sizeof(p->vm.numa), v, why);
 }
@@ -344,7 +344,7 @@ static int v_slaves(struct gp_profile *p, const char *v, void *field, const char
 		static const char *const ok[] = { __VA_ARGS__, NULL };                    \
 		(void)field;                                                              \
 		*why = msg;                                                               \
-		if (one_of(v, ok) < 0)                                                    \
+		if (choice_index(v, ok) < 0)                                              \
 			return -EINVAL;                                                   \
 		return set_string(p->dst, sizeof(p->dst), v, why);                        \
 	}

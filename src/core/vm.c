@@ -101,11 +101,6 @@ static int cell_of(struct gp_vm_layout *l, const struct gp_host *h, int node)
 	return c;
 }
 
-static bool same_card(const struct gp_dev *a, const struct gp_dev *b)
-{
-	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
-}
-
 /*
  * The functions of one host card share one guest root port, at their host
  * function numbers: the guest driver finds the card's audio or companion
@@ -121,7 +116,7 @@ static void cards(const struct gp_host *h, struct gp_vm_layout *l)
 		struct gp_vm_dev *v = &l->devs[i];
 		const struct gp_dev *d = &h->devs[v->dev];
 
-		for (k = 0; k < i && !same_card(&h->devs[l->devs[k].dev], d); k++)
+		for (k = 0; k < i && !gp_same_card(&h->devs[l->devs[k].dev], d); k++)
 			;
 		if (k < i) {
 			v->port = l->devs[k].port;

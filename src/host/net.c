@@ -142,7 +142,7 @@ static void read_routes4(struct gp_host *h, struct netfacts *nf)
 }
 
 /* 32 hex digits in network order (if_inet6, ipv6_route) into 16 bytes. */
-static bool hex16(const char *s, uint8_t *out)
+static bool ipv6_hex(const char *s, uint8_t *out)
 {
 	int i;
 
@@ -162,7 +162,7 @@ static void read_routes6(struct gp_host *h)
 	while ((line = strsep(&cur, "\n"))) {
 		if (sscanf(line, "%63s %x %*s %*s %*s %*s %*s %*s %*s %63s", dst, &plen, ifname) !=
 			    3 ||
-		    !hex16(dst, a) || !strcmp(ifname, "lo") || (k = iface_index(h, ifname)) < 0)
+		    !ipv6_hex(dst, a) || !strcmp(ifname, "lo") || (k = iface_index(h, ifname)) < 0)
 			continue;
 		if ((a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff)
 			continue; /* link-local and multicast: every up interface has them */
@@ -230,7 +230,7 @@ static void read_addrs6(struct gp_host *h, struct netfacts *nf)
 
 	while ((line = strsep(&cur, "\n"))) {
 		if (sscanf(line, "%63s %*x %*x %x %*x %63s", hex, &scope, ifname) != 3 ||
-		    !hex16(hex, a) || (k = iface_index(h, ifname)) < 0)
+		    !ipv6_hex(hex, a) || (k = iface_index(h, ifname)) < 0)
 			continue;
 		nf->a6 = gp_xrealloc(nf->a6, nf->n6 + 1, sizeof(*nf->a6));
 		memcpy(nf->a6[nf->n6].a, a, 16);
