@@ -6,20 +6,16 @@
 # old NCCL file back and undefines, and a second rollback does nothing.  Runs on this machine (root) with the journal
 # in a scratch directory; the VM has no GPU here, which is all libvirt needs.
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-. tests/cli/vmprofile.sh
+. "$(dirname "$0")/lib.sh"
 # --accept vm.kvm: these steps are the subject, not KVM; on a host without
 # /dev/kvm (a cloud VM, TCG) vm.kvm fails, rightly, and would block them
-trap 'rm -rf "$d"' EXIT
-export GPUPROV_STATE_DIR=$d/journal
-# a lock of its own: runs of other trees on this machine do not meet it
-export GPUPROV_RUN_DIR=$d/run
+# the journal and a lock of its own: runs of other trees on this machine do
+# not meet it
+gp_own_state
 gp_embed_libvirt "$d"
 gp_vm_profile "$d/p.ini" "$d/out/gp-test-vm.xml" "$uri"
 chmod 644 "$d/p.ini"
 defined() { virsh -q -c "$uri" list --all --name 2>/dev/null | grep -qx gp-test-vm; }
-fail() { echo "$*"; exit 1; }
 
 set +e
 $G -p "$d/p.ini" --only vm --accept vm.kvm plan >"$d/plan" 2>&1; rc=$?

@@ -4,10 +4,7 @@
 # each ok finding after the warnings.  Every finding of the JSON document is
 # in the -v text, with its id and subject, and the count line agrees.
 set -eu
-G=${GPUPROV:-build/test/gpuprov}
-d=$(mktemp -d /tmp/gp-order.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_check_order: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 for args in "-r build/hosts/bars -p profiles/h3c-r5350-g6.ini" \
 	"-r build/hosts/lab-messy -p tests/lab/profiles/lab-messy.ini" \

@@ -12,9 +12,8 @@ set -eu
 exec bash - "$@" <<'BASH'
 set -eu
 top=$(pwd)
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+GP_NAME=t_completion
+. "$top/tests/cli/lib.sh"
 . /usr/share/bash-completion/bash_completion
 . "$top/completion/gpuprov.bash"
 [ "$(complete -p gpuprov)" = "complete -F _gpuprov gpuprov" ] || fail "complete -p: $(complete -p gpuprov)"
@@ -55,7 +54,6 @@ want() { # want EXPECTED WORD...
 	[ "$got" = "$exp" ] || fail "gpuprov ${*:2}<TAB>: '$got', want '$exp'"
 }
 
-. "$top/tests/cli/lib.sh"
 cmds=$(gp_commands | sort | tr '\n' ' ' | sed 's/ $//')
 [ -n "$cmds" ] || fail "no command table in src/cli/main.c"
 want "$cmds" gpuprov ""

@@ -7,10 +7,8 @@
 # fixture host with an installed profile, and takes its templates from the
 # root's /usr/share/gpuprov.
 set -eu
+. "$(dirname "$0")/lib.sh"
 top=$(pwd)
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
 ver=$(dpkg-parsechangelog -S Version)
 arch=$(dpkg --print-architecture)
 deb=$d/gpuprov_${ver}_$arch.deb

@@ -9,15 +9,10 @@
 # by path refuses the -r tree at once (no snapshot holds one); anywhere else
 # the reader passes it over, for root as for uid 65534.
 set -u
-G=$(pwd)/build/test/gpuprov
-P=$(pwd)/profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 chmod 0755 "$d"
-fail() { echo "t_devnodes: $*"; exit 1; }
-# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
-. tests/cli/lib.sh
-gp_user_copy "$d/bin" build/test/gpuprov profiles/h3c-r5350-g6.ini
+# uid 65534 runs a copy it can reach, GU (gp_user_copy)
+gp_user_copy "$d/bin" "$G" profiles/h3c-r5350-g6.ini
 GU=$d/bin/gpuprov
 P=$d/bin/h3c-r5350-g6.ini
 

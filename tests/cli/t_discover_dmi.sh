@@ -4,10 +4,7 @@
 # '#' or control characters (dmi-inject) is left out, so it cannot add keys
 # or sections (a [vm] uri that runs a program) to the profile it writes.
 set -eu
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 sections() { grep '^\[' "$1" | tr '\n' ' '; }
 

@@ -3,7 +3,7 @@
 # status and profile key the code has, each in its own section (a finding
 # listed under FILES renders as a file), and mandoc finds nothing wrong.
 set -eu
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 gp_tables_read
 missing=""
 
@@ -13,7 +13,7 @@ sectioned() {
 }
 sectioned man/gpuprov.8 >"/tmp/gp-docs.$$.8"
 sectioned man/gpuprov.ini.5 >"/tmp/gp-docs.$$.5"
-trap 'rm -f "/tmp/gp-docs.$$.8" "/tmp/gp-docs.$$.5"' EXIT
+gp_on_exit 'rm -f "/tmp/gp-docs.$$.8" "/tmp/gp-docs.$$.5"'
 
 # documented FILE SECTION SUBSECTION PREFIX WORD: a line "PREFIX WORD" or "PREFIX WORD ..."
 # in that section (and subsection, when not empty).

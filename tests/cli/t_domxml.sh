@@ -15,13 +15,11 @@
 set -eu
 # hugetlbfs mounts in a mount namespace of the test's own: gone when it ends
 [ -n "${GP_PRIVATE_NS:-}" ] || GP_PRIVATE_NS=1 exec unshare -m --propagation private sh "$0" "$@"
-G=build/test/gpuprov
-d=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
+gp_embed_libvirt "$d"
 root=$d/embed
-trap 'umount "$root/hp1g" 2>/dev/null || :; umount "$root/hp2m" 2>/dev/null || :; rm -rf "$d"' EXIT
-# the driver resolves its default user first (scripts/deps.sh creates it)
-id libvirt-qemu >/dev/null 2>&1 || { echo "no system user libvirt-qemu: run sh scripts/deps.sh"; exit 1; }
-mkdir -p "$root/etc" "$root/hp1g" "$root/hp2m"
+gp_on_exit 'umount "$root/hp1g" 2>/dev/null; umount "$root/hp2m" 2>/dev/null'
+mkdir -p "$root/hp1g" "$root/hp2m"
 # hugepage backing needs a hugetlbfs of that page size for libvirt to accept it
 mount -t hugetlbfs -o pagesize=2M none "$root/hp2m"
 pages=1G
@@ -29,15 +27,15 @@ mounts="\"$root/hp1g\", \"$root/hp2m\""
 if ! mount -t hugetlbfs -o pagesize=1G none "$root/hp1g" 2>/dev/null; then
 	pages=2M
 	mounts="\"$root/hp2m\""
-	echo "not exercised: t_domxml: 1 GiB huge page backing (the CPU has no 1 GiB pages; 2 MiB instead)"
+	gp_not_exercised "1 GiB huge page backing (the CPU has no 1 GiB pages; 2 MiB instead)"
 fi
 kvm=yes
 if [ ! -c /dev/kvm ]; then
 	kvm=no
-	echo "not exercised: t_domxml: the KVM domain's -cpu host (no /dev/kvm; TCG and -cpu max instead)"
+	gp_not_exercised "the KVM domain's -cpu host (no /dev/kvm; TCG and -cpu max instead)"
 fi
-printf 'user = "root"\ngroup = "root"\nhugetlbfs_mount = [%s]\n' "$mounts" >"$root/etc/qemu.conf"
-virsh_() { virsh -q -c "qemu:///embed?root=$root" "$@"; }
+printf 'hugetlbfs_mount = [%s]\n' "$mounts" >>"$root/etc/qemu.conf"
+virsh_() { virsh -q -c "$uri" "$@"; }
 
 # what this host's libvirt can take of FILE, in FILE.libvirt: TCG for KVM, 2
 # MiB for 1 GiB pages; gpuprov's own output stays as it is in FILE

@@ -8,14 +8,10 @@
 #  - every status an entry lists is reached by a case or a trigger, or by the
 #    test named in ELSEWHERE (the lab, GPUs, a bond, apply's outcomes).
 set -eu
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 gp_tables_read
-G=$(pwd)/build/test/gpuprov
-H=build/hosts/r5350-ready
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+H=$(gp_host r5350-ready)
+P=$(gp_profile h3c-r5350-g6)
 
 # "name status" for each .It of the subsection, each .Sy N in its entry
 awk '/^\.Sh /{sh=substr($0,5)} /^\.Ss /{ss=substr($0,5)}
@@ -65,7 +61,7 @@ while IFS='|' read -r name want args; do
 done <tests/cli/cases
 
 # ---- triggers: WANT COMMAND ARGS... (run here, as root, in a scratch state) ----
-export GPUPROV_STATE_DIR="$d/journal" GPUPROV_RUN_DIR="$d/run"
+gp_own_state
 chmod 755 "$d"
 printf '[gpus]\nmatch = 10de:20b5\ncount = 2\n' >"$d/p.ini"
 chmod 644 "$d/p.ini"

@@ -5,11 +5,8 @@
 # accepted, marked "(--force-mgmt)"), and nothing else: bond.port_master
 # (a port of another bridge or bond) still blocks.
 set -eu
-G=build/test/gpuprov
+. "$(dirname "$0")/lib.sh"
 B="-r build/hosts/bond-problems -p tests/cli/profiles/bond-problems.ini --only bond"
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
 st() { set +e; "$@" >"$d/out" 2>"$d/err"; echo $?; set -e; }
 
 # shellcheck disable=SC2086

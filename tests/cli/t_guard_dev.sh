@@ -7,14 +7,10 @@
 # a quarter of a -r scan).  Any other entry is guarded before libpci runs.
 # As uid 65534 too, where the ownership walk does not apply.
 set -u
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_guard_dev: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 chmod 0755 "$d"
-# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
-. tests/cli/lib.sh
-gp_user_copy "$d/bin" build/test/gpuprov
+# uid 65534 runs a copy it can reach, GU (gp_user_copy)
+gp_user_copy "$d/bin" "$G"
 GU=$d/bin/gpuprov
 
 # LeakSanitizer cannot run under ptrace

@@ -3,7 +3,8 @@
 # 32 MiB BARs and Gen5 x16 links, read through libpci from real sysfs bytes;
 # the kernel says numa_node -1 on its single node, which is node 0 for us.
 set -eu
-out=$(build/test/gpuprov -r build/hosts/h200x2-guest --json scan)
+. "$(dirname "$0")/lib.sh"
+out=$("$G" -r build/hosts/h200x2-guest --json scan)
 printf '%s' "$out" | python3 -c '
 import json, sys
 doc = json.load(sys.stdin)

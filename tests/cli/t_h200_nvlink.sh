@@ -5,12 +5,11 @@
 # its JSON has nvlink[][] beside the PCIe matrix; scan lists each GPU's links; p2p.path
 # takes the NVLinks for the path.  The capture made before (h200x2-guest) says why none.
 set -eu
-G=${GPUPROV:-build/test/gpuprov}
+. "$(dirname "$0")/lib.sh"
 C=tests/fixtures/captured/h200x2-nvml
-H=build/hosts/h200x2-nvlink
-"$G" -r $H topo >/tmp/gp-nvl.$$
-trap 'rm -f /tmp/gp-nvl.$$' EXIT
-python3 - /tmp/gp-nvl.$$ $C/nvidia-smi-topo-m.txt $C/gp-topo.txt <<'PY'
+H=$(gp_host h200x2-nvlink)
+"$G" -r $H topo >"$d/topo"
+python3 - "$d/topo" $C/nvidia-smi-topo-m.txt $C/gp-topo.txt <<'PY'
 import re, sys
 
 def cells(path):
@@ -32,9 +31,9 @@ for name, got in (('snapshot', ours), ('live', live)):
         assert [c for c in got[g][len(gpus) + 1:] if c][:2] == [c for c in smi[g][len(gpus):] if c][:2], (name, g, got[g], smi[g])
 assert smi['GPU0'][1] == 'NV18'
 PY
-grep -q '^NVLink: remembered, as NVML saw it at 2026-11-30T21:18:30Z' /tmp/gp-nvl.$$
-grep -q '^  NV#  = Connection traversing a bonded set of # NVLinks$' /tmp/gp-nvl.$$
-grep -q '^  GPU0-GPU1	NV18  18 NVLinks  478.1 GB/s; PCIe PHB' /tmp/gp-nvl.$$
+grep -q '^NVLink: remembered, as NVML saw it at 2026-11-30T21:18:30Z' "$d/topo"
+grep -q '^  NV#  = Connection traversing a bonded set of # NVLinks$' "$d/topo"
+grep -q '^  GPU0-GPU1	NV18  18 NVLinks  478.1 GB/s; PCIe PHB' "$d/topo"
 "$G" -r $H --json topo | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

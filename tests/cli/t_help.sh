@@ -4,11 +4,7 @@
 # COMMAND --help is that command's synopsis, which names every option the
 # command takes (the table's opts, as "does not use" refusals know them).
 set -eu
-. tests/cli/lib.sh
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 wide() { # FILE WHAT: no line over 80 columns
 	awk -v what="$2" 'length > 80 { printf "%s: %d columns: %s\n", what, length, $0; bad = 1 }
 		END { exit bad }' "$1" || exit 1

@@ -7,11 +7,8 @@
 #  - a process's name only when it holds a GPU node (in-use: PID 1 holds
 #    /dev/null only, 2817 and 40211 hold /dev/nvidia0 and /dev/nvidia1).
 set -eu
-G=build/test/gpuprov
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_host_once: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+P=$(gp_profile h3c-r5350-g6)
 # LeakSanitizer cannot run under ptrace
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 trace() { # trace HOST: check's file lookups in $d/trace

@@ -2,9 +2,7 @@
 # Control characters from sysfs or a profile never reach the terminal raw,
 # and --json / domxml give valid documents (or exit 4), whatever the bytes.
 set -eu
-G=${GPUPROV:-build/test/gpuprov}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 ESC=$(printf '\033')
 BEL=$(printf '\007')
 raw() { LC_ALL=C grep -q "[$ESC$BEL]" "$1"; }
@@ -116,7 +114,6 @@ assert any(e.get("profile", "").endswith("p\x9b.ini") for e in r.iter())' "$d/x/
 # a newline in what a message quotes (an -r tree's entry name, a profile's
 # path) cannot forge a "gpuprov: ..." line on stderr, nor a second line in
 # --json's "error": every message is escaped where it is formatted
-fail() { echo "$*"; exit 1; }
 forged() { # FILE: a line of its own that the name made
 	grep -q '^gpuprov: all clear' "$1"
 }

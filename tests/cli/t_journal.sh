@@ -10,15 +10,12 @@
 #  - secrets: the journal is 0600 in a 0700 directory; apply --json and
 #    rollback --json show digests, never the old file or the old domain XML.
 set -eu
-G=$(pwd)/build/test/gpuprov
+. "$(dirname "$0")/lib.sh"
 # --accept vm.kvm: these steps are the subject, not KVM; on a host without
 # /dev/kvm (a cloud VM, TCG) vm.kvm fails, rightly, and would block them
-d=$(mktemp -d)
-. tests/cli/vmprofile.sh
-trap 'rm -rf "$d"' EXIT
-export GPUPROV_STATE_DIR=$d/journal
-# a lock of its own: runs of other trees on this machine do not meet it
-export GPUPROV_RUN_DIR=$d/run
+# the journal and a lock of its own: runs of other trees on this machine do
+# not meet it
+gp_own_state
 mkdir -p "$d/out"
 gp_embed_libvirt "$d"
 X=$d/out/gp-test-vm.xml
@@ -27,7 +24,6 @@ sed "s|<name>gpu-vm</name>|<name>gpu-vm</name><uuid>9c1e0c5a-5f57-4d52-9f3a-6b1f
 	templates/domain-q35-ovmf.xml >"$d/template.xml"
 gp_vm_profile "$d/p.ini" "$X" "$uri" "$d/template.xml"
 chmod 644 "$d/p.ini"
-fail() { echo "$*"; exit 1; }
 # other gpuprov runs on this machine (tests of other trees) may hold the
 # lock for a moment: exit 5 is tried again
 G5() {

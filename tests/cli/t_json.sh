@@ -3,11 +3,10 @@
 # "version" and "command", whatever the outcome: usage errors, bad profiles, an unreadable
 # host, refusals, a missing bond, and commands whose plain output is not JSON.
 set -u
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 gp_tables_read
-G=$(pwd)/build/test/gpuprov
-H=build/hosts/r5350-ready
-P=profiles/h3c-r5350-g6.ini
+H=$(gp_host r5350-ready)
+P=$(gp_profile h3c-r5350-g6)
 bad=0
 one() {
 	want=$1

@@ -6,11 +6,9 @@
 # scan, which never needs it, prints what it prints with it.  (libvirt
 # hidden: t_apply_vm.)
 set -eu
+. "$(dirname "$0")/lib.sh"
 P=$(pwd)/build/gpuprov
-H=build/hosts/r5350-ready
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+H=$(gp_host r5350-ready)
 
 ldd "$P" >"$d/ldd"
 for lib in libvirt libxml2 libicu libstdc++; do

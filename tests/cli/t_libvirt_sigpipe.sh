@@ -7,11 +7,7 @@
 # gpuprov's output that goes away (| head) still ends it quietly, SIGPIPE's
 # 141, as for any filter, with or without a libvirt connection made.
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-. tests/cli/vmprofile.sh
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 mkdir "$d/bin"
 printf '#!/bin/sh\nexec 0<&- 1>&-\nexit 255\n' >"$d/bin/ssh"
 chmod 755 "$d/bin/ssh"

@@ -5,12 +5,8 @@
 # GPUPROV_RUN_DIR (the lock's directory) and an empty journal directory, so
 # that rollback reaches the lock and then has nothing to do.
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
-export GPUPROV_STATE_DIR=$d/journal
-export GPUPROV_RUN_DIR=$d/run
+. "$(dirname "$0")/lib.sh"
+gp_own_state
 
 rollback_rc() { # expected exit, words of the message
 	set +e

@@ -4,11 +4,12 @@
 # node of a single-node host), IOMMU group,
 # physical slot, and the parent bridge from lspci's tree.
 set -eu
+. "$(dirname "$0")/lib.sh"
 for root in build/hosts/*/; do
 	root=${root%/}
-	build/test/gpuprov -r "$root" --json scan >/tmp/gp-agree.$$.json
-	lspci -O sysfs.path="$root/sys/bus/pci" -D -vmm -nn >/tmp/gp-agree.$$.vmm 2>/dev/null
-	python3 - "$root" /tmp/gp-agree.$$.json /tmp/gp-agree.$$.vmm <<'PY'
+	"$G" -r "$root" --json scan >"$d/agree.json"
+	lspci -O sysfs.path="$root/sys/bus/pci" -D -vmm -nn >"$d/agree.vmm" 2>/dev/null
+	python3 - "$root" "$d/agree.json" "$d/agree.vmm" <<'PY'
 import json, os, re, sys
 root, ours, vmm = sys.argv[1:4]
 scan = json.load(open(ours))
@@ -46,4 +47,3 @@ for bdf, f in theirs.items():
     assert f.get("PhySlot") == d["slot"], (root, bdf, f.get("PhySlot"), d["slot"])
 PY
 done
-rm -f /tmp/gp-agree.$$.json /tmp/gp-agree.$$.vmm

@@ -3,9 +3,7 @@
 # (tests/lab/mirror.py), in either format of apt's sources; the tree itself
 # names no package mirror.
 set -eu
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 M() { APT_ETC=$d/apt OS_RELEASE=$d/os-release python3 tests/lab/mirror.py; }
 
 mkdir -p "$d/apt/sources.list.d"

@@ -9,10 +9,8 @@
 # `topo` gives that pair on the host.  Then the checker is shown to catch a
 # file that lost a switch, and the command's bad-input answers.
 set -eu
-G=build/test/gpuprov
-P=tests/cli/profiles/vm-nccl.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
+P=$(gp_profile vm-nccl)
 
 python3 tests/cli/nccl_topo.py all "$G" build/hosts "$P" >"$d/all" || { cat "$d/all"; exit 1; }
 tail -1 "$d/all"

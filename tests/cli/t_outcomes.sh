@@ -8,25 +8,19 @@
 #    left changed named with what to do by hand; rollback then exits 7 while
 #    the cause stays, apply refuses (2), and once it is gone rollback ends it (0).
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-. tests/cli/vmprofile.sh
+. "$(dirname "$0")/lib.sh"
 # --accept vm.kvm: these steps are the subject, not KVM; on a host without
 # /dev/kvm (a cloud VM, TCG) vm.kvm fails, rightly, and would block them
-trap 'rm -rf "$d"' EXIT
-export GPUPROV_STATE_DIR=$d/journal
-export GPUPROV_RUN_DIR=$d/run
+gp_own_state
 mkdir -p "$d/out"
 gp_embed_libvirt "$d"
 X=$d/out/gp-test-vm.xml
 gp_vm_profile "$d/p.ini" "$X" "$uri"
 chmod 644 "$d/p.ini"
 chmod 755 "$d"
-# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
-. tests/cli/lib.sh
-gp_user_copy "$d/bin" build/test/gpuprov
+# uid 65534 runs a copy it can reach, GU (gp_user_copy)
+gp_user_copy "$d/bin" "$G"
 GU=$d/bin/gpuprov
-fail() { echo "$*"; exit 1; }
 # exit status of a command, its stderr in $d/err
 status() { set +e; "$@" >"$d/out.txt" 2>"$d/err"; rc=$?; set -e; echo $rc; }
 

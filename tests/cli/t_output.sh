@@ -4,10 +4,7 @@
 # regular file in the device's place).  A link to a device is refused, and
 # left as it was.  The nodes are made here (mknod), never /dev's own.
 set -eu
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 R="-r build/hosts/r5350-ready"
 P="-p profiles/h3c-r5350-g6.ini"
 mknod "$d/full" c 1 7

@@ -6,13 +6,10 @@
 # reason or profile wrapped onto a line of its own, the "<- next" marker) is
 # taken for a run.  The journals and the lock are the test's own.
 set -eu
-G=$(pwd)/${GPUPROV:-build/test/gpuprov}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 mkdir -m 700 "$d/journal" "$d/bin"
 ln -s "$G" "$d/bin/gpuprov"
-export GPUPROV_STATE_DIR=$d/journal GPUPROV_RUN_DIR=$d/run
+gp_own_state
 journal() { # RUN-ID SEQ STATUS STEP-STATE [MODE]
 	printf '{"schema_version": 1, "run_id": "%s", "seq": %s, "status": "%s", "profile": "/etc/gpuprov/a-profile-path-long-enough-to-wrap-the-listing-onto-a-line-of-its-own.ini", "steps": [{"kind": "module.load", "subject": "vfio_pci", "state": "%s", "undo": {}}]}\n' \
 		"$1" "$2" "$3" "$4" >"$d/journal/$1.json"

@@ -7,14 +7,11 @@
 #    verified or undone, with its duration; nothing of that through a pipe,
 #    with -q or --json, where the lines are today's.
 set -eu
-G=$(pwd)/build/test/gpuprov
+. "$(dirname "$0")/lib.sh"
 # --accept vm.kvm: these steps are the subject, not KVM; on a host without
 # /dev/kvm (a cloud VM, TCG) vm.kvm fails, rightly, and would block them
-H=build/hosts/link
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+H=$(gp_host link)
+P=$(gp_profile h3c-r5350-g6)
 ESC=$(printf '\033')
 # on a terminal: stdout and stderr both go to script's typescript
 tty() { TERM=${T:-xterm} script -qec "$*" /dev/null >"$d/tty" 2>&1 || true; tr -d '\r' <"$d/tty" >"$d/out"; }
@@ -34,9 +31,8 @@ TERM=xterm $G -r $H -p $P check >"$d/pipe" 2>&1 || true
 ! grep -q "$ESC" "$d/pipe" || fail "check into a pipe: colour"
 
 # ---- apply and rollback: one line when a step starts, one when verified ----
-export GPUPROV_STATE_DIR=$d/journal GPUPROV_RUN_DIR=$d/run
+gp_own_state
 mkdir -p "$d/out.d"
-. tests/cli/vmprofile.sh
 gp_embed_libvirt "$d"
 sed "s|<name>gpu-vm</name>|<name>gpu-vm</name><uuid>9c1e0c5a-5f57-4d52-9f3a-6b1f3f0a7e12</uuid>|" \
 	templates/domain-q35-ovmf.xml >"$d/template.in"

@@ -5,10 +5,7 @@
 # what it said when it was read whole: the first Version of the
 # qemu-system-x86 stanza, nothing past a NUL byte.
 set -eu
-G=$(pwd)/${GPUPROV:-build/test/gpuprov}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 # a QEMU that says who ran it
 mkdir "$d/bin"

@@ -8,14 +8,10 @@
 # opened from the devices directory (one component, not the whole path).
 # t_devnodes.sh shows that no node or FIFO is opened on the way.
 set -u
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 chmod 0755 "$d"
-fail() { echo "t_read_cost: $*"; exit 1; }
-# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
-. tests/cli/lib.sh
-gp_user_copy "$d/bin" build/test/gpuprov
+# uid 65534 runs a copy it can reach, GU (gp_user_copy)
+gp_user_copy "$d/bin" "$G"
 GU=$d/bin/gpuprov
 
 [ "$(id -u)" -eq 0 ] || fail "runs as root (strace -u, to skip the tree walk as root)"

@@ -6,10 +6,7 @@
 # strace shows the lookups: the VM's output file and the template are each
 # opened once and never stat'ed by name afterwards.
 set -u
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_read_once: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 R=$d/tree
 cp -a build/hosts/r5350-ready "$R"

@@ -2,8 +2,7 @@
 # README's runbook (issue 20, item 5) covers a real host from install to
 # recovery, in order, and every gpuprov option it uses exists (cmd.h's table).
 set -eu
-. tests/cli/lib.sh
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 rb=$(sed -n '/^## Runbook/,/^## /p' README.md)
 [ -n "$rb" ] || fail "README.md has no runbook"
 last=0

@@ -4,10 +4,7 @@
 # check weighs (on a live host QEMU's version alone runs a program); none
 # of them opens a file of the tree twice (issue 15).
 set -u
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_reads: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 tree=build/hosts/r5350-ready
 real=$(readlink -f "$tree")
 

@@ -3,11 +3,8 @@
 # snapshot's tarball is unpacked first (then that directory is named, for
 # either option), and a directory one level above a tree names the tree.
 set -eu
-G=build/test/gpuprov
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_root_hint: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+P=$(gp_profile h3c-r5350-g6)
 run() { set +e; "$G" "$@" >"$d/out" 2>&1; rc=$?; set -e; }
 
 mkdir "$d/up" "$d/up/snap"

@@ -4,10 +4,7 @@
 # refused (exit 3); a FIFO or /dev/zero as the profile is exit 4 at once.
 # Every run has a deadline: a hang is a failure, not a stuck test.
 set -u
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_rootio: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 fresh() {
 	rm -rf "$d/tree" && cp -a build/hosts/r5350-ready "$d/tree"
@@ -33,9 +30,8 @@ as_user() { # as_user SECONDS ARGS...: run, as uid 65534 when root
 	[ $rc -ne 124 ] || fail "'$*' hung (killed after ${t}s)"
 }
 chmod 0755 "$d"
-# uid 65534 runs a copy it can reach, GU (tests/cli/lib.sh)
-. tests/cli/lib.sh
-gp_user_copy "$d/bin" build/test/gpuprov
+# uid 65534 runs a copy it can reach, GU (gp_user_copy)
+gp_user_copy "$d/bin" "$G"
 GU=$d/bin/gpuprov
 
 echo OUTSIDE-SECRET-BIOS >"$d/outside"

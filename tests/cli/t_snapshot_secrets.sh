@@ -3,9 +3,7 @@
 # interfaces each owner names) and none of their secrets, in every owner's
 # format; the archive is created 0600, also over an existing 0644 file.
 set -eu
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 t=$d/tree
 cp -a build/hosts/r5350-ready "$t"
 mkdir -p "$t/etc/NetworkManager/system-connections" "$t/etc/netplan" \

@@ -7,12 +7,9 @@
 # a non-terminal, so a profile it accepts ends at "not asking", changing
 # nothing.
 set -eu
-G=$(pwd)/build/test/gpuprov
+. "$(dirname "$0")/lib.sh"
 T=$(pwd)/templates
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
-export GPUPROV_STATE_DIR=$d/journal GPUPROV_RUN_DIR=$d/run
+gp_own_state
 chmod 755 "$d"
 
 profile() { # FILE [EXTRA LINE]

@@ -5,12 +5,9 @@
 # and a check of 139 once made an ioctl (isatty's TCGETS) per row, finding
 # and wrapped line.  strace counts them, into a file and on a pseudo-terminal.
 set -eu
-G=$(pwd)/build/test/gpuprov
-H=build/hosts/many-gpus
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "t_tty_once: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+H=$(gp_host many-gpus)
+P=$(gp_profile h3c-r5350-g6)
 # LeakSanitizer cannot run under ptrace
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 

@@ -6,11 +6,8 @@
 # domain's digest on the live host), an embedded root must be root's alone,
 # and LIBVIRT_DEFAULT_URI is never used.  The program here leaves a mark.
 set -eu
-G=$(pwd)/build/test/gpuprov
+. "$(dirname "$0")/lib.sh"
 T=$(pwd)/templates
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
 chmod 755 "$d"
 printf '#!/bin/sh\ntouch %s/ran\nexit 1\n' "$d" >"$d/x"
 chmod 755 "$d/x"

@@ -11,11 +11,7 @@
 #  - the templates directory plan reads;
 #  - check's ok findings, each (a count line without -v).
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-. tests/cli/vmprofile.sh
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 # promise WHAT PATTERN ARGS...: with -v, a debug line matching PATTERN; the
 # same exit status and JSON document; the same text, but check's, which with

@@ -5,11 +5,8 @@
 # one).  With verified = yes none of them says it, and the findings and exit
 # statuses are the same either way (the key is informational).
 set -eu
-G=build/test/gpuprov
-H=build/hosts/r5350-ready
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+H=$(gp_host r5350-ready)
 grep -qx 'verified = no' profiles/h3c-r5350-g6.ini || fail "the shipped R5350 profile says verified = no"
 cp profiles/h3c-r5350-g6.ini "$d/no.ini"
 sed 's/^verified = no$/verified = yes/' profiles/h3c-r5350-g6.ini >"$d/yes.ini"

@@ -5,20 +5,18 @@
 # pair, a small BAR1, NCCL failing or absent, no NVML, no CUDA, one GPU.  The real
 # run on two H200s is in tests/fixtures/captured/h200x2-nvml.
 set -u
-G=${GPUPROV:-build/test/gpuprov}
+. "$(dirname "$0")/lib.sh"
 FAKE=build/test/libfakegpu.so
-[ -f "$FAKE" ] || { echo "no $FAKE: make build/test/libfakegpu.so"; exit 1; }
-T=$(mktemp -d /tmp/gp-verify.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+[ -f "$FAKE" ] || fail "no $FAKE: make build/test/libfakegpu.so"
 # one library directory per set of libraries present (NCCL absent: --nccl-lib, since
 # LD_LIBRARY_PATH cannot hide a real libnccl.so.2 the loader's cache knows)
 for set in all nonvml nocuda; do
-	mkdir -p "$T/$set"
+	mkdir -p "$d/$set"
 	for lib in libnvidia-ml.so.1 libcuda.so.1 libnccl.so.2; do
 		case "$set:$lib" in
 		nonvml:libnvidia-ml.so.1 | nocuda:libcuda.so.1) continue ;;
 		esac
-		ln -s "$PWD/$FAKE" "$T/$set/$lib"
+		ln -s "$PWD/$FAKE" "$d/$set/$lib"
 	done
 done
 bad=0
@@ -30,17 +28,17 @@ case_() {
 	name=$1 fix=$2 libs=$3 want=$4 check=$5
 	shift 5
 	env ${TOPO:+"NCCL_TOPO_FILE=$TOPO"} GP_FAKE_GPU=tests/fake/gpus/$fix.gpu \
-		LD_LIBRARY_PATH=$T/$libs "$G" --json "$@" verify >"$T/out" 2>"$T/err"
+		LD_LIBRARY_PATH=$d/$libs "$G" --json "$@" verify >"$d/out" 2>"$d/err"
 	rc=$?
 	if [ "$rc" != "$want" ]; then
 		echo "$name: exit $rc, want $want"
-		head -5 "$T/err"
+		head -5 "$d/err"
 		bad=1
 		return
 	fi
 	if ! python3 -c "
 import json, sys
-doc = json.load(open('$T/out'))
+doc = json.load(open('$d/out'))
 assert doc['command'] == 'verify' and doc['schema_version'] == 1, doc
 pairs = doc.get('pairs', [])
 gpus = doc.get('gpus', [])
@@ -79,45 +77,45 @@ assert doc['exit_status'] == 0
 case_ topo-unset h200-nvswitch all 0 "
 assert topo is None, topo
 " -r $H200 --quick
-"$G" -r $H200 nccl-topo --this-host >"$T/topo.xml" || { echo "nccl-topo --this-host failed"; bad=1; }
-sed 's/busid="0000:00:07.0"/busid="0000:00:08.0"/' "$T/topo.xml" >"$T/other.xml"
-mkfifo "$T/fifo"
-echo '<nccl/>' >"$T/not.xml"
-TOPO=$T/topo.xml
+"$G" -r $H200 nccl-topo --this-host >"$d/topo.xml" || { echo "nccl-topo --this-host failed"; bad=1; }
+sed 's/busid="0000:00:07.0"/busid="0000:00:08.0"/' "$d/topo.xml" >"$d/other.xml"
+mkfifo "$d/fifo"
+echo '<nccl/>' >"$d/not.xml"
+TOPO=$d/topo.xml
 case_ topo-match h200-nvswitch all 0 "
-assert topo == {'set': True, 'path': '$T/topo.xml', 'match': True, 'missing': [], 'extra': [],
+assert topo == {'set': True, 'path': '$d/topo.xml', 'match': True, 'missing': [], 'extra': [],
                 'error': None}, topo
 " -r $H200 --quick
-TOPO=$T/other.xml
+TOPO=$d/other.xml
 case_ topo-mismatch h200-nvswitch all 1 "
 assert topo['set'] and topo['match'] is False and topo['error'] is None, topo
 assert topo['missing'] == ['0000:00:07.0'] and topo['extra'] == ['0000:00:08.0'], topo
 " -r $H200 --quick
-TOPO=$T/fifo
+TOPO=$d/fifo
 case_ topo-fifo h200-nvswitch all 1 "
 assert topo['match'] is None and topo['error'] == 'not a regular file or directory', topo
 " -r $H200 --quick
-TOPO=$T/none.xml
+TOPO=$d/none.xml
 case_ topo-missing h200-nvswitch all 1 "
 assert topo['match'] is None and topo['error'] == 'No such file or directory', topo
 " -r $H200 --quick
-TOPO=$T/not.xml
+TOPO=$d/not.xml
 case_ topo-not-xml h200-nvswitch all 1 "
 assert topo['match'] is None and 'not an NCCL topology' in topo['error'], topo
 " -r $H200 --quick
 TOPO=
 for f in topo.xml other.xml fifo; do
-	NCCL_TOPO_FILE=$T/$f GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$T/all \
-		timeout 60 "$G" -r $H200 verify --quick >"$T/out.$f" 2>&1
+	NCCL_TOPO_FILE=$d/$f GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$d/all \
+		timeout 60 "$G" -r $H200 verify --quick >"$d/out.$f" 2>&1
 done
-grep -qx "NCCL_TOPO_FILE: $T/topo.xml: its bus IDs match the 2 GPUs seen" "$T/out.topo.xml" &&
-	grep -qx "NCCL_TOPO_FILE: $T/other.xml: does not match the 2 GPUs seen; missing from it: \
-0000:00:07.0; not here: 0000:00:08.0" "$T/out.other.xml" &&
-	grep -qx "NCCL_TOPO_FILE: $T/fifo: unreadable: not a regular file or directory" \
-		"$T/out.fifo" &&
-	GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify \
+grep -qx "NCCL_TOPO_FILE: $d/topo.xml: its bus IDs match the 2 GPUs seen" "$d/out.topo.xml" &&
+	grep -qx "NCCL_TOPO_FILE: $d/other.xml: does not match the 2 GPUs seen; missing from it: \
+0000:00:07.0; not here: 0000:00:08.0" "$d/out.other.xml" &&
+	grep -qx "NCCL_TOPO_FILE: $d/fifo: unreadable: not a regular file or directory" \
+		"$d/out.fifo" &&
+	GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$d/all "$G" -r $H200 verify \
 		--quick 2>&1 | grep -qx "NCCL_TOPO_FILE: not set" ||
-	{ echo "text: NCCL_TOPO_FILE not reported"; cat "$T"/out.*; bad=1; }
+	{ echo "text: NCCL_TOPO_FILE not reported"; cat "$d"/out.*; bad=1; }
 
 case_ nccl-compare h200-nvswitch all 0 "
 cmp = nccl['no_p2p']['results']
@@ -186,52 +184,52 @@ assert nccl['ran'] and not nccl['p2p']['ok'] and 'ncclCommInitAll' in nccl['p2p'
 assert nccl['verdict'] == 'fail', nccl
 " --size 4MiB
 # a stale NCCL_TOPO_FILE warns, and never lowers a failure to a warning
-TOPO=$T/other.xml
+TOPO=$d/other.xml
 case_ nccl-fail-topo nccl-fail all 2 "
 assert nccl['verdict'] == 'fail' and topo['match'] is False, (nccl, topo)
 " --size 4MiB
 TOPO=
 
-: >"$T/empty-nccl.so"
+: >"$d/empty-nccl.so"
 case_ nccl-absent h200-nvswitch all 0 "
 assert not nccl['ran'] and 'empty-nccl.so' in nccl['why'], nccl
-" --nccl-lib "$T/empty-nccl.so" --size 4MiB
+" --nccl-lib "$d/empty-nccl.so" --size 4MiB
 
 # --nccl-lib as root: the library runs as root, so only root may be able to
 # change it (the file and every directory above it), as for the templates;
 # a virtualenv's copy is its user's.  Refused before anything runs (exit 4).
 if [ "$(id -u)" -eq 0 ]; then
-	cp "$FAKE" "$T/nccl-root.so"
+	cp "$FAKE" "$d/nccl-root.so"
 	case_ nccl-lib-root h200-nvswitch all 0 "
 assert nccl['ran'] and nccl['p2p']['ok'], nccl
-" --nccl-lib "$T/nccl-root.so" --size 4MiB
-	mkdir -m 755 "$T/venv"
-	cp "$FAKE" "$T/venv/libnccl.so.2"
-	chown 65534 "$T/venv"
+" --nccl-lib "$d/nccl-root.so" --size 4MiB
+	mkdir -m 755 "$d/venv"
+	cp "$FAKE" "$d/venv/libnccl.so.2"
+	chown 65534 "$d/venv"
 	case_ nccl-lib-venv h200-nvswitch all 4 "
-assert \"'$T/venv' is owned by uid 65534\" in doc['error'], doc
+assert \"'$d/venv' is owned by uid 65534\" in doc['error'], doc
 assert not gpus and nccl is None, doc
-" --nccl-lib "$T/venv/libnccl.so.2" --size 4MiB
-	cp "$FAKE" "$T/nccl-theirs.so"
-	chown 65534 "$T/nccl-theirs.so"
+" --nccl-lib "$d/venv/libnccl.so.2" --size 4MiB
+	cp "$FAKE" "$d/nccl-theirs.so"
+	chown 65534 "$d/nccl-theirs.so"
 	case_ nccl-lib-theirs h200-nvswitch all 4 "
 assert 'nccl-theirs.so\' is owned by uid 65534' in doc['error'], doc
-" --nccl-lib "$T/nccl-theirs.so" --size 4MiB
-	cp "$FAKE" "$T/nccl-gw.so"
-	chmod 664 "$T/nccl-gw.so"
+" --nccl-lib "$d/nccl-theirs.so" --size 4MiB
+	cp "$FAKE" "$d/nccl-gw.so"
+	chmod 664 "$d/nccl-gw.so"
 	case_ nccl-lib-group h200-nvswitch all 4 "
 assert 'nccl-gw.so\' is writable by group or others (mode 664)' in doc['error'], doc
-" --nccl-lib "$T/nccl-gw.so" --size 4MiB
+" --nccl-lib "$d/nccl-gw.so" --size 4MiB
 	case_ nccl-lib-missing h200-nvswitch all 4 "
 assert 'no-such-nccl.so' in doc['error'], doc
-" --nccl-lib "$T/no-such-nccl.so" --size 4MiB
+" --nccl-lib "$d/no-such-nccl.so" --size 4MiB
 	case_ nccl-lib-name h200-nvswitch all 4 "
 assert 'give a path' in doc['error'], doc
 " --nccl-lib libnccl.so.2 --size 4MiB
 	# not loaded, not checked
 	case_ nccl-lib-unused h200-nvswitch all 0 "
 assert not nccl['ran'], nccl
-" --nccl-lib "$T/nccl-theirs.so" --no-nccl
+" --nccl-lib "$d/nccl-theirs.so" --no-nccl
 fi
 
 case_ no-nvml h200-nvswitch nonvml 3 "
@@ -251,25 +249,25 @@ assert 'CUDA sees 1 of' in doc['error'], doc
 "
 
 # the text: one line per pair with its verdict, the read-back failure said in words
-GP_FAKE_GPU=tests/fake/gpus/mirror.gpu LD_LIBRARY_PATH=$T/all "$G" verify --quick >"$T/out" 2>&1
-grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   MISMATCH .* fail$' "$T/out" &&
-	awk -f tests/cli/unwrap.awk "$T/out" |
+GP_FAKE_GPU=tests/fake/gpus/mirror.gpu LD_LIBRARY_PATH=$d/all "$G" verify --quick >"$d/out" 2>&1
+grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   MISMATCH .* fail$' "$d/out" &&
+	awk -f tests/cli/unwrap.awk "$d/out" |
 	grep -q 'P2P writes land somewhere the other GPU does not read' ||
-	{ echo "text: mirror not reported"; cat "$T/out"; bad=1; }
-GP_FAKE_GPU=tests/fake/gpus/bar-small.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify --quick \
-	>"$T/out" 2>&1
-grep -q 'vm.mmio: BAR1 is 256 MiB, the card advertises 256 GiB' "$T/out" ||
-	{ echo "text: small BAR1 not reported"; cat "$T/out"; bad=1; }
+	{ echo "text: mirror not reported"; cat "$d/out"; bad=1; }
+GP_FAKE_GPU=tests/fake/gpus/bar-small.gpu LD_LIBRARY_PATH=$d/all "$G" -r $H200 verify --quick \
+	>"$d/out" 2>&1
+grep -q 'vm.mmio: BAR1 is 256 MiB, the card advertises 256 GiB' "$d/out" ||
+	{ echo "text: small BAR1 not reported"; cat "$d/out"; bad=1; }
 # the whole text within 80 columns (gpuprov(8), Text layout), naming the
 # machine, each number with a space before its unit
-GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$T/all "$G" -r $H200 verify \
-	--nccl-compare >"$T/out" 2>/dev/null
+GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$d/all "$G" -r $H200 verify \
+	--nccl-compare >"$d/out" 2>/dev/null
 awk 'length($0) > 80 { print "text: " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
-	"$T/out" || bad=1
-grep -q "^host $(uname -n), kernel $(uname -r)\$" "$T/out" ||
-	{ echo "text: no host line"; cat "$T/out"; bad=1; }
-grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   ok        394.6 GB/s  789.2 GB/s  ok$' "$T/out" &&
-	grep -q '^            one way 83% of the NVLink ceiling, 478.1 GB/s$' "$T/out" &&
-	grep -q '^  P2P      64 MiB ' "$T/out" && ! grep -Eq '[0-9](GiB|MiB|GB/s|GT/s)' "$T/out" ||
-	{ echo "text: pair rows or units"; cat "$T/out"; bad=1; }
+	"$d/out" || bad=1
+grep -q "^host $(uname -n), kernel $(uname -r)\$" "$d/out" ||
+	{ echo "text: no host line"; cat "$d/out"; bad=1; }
+grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   ok        394.6 GB/s  789.2 GB/s  ok$' "$d/out" &&
+	grep -q '^            one way 83% of the NVLink ceiling, 478.1 GB/s$' "$d/out" &&
+	grep -q '^  P2P      64 MiB ' "$d/out" && ! grep -Eq '[0-9](GiB|MiB|GB/s|GT/s)' "$d/out" ||
+	{ echo "text: pair rows or units"; cat "$d/out"; bad=1; }
 exit $bad

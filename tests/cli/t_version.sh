@@ -3,9 +3,8 @@
 # dpkg-buildpackage does) is the Makefile's VERSION, what --version prints,
 # and the "version" in the header of every JSON document.
 set -eu
-G=build/test/gpuprov
+. "$(dirname "$0")/lib.sh"
 want=$(dpkg-parsechangelog -S Version)
-fail() { echo "$*"; exit 1; }
 [ -n "$want" ] || fail "no version in debian/changelog"
 mk=$(make -pn build/gpuprov 2>/dev/null | sed -n 's/^VERSION := //p' | head -1)
 [ "$mk" = "$want" ] || fail "Makefile VERSION '$mk', debian/changelog '$want'"

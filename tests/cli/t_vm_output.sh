@@ -12,13 +12,9 @@
 # - the directories apply makes for it are root's and 0755; one that is
 #   another user's is refused
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 export GPUPROV_STATE_DIR=$d/state/journal
 export GPUPROV_RUN_DIR=$d/run
-. tests/cli/vmprofile.sh
-fail() { echo "$*"; exit 1; }
 # no /dev/kvm where the tests run: vm.kvm fails, and is not what is tested
 A="--accept vm.kvm"
 mode() { stat -c '%u %a' "$1"; }

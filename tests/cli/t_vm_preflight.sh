@@ -5,12 +5,8 @@
 # "unknown".  An SSH URI to a closed local port fails at once, here and on
 # any machine.
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-. tests/cli/vmprofile.sh
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 gp_vm_profile "$d/p.ini" "$d/out/gp-test-vm.xml" "qemu+ssh://root@127.0.0.1:1/system"
-fail() { echo "$*"; exit 1; }
 $G -p "$d/p.ini" check 2>"$d/check.err" | awk -f tests/cli/unwrap.awk >"$d/check" || true
 grep -q "^WARN  vm.libvirt .*libvirt at qemu+ssh://root@127.0.0.1:1/system cannot be reached: ." "$d/check" ||
 	{ cat "$d/check" "$d/check.err"; fail "check does not say libvirt is unreachable"; }

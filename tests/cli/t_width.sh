@@ -8,8 +8,7 @@
 # and greps).  And scan's table cells start under their headings.  help's
 # text is item 8's (issue 20), not checked here.
 set -eu
-cd "$(dirname "$0")/../.."
-fail() { echo "t_width: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 bad=0
 checked=0

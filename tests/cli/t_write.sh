@@ -3,12 +3,10 @@
 # an error (exit 4) that leaves the old file whole and no temp file behind; a
 # link planted at the output is replaced, never written through.
 set -eu
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-cleanup() { umount "$d/full" 2>/dev/null || true; rm -rf "$d"; }
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+gp_on_exit 'umount "$d/full" 2>/dev/null'
 H="-r build/hosts/r5350-ready"
-P=profiles/h3c-r5350-g6.ini
+P=$(gp_profile h3c-r5350-g6)
 
 # a link planted where the output goes: replaced, the victim untouched
 echo precious >"$d/victim"
@@ -76,8 +74,7 @@ done
 # start-up check runs then): another user's directory, open to all, is
 # refused, where the file would be theirs to swap.  uid 65534 runs a copy of
 # the binary and of the host tree it can reach (tests/cli/lib.sh)
-. tests/cli/lib.sh
-gp_user_copy "$d/bin" build/test/gpuprov
+gp_user_copy "$d/bin" "$G"
 cp -a build/hosts/r5350-ready "$d/bin/host"
 chmod -R a+rX "$d/bin/host"
 chmod 755 "$d"
