@@ -2,9 +2,7 @@
 # profile discover writes a profile that validates and that the same host
 # passes; the BMC's VGA (ASPEED) is not taken for a GPU.
 set -eu
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 $G -r build/hosts/r5350-ready -o "$d/p.ini" profile discover
 $G profile validate "$d/p.ini" >/dev/null
 grep -q '^match = 10de:20b5$' "$d/p.ini"
@@ -41,7 +39,7 @@ import json, sys
 print(sum(d["role"] == "gpu" for d in json.load(sys.stdin)["devices"]))')
 	topo=$($G -r "$root" topo | grep -c '^  GPU[0-9]* ')
 	[ "$scan" = "$want" ] && [ "$topo" = "$want" ] ||
-		{ echo "$root: discover $want GPUs, scan $scan, topo $topo"; exit 1; }
+		fail "$root: discover $want GPUs, scan $scan, topo $topo"
 	set +e
 	$G -r "$root" -p "$d/h.ini" --json check >"$d/check.json"
 	set -e
@@ -56,7 +54,8 @@ done
 
 # an interface name is text anyone who may rename a link chooses: one that is
 # not a valid name is left out of the skeleton, never written into the INI
-T=$(mktemp -d)
+T=$d/hostile
+mkdir "$T"
 cp -a build/hosts/r5350-ready "$T/tree"
 bad=$(printf 'z\n[server]\nmin_bios=99')
 ln -s "$(readlink "$T/tree/sys/class/net/ens1f1np1" | sed 's|net/ens1f1np1$|net/|')$bad" \
@@ -65,12 +64,9 @@ mkdir "$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/$bad"
 cp -a "$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/ens1f1np1/." \
 	"$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/$bad/"
 rm -rf "$T/tree/sys/class/net/ens1f1np1" "$T/tree/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.1/net/ens1f1np1"
-$G -r "$T/tree" profile discover >"$T/out.ini" 2>/dev/null || { rm -rf "$T"; echo "discover failed"; exit 1; }
+$G -r "$T/tree" profile discover >"$T/out.ini" 2>/dev/null || fail "discover failed"
 if grep -q '^\[server\]' "$T/out.ini" && [ "$(grep -c '^\[server\]' "$T/out.ini")" != 1 ] ||
 	grep -q '^min_bios=99' "$T/out.ini"; then
-	rm -rf "$T"
-	echo "discover wrote a hostile interface name into the profile"
-	exit 1
+	fail "discover wrote a hostile interface name into the profile"
 fi
-grep -q 'ens1f0np0' "$T/out.ini" || { rm -rf "$T"; echo "the valid port is gone"; exit 1; }
-rm -rf "$T"
+grep -q 'ens1f0np0' "$T/out.ini" || fail "the valid port is gone"

@@ -4,12 +4,8 @@
 # and the same tree through `gpuprov snapshot` and tar); exit status as check;
 # a baseline that cannot be read, or --baseline on another command, is exit 4.
 set -u
-G=build/test/gpuprov
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail=0
-
+. "$(dirname "$0")/lib.sh"
+P=$(gp_profile h3c-r5350-g6)
 # the drift.* findings that are not ok, one "id severity subject" a line, sorted
 drifts() {
 	python3 -c '
@@ -25,12 +21,12 @@ for f in sorted(doc["findings"], key=lambda f: (f["id"], f["subject"])):
 expect() {
 	$G -r "build/hosts/$1" -p $P --baseline "$2" --json check >"$d/out" 2>"$d/err"
 	rc=$?
-	drifts <"$d/out" >"$d/got" || { echo "$1: bad JSON"; cat "$d/err"; fail=1; return; }
+	drifts <"$d/out" >"$d/got" || { cat "$d/err"; gp_bad "$1: bad JSON"; return; }
 	cat >"$d/want"
 	if ! cmp -s "$d/want" "$d/got"; then
-		echo "$1 against $2: drift differs"; diff "$d/want" "$d/got"; fail=1
+		diff "$d/want" "$d/got"; gp_bad "$1 against $2: drift differs"
 	fi
-	[ "$rc" -eq "$3" ] || { echo "$1: exit $rc, want $3"; fail=1; }
+	[ "$rc" -eq "$3" ] || gp_bad "$1: exit $rc, want $3"
 }
 
 B=build/hosts/r5350-ready
@@ -74,12 +70,12 @@ E
 # every kind is reported, ok when it did not drift
 n=$($G -r $B -p $P --baseline $B --json check |
 	python3 -c 'import json,sys; print(sum(f["id"].startswith("drift.") and f["severity"] == "ok" for f in json.load(sys.stdin)["findings"]))')
-[ "$n" = 9 ] || { echo "ready against itself: $n ok drift findings, want 9"; fail=1; }
+[ "$n" = 9 ] || gp_bad "ready against itself: $n ok drift findings, want 9"
 
 # the baseline as the operator has it: a snapshot, unpacked
 mkdir "$d/snap"
 $G -q -r $B -o "$d/s.tar.gz" snapshot && tar xzf "$d/s.tar.gz" -C "$d/snap" ||
-	{ echo "snapshot failed"; exit 1; }
+	fail "snapshot failed"
 expect r5350-ready "$d/snap" 0 </dev/null
 expect drift-moved "$d/snap" 2 <<'E'
 drift.added warn 0000:c0:09.1
@@ -88,13 +84,13 @@ E
 
 # bad input
 $G -r $B -p $P --baseline "$d/none" check >/dev/null 2>&1
-[ $? -eq 4 ] || { echo "missing baseline: not exit 4"; fail=1; }
+[ $? -eq 4 ] || gp_bad "missing baseline: not exit 4"
 $G -r $B -p $P --baseline "$d/s.tar.gz" check >/dev/null 2>&1
-[ $? -eq 4 ] || { echo "a tarball as baseline: not exit 4"; fail=1; }
+[ $? -eq 4 ] || gp_bad "a tarball as baseline: not exit 4"
 $G -r $B -p $P --baseline $B plan >/dev/null 2>&1
-[ $? -eq 4 ] || { echo "--baseline on plan: not exit 4"; fail=1; }
+[ $? -eq 4 ] || gp_bad "--baseline on plan: not exit 4"
 out=$($G -r $B -p $P --baseline "$d/none" --json check 2>/dev/null)
-printf '%s' "$out" | grep -q '"exit_status": 4' || { echo "--json: no error document"; fail=1; }
+printf '%s' "$out" | grep -q '"exit_status": 4' || gp_bad "--json: no error document"
 
 # DIR RC BRIDGE CHILD: a copy of the ready host whose bus links make BRIDGE and
 # CHILD (below it) each other's parent: CHILD's directory holds a link back to
@@ -112,14 +108,14 @@ mkloop "$d/loop" 40 0000:40:01.1 0000:41:00.0
 mkloop "$d/loop2" c0 0000:c0:08.1 0000:c2:00.0
 timeout 30 $G -r $B -p $P --baseline "$d/loop" check >/dev/null 2>"$d/err"
 rc=$?
-[ $rc -eq 4 ] || { echo "a baseline whose parents loop: exit $rc, want 4"; fail=1; }
+[ $rc -eq 4 ] || gp_bad "a baseline whose parents loop: exit $rc, want 4"
 grep -q "0000:40:01.1': the bus links make it its own ancestor" "$d/err" ||
-	{ echo "a baseline whose parents loop: no message"; cat "$d/err"; fail=1; }
+	{ cat "$d/err"; gp_bad "a baseline whose parents loop: no message"; }
 for t in loop loop2; do
 	for c in check report topo; do
 		timeout 30 $G -r "$d/$t" -p $P $c >/dev/null 2>&1
 		rc=$?
-		[ $rc -eq 3 ] || { echo "-r whose parents loop ($t): $c exit $rc, want 3"; fail=1; }
+		[ $rc -eq 3 ] || gp_bad "-r whose parents loop ($t): $c exit $rc, want 3"
 	done
 done
-exit $fail
+gp_end

@@ -1,17 +1,16 @@
 #!/bin/sh
 # make install honours PREFIX and DESTDIR; uninstall removes what it put there.
 set -eu
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 make -s install DESTDIR="$d" PREFIX=/usr >/dev/null
 for f in usr/sbin/gpuprov usr/share/man/man8/gpuprov.8 usr/share/man/man5/gpuprov.ini.5 \
 	usr/share/gpuprov/profiles/h3c-r5350-g6.ini usr/share/bash-completion/completions/gpuprov; do
-	[ -f "$d/$f" ] || { echo "missing $f"; exit 1; }
+	[ -f "$d/$f" ] || fail "missing $f"
 done
 "$d/usr/sbin/gpuprov" --version | grep -q '^gpuprov '
 make -s uninstall DESTDIR="$d" PREFIX=/usr >/dev/null
 left=$(find "$d" -type f)
-[ -z "$left" ] || { echo "left behind: $left"; exit 1; }
+[ -z "$left" ] || fail "left behind: $left"
 # the man page's examples, run after make install with the PREFIX they say
 # (in DESTDIR: /usr, /etc/gpuprov and /tmp are below it; the examples name
 # /usr/share/gpuprov, where the package installs, as PREFIX=/usr does) on a fixture
@@ -26,7 +25,7 @@ G="$d/usr/sbin/gpuprov"
 mkdir -p "$d/tmp" "$d/work"
 sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 |
 	sed -n '/^\.Bd -literal/,/^\.Ed/p' | grep -E '^[#$] ' >"$d/ex"
-[ "$(grep -c ' gpuprov ' "$d/ex")" -ge 5 ] || { echo "examples: fewer than 5"; exit 1; }
+[ "$(grep -c ' gpuprov ' "$d/ex")" -ge 5 ] || fail "examples: fewer than 5"
 {
 	echo "cd '$d/work' || exit 1"
 	echo "export GPUPROV_TEMPLATES='$d/usr/share/gpuprov/templates'"
@@ -54,5 +53,5 @@ sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' man/gpuprov.8 |
 	echo "exit 0"
 } >"$d/ex.sh"
 sh "$d/ex.sh" >"$d/ex.out" 2>&1 || { tail -5 "$d/ex.out"; exit 1; }
-python3 -m json.tool "$d/tmp/check.json" >/dev/null || { echo "examples: check.json is not JSON"; exit 1; }
+python3 -m json.tool "$d/tmp/check.json" >/dev/null || fail "examples: check.json is not JSON"
 make -s uninstall DESTDIR="$d" PREFIX=/usr >/dev/null

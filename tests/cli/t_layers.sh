@@ -4,7 +4,7 @@
 # and act never include each other; every include names its folder.  Only
 # cli/ deals in exit statuses.
 set -eu
-cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/lib.sh"
 
 rank() {
 	case $1 in
@@ -13,24 +13,20 @@ rank() {
 	esac
 }
 
-bad=0
 for f in src/*.c src/*.h; do
 	[ -e "$f" ] || continue
-	echo "$f: outside the layer folders"
-	bad=1
+	gp_bad "$f: outside the layer folders"
 done
 for f in src/*/*.c src/*/*.h; do
 	from=${f#src/}
 	from=${from%%/*}
-	[ "$(rank "$from")" -lt 9 ] || { echo "$f: src/$from is not a layer"; bad=1; continue; }
+	[ "$(rank "$from")" -lt 9 ] || { gp_bad "$f: src/$from is not a layer"; continue; }
 	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
 		to=${inc%%/*}
 		if [ "$to" = "$inc" ] || [ "$(rank "$to")" -eq 9 ]; then
-			echo "$f: #include \"$inc\" names no layer folder"
-			bad=1
+			gp_bad "$f: #include \"$inc\" names no layer folder"
 		elif [ "$to" != "$from" ] && [ "$(rank "$to")" -ge "$(rank "$from")" ]; then
-			echo "$f: $from may not include $inc"
-			bad=1
+			gp_bad "$f: $from may not include $inc"
 		fi
 	done
 done
@@ -39,15 +35,15 @@ done
 for f in $(grep -l 'GP_EXIT_' src/*/*.c src/*/*.h); do
 	case $f in
 	src/cli/* | src/shared/exit.h | src/shared/util.c) ;;
-	*) echo "$f: an exit status below cli/ (return 0 or -errno)"; bad=1 ;;
+	*) gp_bad "$f: an exit status below cli/ (return 0 or -errno)" ;;
 	esac
 done
 # core/ decides as a pure function: no mutable object of its own (.data or
 # .bss; const tables are .rodata or .data.rel.ro), so nothing one call
 # leaves behind changes the next (a memo, a first error, a result buffer)
 for o in build/obj/core/*.o; do
-	[ -f "$o" ] || { echo "no $o: run make first"; bad=1; break; }
+	[ -f "$o" ] || { gp_bad "no $o: run make first"; break; }
 	objdump -t "$o" | awk -v f="$o" '$2 ~ /[lg]/ && $3 == "O" && ($4 == ".data" || $4 == ".bss") {
-		print f ": mutable static " $NF; bad = 1 } END { exit bad }' || bad=1
+		print f ": mutable static " $NF; bad = 1 } END { exit bad }' || gp_bad "$o: mutable statics (above)"
 done
-exit $bad
+gp_end

@@ -4,10 +4,8 @@
 # give exactly the content the JSON carries; a file with a secret shows
 # digests only; what the host's files hold reaches no terminal raw.
 set -eu
-G=build/test/gpuprov
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
+P=$(gp_profile h3c-r5350-g6)
 # the bond's ifupdown stanza, as an older run left it, holds a Wi-Fi key (a
 # snapshot would have redacted it: added here, not in the fixture)
 R=$d/tree
@@ -18,7 +16,7 @@ printf 'auto bond0\niface bond0 inet manual\n    wpa-psk hunter2-not-for-print\n
 
 rc=0
 $G -r $R -p $P plan --diff >"$d/diff.txt" 2>/dev/null || rc=$?
-[ "$rc" = 1 ] || { echo "plan --diff: exit $rc, want 1"; exit 1; }
+[ "$rc" = 1 ] || fail "plan --diff: exit $rc, want 1"
 grep -q '^--- a/etc/modprobe.d/gpuprov-vfio.conf$' "$d/diff.txt"
 grep -q '^+++ b/etc/modprobe.d/gpuprov-vfio.conf$' "$d/diff.txt"
 grep -q '^--- /dev/null$' "$d/diff.txt"
@@ -31,7 +29,7 @@ grep -q 'nouveau\\x1b\]0;pwned\\x07' "$d/diff.txt"
 
 rc=0
 $G -r $R -p $P --json plan >"$d/plan.json" 2>/dev/null || rc=$?
-[ "$rc" = 1 ] || { echo "plan --json: exit $rc, want 1"; exit 1; }
+[ "$rc" = 1 ] || fail "plan --json: exit $rc, want 1"
 python3 - "$d" "$R" <<'PY'
 import hashlib, json, os, subprocess, sys
 d, root = sys.argv[1], sys.argv[2]
@@ -90,8 +88,8 @@ for prof in shadow tmpl; do
 		echo "$prof: a file the profile names was printed"
 		exit 1
 	fi
-	grep -q 'domain.write' "$d/$prof.txt" || { echo "$prof: no domain.write"; exit 1; }
+	grep -q 'domain.write' "$d/$prof.txt" || fail "$prof: no domain.write"
 done
-grep -q 'VNC-PASS-NOT-FOR-PRINT' "$d/private.xml" || { echo "template has no password"; exit 1; }
+grep -q 'VNC-PASS-NOT-FOR-PRINT' "$d/private.xml" || fail "template has no password"
 # apply's own JSON plan stays as it was: no "files"
 echo ok

@@ -2,9 +2,7 @@
 # gpuprov snapshot of every fixture host, unpacked elsewhere, gives the same
 # scan, topo and check; bad use is exit 4.
 set -eu
-G=build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+. "$(dirname "$0")/lib.sh"
 for root in build/hosts/*/; do
 	root=${root%/}
 	rm -rf "$d/tree" && mkdir "$d/tree"
@@ -23,10 +21,10 @@ done
 # every modprobe.d directory the reader and libkmod read is in the snapshot
 $G -q -r build/hosts/variant-local -o "$d/v.tar.gz" snapshot
 tar tzf "$d/v.tar.gz" | grep -q 'usr/local/lib/modprobe.d/nvgrace.conf$' ||
-	{ echo "variant-local: /usr/local/lib/modprobe.d not in the snapshot"; exit 1; }
+	fail "variant-local: /usr/local/lib/modprobe.d not in the snapshot"
 set +e
-$G -r build/hosts/r5350-ready snapshot >/dev/null 2>&1; [ $? -eq 4 ] || { echo "no -o: not 4"; exit 1; }
-$G -r build/hosts/nonexistent -o "$d/x.tgz" snapshot 2>/dev/null; [ $? -eq 3 ] || { echo "bad root: not 3"; exit 1; }
+$G -r build/hosts/r5350-ready snapshot >/dev/null 2>&1; [ $? -eq 4 ] || fail "no -o: not 4"
+$G -r build/hosts/nonexistent -o "$d/x.tgz" snapshot 2>/dev/null; [ $? -eq 3 ] || fail "bad root: not 3"
 : >"$d/file" # a file where a directory is needed: nothing made there
-$G -r build/hosts/r5350-ready -o "$d/file/dir/x.tgz" snapshot 2>/dev/null; [ $? -eq 4 ] || { echo "unwritable: not 4"; exit 1; }
+$G -r build/hosts/r5350-ready -o "$d/file/dir/x.tgz" snapshot 2>/dev/null; [ $? -eq 4 ] || fail "unwritable: not 4"
 exit 0
