@@ -3,11 +3,8 @@
 # refused (exit 4, nothing changed) unless --force, which keeps the old one
 # as FILE.bak (moved, so a link is never followed).
 set -eu
-G=build/test/gpuprov
-H=build/hosts/r5350-ready
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+H=$(gp_host r5350-ready)
 
 $G -r $H -o "$d/p.ini" profile discover || fail "a new file: exit $?"
 echo '; edited by hand' >>"$d/p.ini"

@@ -4,12 +4,8 @@
 # readable, says "no runs" when there are none, and says plainly why it
 # cannot read them or why -r does not apply.
 set -eu
-. tests/cli/lib.sh
-G=$(pwd)/build/test/gpuprov
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
-export GPUPROV_STATE_DIR=$d/journal GPUPROV_RUN_DIR=$d/run
+. "$(dirname "$0")/lib.sh"
+gp_own_state
 
 # none yet: said, not a bare header; -q (the prerm's form) prints nothing
 $G rollback --list >"$d/out" || fail "--list without runs: exit $?"
@@ -53,8 +49,8 @@ grep -q "lists this host's runs.*-r does not apply" "$d/err" || fail "-r --list:
 grep -q 'changes the' "$d/err" && fail "-r --list called a change"
 
 # not root: listed where readable, a clear message where not
-[ "$(id -u)" = 0 ] || { echo "not exercised: t_rollback_list: another user's view (not root)"; exit 0; }
-gp_user_copy "$d/u" build/test/gpuprov
+[ "$(id -u)" = 0 ] || { gp_not_exercised "another user's view (not root)"; exit 0; }
+gp_user_copy "$d/u" "$G"
 chmod 0755 "$d" "$d/journal"
 chmod 0644 "$d/journal/20261201T000000Z-1.json"
 setpriv --reuid 65534 --regid 65534 --clear-groups "$d/u/gpuprov" rollback --list >"$d/out" 2>"$d/err" ||
