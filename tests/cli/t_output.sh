@@ -62,7 +62,7 @@ grep -q "refusing '$d/theirs/sub': '$d/theirs' is owned by uid 65534" "$d/err" |
 [ ! -e "$d/theirs/sub/vm.xml" ] || fail "theirs: written"
 # a relative name in root's working directory
 top=$(pwd)
-(cd "$d/mine" && "$top/$G" -r "$top/build/hosts/r5350-ready" -p "$top/profiles/h3c-r5350-g6.ini" -o vm.xml domxml 2>"$d/err") || fail "relative: $(cat "$d/err")"
+(cd "$d/mine" && "$G" -r "$top/build/hosts/r5350-ready" -p "$top/profiles/h3c-r5350-g6.ini" -o vm.xml domxml 2>"$d/err") || fail "relative: $(cat "$d/err")"
 [ -s "$d/mine/vm.xml" ] || fail "relative: not written"
 
 # standard output on a full disk: every command's report, its JSON, help and
