@@ -308,8 +308,9 @@ static int list_runs(const struct gp_ctx *ctx)
 	if (rc) {
 		gp_err("cannot read the journals in '%s': %s%s", gp_journal_dir(),
 		       why[0] ? why : strerror(-rc),
-		       rc == -EACCES && geteuid() ? " (they are root's: sudo gpuprov rollback --list)"
-						  : "");
+		       rc == -EACCES && geteuid()
+			       ? " (they are root's: sudo gpuprov rollback --list)"
+			       : "");
 		return GP_EXIT_INPUT;
 	}
 	next = gp_run_next(runs, n);

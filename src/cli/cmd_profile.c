@@ -69,6 +69,21 @@ static bool ini_value_ok(const char *s)
 	return true;
 }
 
+/*
+ * [server] product: the DMI name as a shell pattern that matches exactly it
+ * (fnmatch's specials escaped), so that check says so on another server.
+ */
+static void product_line(FILE *f, const char *product)
+{
+	fputs("product = ", f);
+	for (; *product; product++) {
+		if (strchr("*?[]\\", *product))
+			fputc('\\', f);
+		fputc(*product, f);
+	}
+	fputc('\n', f);
+}
+
 static void discover_server(FILE *f, const struct gp_host *h)
 {
 	fprintf(f, "; written by 'gpuprov profile discover': check every value, then set\n"
@@ -78,6 +93,7 @@ static void discover_server(FILE *f, const struct gp_host *h)
 		fprintf(f, "model = unknown\n");
 	} else if (ini_value_ok(h->product)) {
 		fprintf(f, "model = %s\n", h->product);
+		product_line(f, h->product);
 	} else {
 		gp_warn("the DMI product name cannot be written into a profile as it is: "
 			"[server] model left out");

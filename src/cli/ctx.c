@@ -98,7 +98,11 @@ static int output_node(int dfd, const char *path, const char *base, const char *
  * A command's document to -o FILE through the one writer (its directory
  * walked and made there, see gp_write_dir_open), with mode.
  */
-enum keep { KEEP_NONE, KEEP_REFUSE, KEEP_BACKUP };
+enum keep {
+	KEEP_NONE,
+	KEEP_REFUSE,
+	KEEP_BACKUP
+};
 
 /*
  * A file someone may have edited (a profile): refused, or with --force moved
@@ -127,8 +131,7 @@ static int output_kept(int dfd, const char *path, const char *base, enum keep ke
 	return 1;
 }
 
-static int output_file(const char *path, const char *text, size_t len, mode_t mode,
-		       enum keep keep)
+static int output_file(const char *path, const char *text, size_t len, mode_t mode, enum keep keep)
 {
 	struct gp_file_attrs a = { .mode = mode };
 	char base[NAME_MAX + 1];

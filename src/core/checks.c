@@ -13,6 +13,7 @@
 #include "core/check_gpu.h"
 #include "core/check_host.h"
 #include "core/check_p2p.h"
+#include "core/check_server.h"
 #include "core/check_vm.h"
 #include "core/checks.h"
 #include "core/hostq.h"
@@ -30,6 +31,7 @@ static const struct gp_check_family {
 	void (*each)(const struct gp_host *h, const struct gp_profile *p, int g,
 		     struct gp_report *r);
 } families[] = {
+	{ "server", gp_check_server, NULL }, /* first: another server's profile explains the rest */
 	{ "host", gp_check_iommu, NULL },	{ "gpu", gp_check_gpu_host, NULL },
 	{ "host", NULL, gp_check_iommu_group }, { "gpu", NULL, gp_check_gpu },
 	{ "p2p", gp_check_p2p, NULL },		{ "gpu", gp_check_companions, NULL },

@@ -329,7 +329,7 @@ static bool words_only_in(const char *a, const char *b, char *out, size_t len)
 {
 	char *copy = gp_xstrdup(a), *w, *save = NULL;
 	bool matters = false;
-	size_t n = 0, wl;
+	size_t n = 0, wl, more = 0;
 	const char *p;
 
 	out[0] = '\0';
@@ -343,16 +343,21 @@ static bool words_only_in(const char *a, const char *b, char *out, size_t len)
 		if (p)
 			continue;
 		matters |= cmdline_matters(w);
-		if (n < len)
+		/* whole words only, and room kept to say how many did not fit */
+		if (!more && n + wl + 1 < len - 24)
 			n += (size_t)snprintf(out + n, len - n, "%s%s", n ? " " : "", w);
+		else
+			more++;
 	}
+	if (more)
+		snprintf(out + n, len - n, "%sand %zu more", n ? " " : "", more);
 	free(copy);
 	return matters;
 }
 
 static void report_cmdline(struct drift *d)
 {
-	char added[1024], removed[1024];
+	char added[200], removed[200]; /* both fit a finding's text */
 	bool m;
 
 	m = words_only_in(d->h->cmdline, d->b->cmdline, added, sizeof(added));
@@ -379,12 +384,60 @@ static void report_unchanged(struct drift *d, size_t from)
 	}
 }
 
+/*
+ * Whether the baseline is of this machine: its serial where both say one
+ * (root reads it), else its DMI product, else its hostname.  Another
+ * machine's snapshot is said first, and nothing else is compared: its
+ * devices would read as 25 cards to reseat.
+ */
+static bool differs(const char *a, const char *b)
+{
+	return a[0] && b[0] && strcmp(a, b);
+}
+
+static bool same_machine(const struct gp_host *b, const struct gp_host *h, char *why, size_t len)
+{
+	if (b->serial[0] && h->serial[0]) {
+		if (!differs(b->serial, h->serial))
+			return true;
+		snprintf(why, len, "serial number '%s', this host's '%s'", b->serial, h->serial);
+	} else if (differs(b->product, h->product)) {
+		snprintf(why, len, "a '%s', this host a '%s' (DMI product name)", b->product,
+			 h->product);
+	} else if (differs(b->hostname, h->hostname)) {
+		snprintf(why, len, "host '%s', this one '%s'", b->hostname, h->hostname);
+	} else {
+		return true;
+	}
+	return false;
+}
+
+static bool report_host(struct drift *d)
+{
+	char why[400];
+
+	if (same_machine(d->b, d->h, why, sizeof(why))) {
+		gp_report_add(d->r, GP_F_DRIFT_HOST, GP_OK, "host", NULL,
+			      "the baseline is of this machine (%s)",
+			      d->b->serial[0] && d->h->serial[0] ? "its serial number"
+			      : d->h->product[0]		 ? "its DMI product and hostname"
+								 : "its hostname");
+		return true;
+	}
+	gp_report_add(d->r, GP_F_DRIFT_HOST, GP_FAIL, "host",
+		      "take the baseline on this host ('gpuprov snapshot' after its check passes)",
+		      "the baseline is of another machine: %s; nothing else was compared", why);
+	return false;
+}
+
 void gp_drift_run(const struct gp_host *base, const struct gp_host *h, const struct gp_profile *p,
 		  struct gp_report *r)
 {
 	struct drift d = { .b = base, .h = h, .p = p, .r = r };
 	size_t from = r->n;
 
+	if (!report_host(&d))
+		return;
 	d.match = gp_xcalloc(base->ndevs + 1, sizeof(*d.match));
 	d.port = gp_xcalloc(base->ndevs + 1, sizeof(*d.port));
 	d.taken = gp_xcalloc(h->ndevs + 1, sizeof(*d.taken));

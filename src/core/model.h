@@ -272,6 +272,7 @@ struct gp_host {
 	char bios_version[GP_NAME_LEN];
 	char bios_vendor[GP_NAME_LEN];
 	char product[GP_NAME_LEN];
+	char serial[GP_NAME_LEN]; /* DMI product_serial (root may read it), "" when unknown */
 	char kernel_release[GP_NAME_LEN];
 	char hostname[GP_NAME_LEN]; /* /proc/sys/kernel/hostname, "" when unknown */
 	int phys_bits, virt_bits;   /* 0 when unknown */
@@ -343,6 +344,7 @@ struct gp_profile {
 	char error[600]; /* why the load failed: "file:line: ...", or why unreadable */
 	char path[512];
 	char model[128];
+	char product[GP_NAME_LEN]; /* a pattern for the host's DMI product name; "": none */
 	char min_bios[GP_NAME_LEN];
 	bool verified;
 	struct gp_slot slots[GP_MAX_SLOTS];

@@ -400,6 +400,12 @@ static int v_model(struct gp_profile *p, const char *v, void *field, const char 
 	return set_string(p->model, sizeof(p->model), v, why);
 }
 
+static int v_product(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	(void)field;
+	return set_string(p->product, sizeof(p->product), v, why);
+}
+
 static int v_min_bios(struct gp_profile *p, const char *v, void *field, const char **why)
 {
 	(void)field;
@@ -482,6 +488,7 @@ static int v_range(const struct key_def *k, const char *v, void *field, char *wh
 
 static const struct key_def keys[] = {
 	{ "server", "model", v_model, 0, 0, 0 },
+	{ "server", "product", v_product, 0, 0, 0 },
 	{ "server", "min_bios", v_min_bios, 0, 0, 0 },
 	{ "server", "verified", v_bool, FIELD(verified), 0, 0 },
 	{ "gpus", "match", v_match, 0, 0, 0 },

@@ -13,14 +13,14 @@ $G -r build/hosts/dmi-inject -o "$d/inj.ini" profile discover 2>"$d/err"
 $G profile validate "$d/inj.ini" >/dev/null || fail "the discovered profile does not validate"
 [ "$(sections "$d/inj.ini")" = "$(sections "$d/ref.ini")" ] ||
 	fail "sections: $(sections "$d/inj.ini")"
-! grep -q '^model' "$d/inj.ini" || fail "keys from the DMI name: $(cat "$d/inj.ini")"
+! grep -q '^model\|^product' "$d/inj.ini" || fail "keys from the DMI name: $(cat "$d/inj.ini")"
 # [vm] name and uri are discover's own, as on any host
 [ "$(grep '^uri\|^name' "$d/inj.ini")" = "$(grep '^uri\|^name' "$d/ref.ini")" ] ||
 	fail "keys from the DMI name: $(cat "$d/inj.ini")"
 ! grep -q "$(printf '[\001\033]')" "$d/inj.ini" || fail "control characters in the profile"
 grep -q "model left out" "$d/err" || fail "no warning: $(cat "$d/err")"
 # the rest is what the same machine without that name gets
-grep -v '^model\|^; model\|^; is (' "$d/ref.ini" >"$d/ref.rest"
+grep -v '^model\|^product\|^; model\|^; is (' "$d/ref.ini" >"$d/ref.rest"
 grep -v '^; model\|^; is (' "$d/inj.ini" | diff "$d/ref.rest" - || fail "the rest differs"
 
 # a name the profile can hold reads back exactly (check prints the model)
