@@ -5,8 +5,7 @@
 # text, and the options each command takes from `gpuprov help --json` (its
 # descriptor's), so that a new command or option completes without editing
 # this file.  Run IDs come from `gpuprov -q rollback --list`, bond names from
-# sysfs.  The ids --accept takes are the one list kept here (see
-# _gpuprov_findings).
+# sysfs, the ids --accept takes from `gpuprov help --json` ("accept").
 
 # The words of `gpuprov --help` ($2: its text): commands (before "options:"),
 # options, the options that take a value (an option's line names it: "--only
@@ -60,18 +59,15 @@ _gpuprov_options()
         }' | sort
 }
 
-# The finding ids --accept takes: src/core/findings.c's whose failure blocks
-# a step (not drift.*, which block nothing) and that are not the safety rules
-# no --accept lets through (gpu.in_use, companion.unsafe, bond.port_master,
-# iommu.off); either is a usage error.  gpuprov prints this list nowhere, so
-# it is kept here; t_completion.sh checks it against that table.
+# The finding ids --accept takes, from `help --json` ($1): its "accept" array,
+# one string a line in json-c's pretty print (a finding whose failure blocks a
+# step and that is not a safety rule; the binary's table decides).
 _gpuprov_findings()
 {
-    printf '%s\n' iommu.group_shared bios.version bar.unassigned bar.below_4g \
-        gpu.count gpu.slot gpu.numa_split gpu.link gpu.reset p2p.path p2p.acs \
-        vfio.module vfio.ids_inherited vm.mmio vm.qemu_clique vm.memory \
-        nic.missing bond.roce_lag bond.mgmt bond.nic_numa bond.persist_shadowed \
-        vm.disk vm.firmware vm.kvm vm.running vm.vcpus vm.libvirt vm.embed
+    printf '%s\n' "$1" | awk '
+        /^  "accept": \[/ { on = 1; next }
+        on && /^  \]/ { exit }
+        on { split($0, q, "\""); if (q[2] ~ /^[a-z0-9_.]+$/) print q[2] }'
 }
 
 # Bonds first (the kernel's list of bonding masters); without one, every
@@ -209,7 +205,7 @@ _gpuprov()
             return
             ;;
         --accept)
-            _gpuprov_list "$cur" < <(_gpuprov_findings)
+            _gpuprov_list "$cur" < <(_gpuprov_findings "$("$bin" help --json 2>/dev/null)")
             return
             ;;
         --size)

@@ -238,6 +238,18 @@ static json_object *command_json(const struct gp_cmd *c)
 }
 
 /* help --json: each command (or the one asked) with its synopsis and options. */
+/* The ids --accept takes: a failure of theirs blocks a step, and it is not a safety rule. */
+static json_object *accept_json(void)
+{
+	json_object *arr = json_object_new_array();
+	int i;
+
+	for (i = 0; i < GP_F_COUNT; i++)
+		if (gp_finding_kinds[i].groups && gp_finding_kinds[i].acceptable)
+			json_object_array_add(arr, json_object_new_string(gp_finding_kinds[i].id));
+	return arr;
+}
+
 static void help_json(const struct gp_cmd *const *cmds, const struct gp_cmd *only)
 {
 	json_object *doc = gp_json_doc("help"), *arr = json_object_new_array();
@@ -246,6 +258,8 @@ static void help_json(const struct gp_cmd *const *cmds, const struct gp_cmd *onl
 		if (!only || only == *cmds)
 			json_object_array_add(arr, command_json(*cmds));
 	json_object_object_add(doc, "commands", arr);
+	if (!only)
+		json_object_object_add(doc, "accept", accept_json());
 	gp_json_print(doc);
 }
 

@@ -116,7 +116,7 @@ wantline "vfio vm" "gpuprov --only=v"
 
 # --accept: the finding ids it takes, as findings.c's table has them: those
 # whose failure blocks a step, less the safety rules (GUARD) and drift.*
-ids=$(sed -n 's/^	F(GP_F_[A-Z0-9_]*, "\([a-z0-9_.]*\)", GP_GROUP_[A-Z]*),$/\1/p' \
+ids=$(sed -n 's/^	F(GP_F_[A-Z0-9_]*, "\([a-z0-9_.]*\)", GP_GROUP_[A-Z_ |]*),$/\1/p' \
 	src/core/findings.c | sort | tr '\n' ' ' | sed 's/ $//')
 case $ids in *" "*" "*" "*" "*) ;; *) fail "no finding table in src/core/findings.c: '$ids'" ;; esac
 want "$ids" gpuprov --accept ""
