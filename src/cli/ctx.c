@@ -105,9 +105,10 @@ enum keep {
 };
 
 /*
- * A file someone may have edited (a profile): refused, or with --force moved
- * to NAME.bak first (a rename: the old file's bytes, owner and mode as they
- * were; a link is moved, never followed).  1: nothing there, go on.
+ * A file someone may have edited (a profile): refused, or with --force kept
+ * as NAME.bak first: a second name of the same file (its bytes, owner and
+ * mode as they were; a link is linked, never followed), so that a write that
+ * fails (a full disk) leaves NAME as it was.  1: go on.
  */
 static int output_kept(int dfd, const char *path, const char *base, enum keep keep)
 {
@@ -123,7 +124,7 @@ static int output_kept(int dfd, const char *path, const char *base, enum keep ke
 		return -EEXIST;
 	}
 	snprintf(bak, sizeof(bak), "%s.bak", base);
-	if (renameat(dfd, base, dfd, bak)) {
+	if ((unlinkat(dfd, bak, 0) && errno != ENOENT) || linkat(dfd, base, dfd, bak, 0)) {
 		gp_err("cannot keep '%s' as '%s.bak': %s", path, path, strerror(errno));
 		return -errno;
 	}

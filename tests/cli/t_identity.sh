@@ -4,11 +4,8 @@
 # product name) and drift.host (a baseline of another machine: its serial,
 # else its DMI product, else its hostname; nothing else is then compared).
 set -eu
-G=build/test/gpuprov
-P=profiles/h3c-r5350-g6.ini
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-fail() { echo "$*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+P=$(gp_profile h3c-r5350-g6)
 first() { # FILE: the id and severity of the first finding not ok, then of server.model/drift.host
 	python3 -c '
 import json, sys

@@ -15,13 +15,14 @@ $G $H -p $P -o "$d/vm.xml" domxml
 [ "$(cat "$d/victim")" = precious ]
 [ ! -L "$d/vm.xml" ] && grep -q '<domain' "$d/vm.xml"
 
-# a full file system (a 16 KiB tmpfs): exit 4, the old file intact
+# a full file system (a 16 KiB tmpfs): exit 4, the old file intact (discover
+# replaces a file only with --force, which keeps it as p.ini.bak first)
 mkdir "$d/full"
 mount -t tmpfs -o size=16k tmpfs "$d/full"
 echo old >"$d/full/p.ini"
 head -c 12000 /dev/zero >"$d/full/filler" 2>/dev/null || true
 set +e
-$G $H -o "$d/full/p.ini" profile discover 2>"$d/err"
+$G $H -o "$d/full/p.ini" --force profile discover 2>"$d/err"
 rc=$?
 $G $H -p $P -o "$d/full/vm.xml" domxml 2>>"$d/err"
 rc2=$?
@@ -29,7 +30,8 @@ set -e
 [ $rc -eq 4 ] && [ $rc2 -eq 4 ] || { cat "$d/err"; echo "exit $rc, $rc2 (want 4, 4)"; exit 1; }
 grep -q "cannot write '$d/full/p.ini': No space left on device" "$d/err"
 [ "$(cat "$d/full/p.ini")" = old ]
-[ "$(ls -A "$d/full" | tr '\n' ' ')" = "filler p.ini " ]
+[ "$(ls -A "$d/full" | tr '\n' ' ')" = "filler p.ini p.ini.bak " ]
+[ "$(cat "$d/full/p.ini.bak")" = old ]
 
 # a file size limit: the write stops short, and that is an error too
 echo old >"$d/p.xml"
