@@ -13,7 +13,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
+import re
 import time
+
+# The oldest gpuprov these modules work with.  They read what its --json
+# documents hold from 0.2 on: "version" in every document (and the one
+# --version prints), plan's "files" with their diffs, rollback --list's run
+# states.  Stated here only; each module checks the managed host's gpuprov
+# against it before anything else runs (README.md, Compatibility, names it).
+MIN_VERSION = '0.2'
 
 # gpuprov(8) EXIT STATUS
 EXIT_OK = 0
@@ -27,6 +36,62 @@ EXIT_DECLINED = 8  # apply/rollback: answered no at the prompt (never with --yes
 # timeout(1): the command ran past its time and was sent TERM (124), then KILL (137)
 EXIT_TIMEOUT = 124
 EXIT_KILLED = 137
+
+
+def version_tuple(text):
+    """(0, 2) of "0.2", "0.2-1" or "0.2~rc1" (what a Debian version may add
+    is ignored); None when text does not start with a number."""
+    m = re.match(r'\s*v?(\d+(?:\.\d+)*)', text if isinstance(text, str) else '')
+    return tuple(int(n) for n in m.group(1).split('.')) if m else None
+
+
+def find_binary(module):
+    """The gpuprov program: the binary option when it is a path (which must
+    be an executable file), else that name or "gpuprov" found by
+    get_bin_path (PATH and the sbin directories).  A program that is not
+    there fails the task saying so, not with the OS's errno."""
+    name = module.params.get('binary') or 'gpuprov'
+    if '/' in name:
+        if not (os.path.isfile(name) and os.access(name, os.X_OK)):
+            module.fail_json(msg='gpuprov not found: %s (the binary option) is not an '
+                             'executable file on this host' % name, changed=False)
+        return name
+    return module.get_bin_path(name, required=True)
+
+
+def version_of(module, binary):
+    """What `gpuprov --json --version` says its version is ("version" of
+    its document; a gpuprov without that document prints "gpuprov X"), or
+    None when it says nothing of the kind."""
+    rc, out, err, stopped = run_raw(module, [binary, '--json', '--version'])
+    if stopped:
+        module.fail_json(msg=stopped, exit_status=EXIT_TIMEOUT, changed=False)
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        doc = None
+    if rc == EXIT_OK and isinstance(doc, dict) and isinstance(doc.get('version'), str):
+        return doc['version']
+    m = re.match(r'\s*gpuprov\s+(\S+)', out or '')
+    return m.group(1) if rc == EXIT_OK and m else None
+
+
+def prepare(module):
+    """Finds gpuprov and checks that it is at least MIN_VERSION: the binary
+    option becomes the program found; returns the version.  Fails the task
+    when there is no gpuprov, or one too old (or too broken) to say which
+    version it is."""
+    binary = find_binary(module)
+    version = version_of(module, binary)
+    need = 'this collection needs gpuprov %s or later' % MIN_VERSION
+    if version is None or version_tuple(version) is None:
+        module.fail_json(msg="%s does not say which gpuprov it is ('gpuprov --version' printed "
+                         "no version): %s" % (binary, need), changed=False)
+    if version_tuple(version) < version_tuple(MIN_VERSION):
+        module.fail_json(msg='%s is gpuprov %s; %s: upgrade gpuprov on this host' % (
+            binary, version, need), changed=False, gpuprov_version=version)
+    module.params['binary'] = binary
+    return version
 
 
 def base_args(module):
@@ -54,13 +119,12 @@ def limited(module, args):
     return [module.get_bin_path('timeout', required=True), '-k', '10', str(seconds)] + args
 
 
-def run(module, args):
-    """Runs gpuprov; returns (rc, document, stderr).  document is {} when
-    stdout is not one JSON object (a crash, or a binary that is not gpuprov).
-    A run stopped at the module's timeout returns EXIT_TIMEOUT with an error
-    document saying so: timeout(1)'s TERM (124), or its KILL 10 s later,
-    which run_command reports as a negative status (timeout(1) kills its
-    whole process group, itself included)."""
+def run_raw(module, args):
+    """Runs gpuprov under the module's timeout; returns (rc, stdout, stderr,
+    stopped): stopped is the message of a run stopped at the timeout, else
+    None.  timeout(1)'s TERM exits 124, its KILL 10 s later shows as a
+    negative status (timeout(1) kills its whole process group, itself
+    included)."""
     start = time.monotonic()
     rc, out, err = module.run_command(limited(module, args))
     seconds = module.params.get('timeout')
@@ -69,7 +133,18 @@ def run(module, args):
     if seconds and stopped and time.monotonic() - start >= seconds:
         why = "'%s' did not finish within %d s (the timeout option): stopped" % (
             ' '.join(args), seconds)
-        return EXIT_TIMEOUT, {'error': why}, err
+        return EXIT_TIMEOUT, out, err, why
+    return rc, out, err, None
+
+
+def run(module, args):
+    """Runs gpuprov; returns (rc, document, stderr).  document is {} when
+    stdout is not one JSON object (a crash, or a binary that is not gpuprov).
+    A run stopped at the module's timeout returns EXIT_TIMEOUT with an error
+    document saying so."""
+    rc, out, err, stopped = run_raw(module, args)
+    if stopped:
+        return EXIT_TIMEOUT, {'error': stopped}, err
     try:
         doc = json.loads(out) if out.strip() else {}
     except ValueError:
@@ -99,6 +174,17 @@ def why(doc, rc, err):
 def not_ok(findings):
     """Findings that are not ok."""
     return [f for f in findings if f.get('severity') != 'ok']
+
+
+def failed(findings, accepted=()):
+    """Findings of severity fail, less those accepted (--accept) by id."""
+    return [f for f in findings if f.get('severity') == 'fail' and f.get('id') not in accepted]
+
+
+def named(findings):
+    """The findings, for a message: "id subject: message; ..."."""
+    return '; '.join('%s %s: %s' % (f.get('id'), f.get('subject'), f.get('message'))
+                     for f in findings)
 
 
 def drifted(findings):

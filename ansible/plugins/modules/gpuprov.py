@@ -27,7 +27,12 @@ description:
     refuses (status C(invalid)), or in a state this module does not know, fails
     the task, since the host may still be changed.
   - A failure (a blocked plan, failed findings, a step that failed and was
-    rolled back) fails the task and carries gpuprov's findings.
+    rolled back) fails the task and carries gpuprov's findings; its C(msg)
+    names the findings that failed it (id, subject, message) and nothing else,
+    and C(failed_findings) lists the findings of severity C(fail).
+  - Before anything else the module finds gpuprov (I(binary)) and checks that
+    it is at least the version this collection needs (C(gpuprov --version));
+    a gpuprov that is missing or older fails the task, saying so.
   - Each gpuprov command runs under I(timeout); one that runs past it is
     stopped and fails the task.
   - With C(--diff), the plan's steps (current and target state) and, where the
@@ -35,7 +40,8 @@ description:
 author:
   - gpuprov contributors (!UNKNOWN)
 requirements:
-  - gpuprov on the managed host (see the C(gpuprov.fleet.gpuprov) role)
+  - gpuprov on the managed host (see the C(gpuprov.fleet.gpuprov) role), at
+    least the version the collection's README.md names under Compatibility
 notes:
   - C(apply) and C(rollback) need root and refuse I(root); run them with C(become).
   - Exit statuses follow gpuprov(8), EXIT STATUS.
@@ -95,9 +101,10 @@ options:
     default: fail
   binary:
     description:
-      - The gpuprov program on the managed host.
+      - The gpuprov program on the managed host, a path or a program name.
+      - A name, or nothing, is looked up in C(PATH) and the C(sbin)
+        directories (C(gpuprov) when unset); a path must be an executable file.
     type: path
-    default: gpuprov
   timeout:
     description:
       - Seconds each gpuprov command may run (C(timeout) of coreutils) before it
@@ -150,9 +157,23 @@ exit_status:
   description:
     - The exit status of the last gpuprov command run (gpuprov(8), EXIT STATUS).
     - Not C(rc), which Ansible would take for a failure whenever it is not 0.
-  returned: always
+  returned: when gpuprov was found and ran
   type: int
   sample: 1
+gpuprov_version:
+  description: The version of the gpuprov that ran (C(gpuprov --version)).
+  returned: when gpuprov was found and ran
+  type: str
+  sample: "0.2"
+failed_findings:
+  description:
+    - The findings of severity C(fail) (less those accepted with I(accept)),
+      each as in I(findings); what a failure's C(msg) names.
+  returned: with I(findings)
+  type: list
+  elements: dict
+  sample: [{"id": "gpu.in_use", "severity": "fail", "subject": "0000:41:00.0",
+            "message": "held open by PID 2817 (nvidia-persiste) /dev/nvidia0"}]
 findings:
   description:
     - gpuprov's findings, with C(state=checked), and on every failure.
@@ -200,12 +221,17 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuprov.fleet.plugins.module_utils import gpuprov as gp
 
 
-def findings_of(module):
-    """check --json, for a failure's result: what gpuprov found."""
+def findings_of(module, result):
+    """check --json, for a failure's result: what gpuprov found (findings,
+    summary, failed_findings: those of severity fail not accepted); returns
+    failed_findings."""
     rc, doc, dummy = gp.run(module, gp.base_args(module) + ['check'])
-    if rc in (gp.EXIT_OK, gp.EXIT_WARN, gp.EXIT_FAIL):
-        return doc.get('findings', []), doc.get('summary', {})
-    return [], {}
+    findings, summary = [], {}
+    if rc in (gp.EXIT_OK, gp.EXIT_WARN, gp.EXIT_FAIL) and gp.is_document(doc, 'check', 'findings'):
+        findings, summary = doc['findings'], doc.get('summary', {})
+    result.update(findings=findings, summary=summary,
+                  failed_findings=gp.failed(findings, module.params['accept'] or ()))
+    return result['failed_findings']
 
 
 def do_checked(module, result):
@@ -222,12 +248,18 @@ def do_checked(module, result):
             rc, gp.why(doc, rc, err)), **result)
     findings = doc['findings']
     result.update(findings=findings, summary=doc.get('summary', {}),
-                  drift=gp.drifted(findings))
+                  drift=gp.drifted(findings), failed_findings=gp.failed(findings))
     worst = {'fail': gp.EXIT_FAIL, 'warn': gp.EXIT_WARN, 'never': None}[p['fail_on']]
-    bad = ['%s %s: %s' % (f['id'], f['subject'], f['message']) for f in gp.not_ok(findings)]
-    result['msg'] = '; '.join(bad) if bad else 'every finding ok'
     if worst is not None and rc >= worst:
-        module.fail_json(**result)
+        # the findings that failed the task, and only those
+        failing = result['failed_findings']
+        if p['fail_on'] == 'warn':
+            failing = [f for f in findings if f.get('severity') in ('warn', 'fail')]
+        what = 'failed findings' if p['fail_on'] == 'fail' else 'findings at warn or worse (fail_on=warn)'
+        module.fail_json(msg='gpuprov check: %d %s: %s' % (len(failing), what, gp.named(failing)),
+                         **result)
+    bad = gp.not_ok(findings)
+    result['msg'] = gp.named(bad) if bad else 'every finding ok'
     module.exit_json(**result)
 
 
@@ -256,7 +288,10 @@ def do_applied(module, result):
             rc, gp.why(doc, rc, err)), **result)
     result.update(steps=doc.get('steps', []), blocked=doc.get('blocked', []))
     if rc == gp.EXIT_FAIL:
-        result['findings'], result['summary'] = findings_of(module)
+        failing = findings_of(module, result)
+        if failing:
+            module.fail_json(msg='plan blocked by %d failed findings: %s' % (
+                len(failing), gp.named(failing)), **result)
         module.fail_json(msg='plan blocked: ' + '; '.join(result['blocked'] or
                                                           [gp.why(doc, rc, err)]), **result)
     if rc not in (gp.EXIT_OK, gp.EXIT_WARN):
@@ -277,8 +312,11 @@ def do_applied(module, result):
         # the host is as before (refused, or rolled back) -- gpuprov(8); an
         # apply stopped at the timeout may have changed it
         result['changed'] = rc in (gp.EXIT_UNDO_FAILED, gp.EXIT_TIMEOUT) or rc < 0
-        result['findings'], result['summary'] = findings_of(module)
-        module.fail_json(msg=gp.why(doc, rc, err), **result)
+        failing = findings_of(module, result)
+        msg = gp.why(doc, rc, err)
+        if failing:
+            msg += ' (%d failed findings: %s)' % (len(failing), gp.named(failing))
+        module.fail_json(msg=msg, **result)
     if not gp.is_document(doc, 'apply'):
         module.fail_json(msg='gpuprov apply exited 0 without its document: the host may '
                          'be changed', **result)
@@ -351,7 +389,7 @@ def main():
             baseline=dict(type='path'),
             run_id=dict(type='str'),
             fail_on=dict(type='str', default='fail', choices=['fail', 'warn', 'never']),
-            binary=dict(type='path', default='gpuprov'),
+            binary=dict(type='path'),
             timeout=dict(type='int', default=600),
         ),
         required_if=[
@@ -360,7 +398,9 @@ def main():
         ],
         supports_check_mode=True,
     )
-    result = dict(changed=False, exit_status=0)
+    result = dict(changed=False)
+    result['gpuprov_version'] = gp.prepare(module)
+    result['exit_status'] = 0
     state = module.params['state']
     if state == 'checked':
         do_checked(module, result)

@@ -22,7 +22,8 @@ description:
 author:
   - gpuprov contributors (!UNKNOWN)
 requirements:
-  - gpuprov on the managed host
+  - gpuprov on the managed host, at least the version the collection's
+    README.md names under Compatibility (checked before anything runs)
 options:
   profile:
     description:
@@ -35,9 +36,10 @@ options:
     type: path
   binary:
     description:
-      - The gpuprov program on the managed host.
+      - The gpuprov program on the managed host, a path or a program name.
+      - A name, or nothing, is looked up in C(PATH) and the C(sbin)
+        directories (C(gpuprov) when unset); a path must be an executable file.
     type: path
-    default: gpuprov
   timeout:
     description:
       - Seconds each gpuprov command may run (C(timeout) of coreutils) before it
@@ -125,11 +127,12 @@ def main():
         argument_spec=dict(
             profile=dict(type='path'),
             root=dict(type='path'),
-            binary=dict(type='path', default='gpuprov'),
+            binary=dict(type='path'),
             timeout=dict(type='int', default=600),
         ),
         supports_check_mode=True,
     )
+    gp.prepare(module)
     args = gp.base_args(module)
     facts = {}
     for command in ('scan', 'topo'):

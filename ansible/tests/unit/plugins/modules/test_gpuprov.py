@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The gpuprov and gpuprov_facts modules, run in-process against the real
+"""The gpuprov, gpuprov_info and gpuprov_facts modules, run in-process against the real
 gpuprov binary on fixture host trees (GPUPROV_BIN, GPUPROV_FIXTURES and
 GPUPROV_PROFILE, set by the repository's tests/cli/t_ansible.sh)."""
 
@@ -18,7 +18,7 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible_collections.gpuprov.fleet.plugins.module_utils import gpuprov as gp
-from ansible_collections.gpuprov.fleet.plugins.modules import gpuprov, gpuprov_facts
+from ansible_collections.gpuprov.fleet.plugins.modules import gpuprov, gpuprov_facts, gpuprov_info
 
 
 class Exited(Exception):
@@ -90,6 +90,48 @@ def test_blocked_plan_fails_with_findings(run):
                               'state': 'applied', '_ansible_check_mode': True})
     assert failed and not r['changed'] and r['exit_status'] == 2
     assert any(f['id'] == 'gpu.in_use' and f['severity'] == 'fail' for f in r['findings'])
+    # the failing findings only, named in msg; the full document stays
+    assert [(f['id'], f['subject']) for f in r['failed_findings']] == [
+        ('gpu.in_use', '0000:41:00.0'), ('gpu.in_use', '0000:42:00.0')]
+    assert r['msg'].startswith('plan blocked by 2 failed findings: gpu.in_use 0000:41:00.0: ')
+    assert 'gpu.in_use 0000:42:00.0: ' in r['msg']
+    assert len(r['findings']) > 2 and r['steps']
+
+
+def test_failed_check_names_the_failed_findings_only(run):
+    # drift-moved against the ready host: five failed findings and a warning
+    failed, r = run(gpuprov, {'root': host('drift-moved'), 'profile': env('GPUPROV_PROFILE'),
+                              'baseline': host('r5350-ready')})
+    assert failed and r['exit_status'] == 2
+    want = [f for f in r['findings'] if f['severity'] == 'fail']
+    assert len(want) == 5 and r['failed_findings'] == want
+    assert r['msg'].startswith('gpuprov check: 5 failed findings: ')
+    for f in want:
+        assert '%s %s: ' % (f['id'], f['subject']) in r['msg']
+    # the warning (drift.added) and the ok findings are not named
+    assert 'drift.added' not in r['msg'] and len(r['findings']) > 5
+    assert [f['id'] for f in r['drift']] == ['drift.added', 'drift.moved']
+
+
+def test_failed_apply_names_the_failed_findings(run, tmp_path):
+    # apply refuses: the result has check's findings, msg the failed ones only
+    check = ('{"command": "check", "summary": {"ok": 1, "warn": 1, "fail": 1}, "findings": ['
+             '{"id": "bar.unassigned", "severity": "fail", "subject": "0000:41:00.0", '
+             '"message": "BAR 1 unassigned"}, '
+             '{"id": "bar.below_4g", "severity": "warn", "subject": "0000:42:00.0", "message": "w"}, '
+             '{"id": "gpu.link", "severity": "ok", "subject": "0000:41:00.0", "message": "x16"}]}')
+    script = ('case "$*" in\n'
+              '*apply*) echo \'{"command": "apply", "error": "refused: failed findings"}\'; exit 2 ;;\n'
+              '*plan*) echo \'{"command": "plan", "steps": [{"kind": "module.load"}]}\'; exit 1 ;;\n'
+              '*check*) echo \'%s\'; exit 2 ;;\n'
+              'esac\n') % check
+    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'state': 'applied',
+                              'binary': stub(tmp_path, script)})
+    assert failed and not r['changed'] and r['exit_status'] == 2, r
+    assert r['msg'] == ('refused: failed findings (1 failed findings: '
+                        'bar.unassigned 0000:41:00.0: BAR 1 unassigned)')
+    assert [f['id'] for f in r['failed_findings']] == ['bar.unassigned']
+    assert len(r['findings']) == 3
 
 
 @pytest.mark.parametrize('fail_on,failed_want', [('fail', False), ('warn', True), ('never', False)])
@@ -126,12 +168,142 @@ def test_facts_unreadable_root(run):
     assert failed and r['exit_status'] == 3 and 'nonexistent' in r['msg']
 
 
-def stub(tmp_path, script):
-    """A program in gpuprov's place: a shell script."""
+VERSION_DOC = '{"schema_version": 1, "version": "%s", "command": "version"}'
+
+
+def stub(tmp_path, script, version=gp.MIN_VERSION):
+    """A program in gpuprov's place: a shell script, which answers --version
+    as gpuprov VERSION does (version None: script answers it too)."""
     path = tmp_path / 'gpuprov'
-    path.write_text('#!/bin/sh\n' + script)
+    head = '#!/bin/sh\n'
+    if version is not None:
+        head += ('case "$*" in *--version*) echo \'%s\'; exit 0 ;; esac\n' %
+                 (VERSION_DOC % version))
+    path.write_text(head + script)
     path.chmod(0o755)
     return str(path)
+
+
+# ---- finding gpuprov: a missing one is a clear failure ----
+
+def test_binary_path_that_is_not_there(run):
+    for module in (gpuprov, gpuprov_facts, gpuprov_info):
+        failed, r = run(module, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                                 'binary': '/nonexistent/gpuprov', 'timeout': 0})
+        assert failed and not r['changed'], r
+        assert r['msg'] == ('gpuprov not found: /nonexistent/gpuprov (the binary option) '
+                            'is not an executable file on this host'), r['msg']
+
+
+def test_binary_not_on_path(run, tmp_path, monkeypatch):
+    # no binary option: get_bin_path looks in PATH and the sbin directories
+    if any(os.path.exists(d + '/gpuprov') for d in ('/sbin', '/usr/sbin', '/usr/local/sbin')):
+        pytest.skip('gpuprov is installed on this host')
+    monkeypatch.setenv('PATH', str(tmp_path))
+    for module in (gpuprov, gpuprov_facts, gpuprov_info):
+        failed, r = run(module, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                                 'binary': None, 'timeout': 0})
+        assert failed and 'Errno' not in r['msg'], r
+        assert 'Failed to find required executable "gpuprov"' in r['msg'], r['msg']
+
+
+def test_binary_found_on_path(run, tmp_path, monkeypatch):
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    os.symlink(env('GPUPROV_BIN'), str(bindir / 'gpuprov'))
+    monkeypatch.setenv('PATH', '%s:%s' % (bindir, os.environ['PATH']))
+    failed, r = run(gpuprov, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                              'binary': None})
+    assert not failed and r['exit_status'] == 0 and r['gpuprov_version'] == gp.MIN_VERSION, r
+
+
+# ---- the oldest gpuprov the collection works with ----
+
+def test_version_tuple():
+    assert gp.version_tuple('0.2') == (0, 2)
+    assert gp.version_tuple('0.10-1') == (0, 10) > gp.version_tuple('0.9')
+    assert gp.version_tuple('1.0~rc1') == (1, 0)
+    assert gp.version_tuple('unknown') is None and gp.version_tuple(None) is None
+
+
+def test_the_binary_is_at_least_the_minimum(run):
+    # the gpuprov built from this tree is one the collection works with
+    failed, r = run(gpuprov_info, {'gather': ['scan']})
+    assert not failed, r
+    assert gp.version_tuple(r['gpuprov_version']) >= gp.version_tuple(gp.MIN_VERSION)
+    assert r['gpuprov_version'] == r['scan']['version']
+
+
+@pytest.mark.parametrize('module', [gpuprov, gpuprov_facts, gpuprov_info])
+def test_older_gpuprov_fails_clearly(run, tmp_path, module):
+    # everything but --version would pass: nothing runs after the version
+    older = '0.1'
+    assert gp.version_tuple(older) < gp.version_tuple(gp.MIN_VERSION)
+    failed, r = run(module, {'profile': env('GPUPROV_PROFILE'),
+                             'binary': stub(tmp_path, 'exit 0\n', version=older)})
+    assert failed and not r['changed'], r
+    assert r['msg'] == '%s is gpuprov 0.1; this collection needs gpuprov %s or later: ' \
+        'upgrade gpuprov on this host' % (tmp_path / 'gpuprov', gp.MIN_VERSION), r['msg']
+
+
+@pytest.mark.parametrize('answer', [
+    'echo "gpuprov: error: unknown option --version" >&2; exit 4',  # before --version
+    'echo "something else 1.0"',
+    'echo \'{"command": "version"}\'',
+])
+def test_gpuprov_that_says_no_version_fails_clearly(run, tmp_path, answer):
+    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'),
+                              'binary': stub(tmp_path, answer + '\n', version=None)})
+    assert failed and 'does not say which gpuprov it is' in r['msg'], r
+    assert 'needs gpuprov %s or later' % gp.MIN_VERSION in r['msg']
+
+
+def test_plain_version_line_is_read(run, tmp_path):
+    # a gpuprov whose --version prints only its text line
+    script = ('case "$*" in *--version*) echo "gpuprov 9.1"; exit 0 ;; esac\n'
+              'echo \'{"command": "scan", "devices": []}\'\n')
+    failed, r = run(gpuprov_info, {'gather': ['scan'], 'binary': stub(tmp_path, script, version=None)})
+    assert not failed and r['gpuprov_version'] == '9.1', r
+
+
+# ---- gpuprov_info: read-only documents ----
+
+def test_info_returns_the_documents_as_asked(run):
+    failed, r = run(gpuprov_info, {'root': host('r5350-ready'), 'profile': env('GPUPROV_PROFILE'),
+                                   'gather': ['check', 'plan', 'scan']})
+    assert not failed and not r['changed'], r
+    assert r['exit_statuses'] == {'check': 0, 'plan': 1, 'scan': 0}
+    assert [r[c]['command'] for c in ('check', 'plan', 'scan')] == ['check', 'plan', 'scan']
+    assert r['check']['summary']['fail'] == 0 and r['failed_findings'] == []
+    assert any(s['kind'] == 'device.bind' for s in r['plan']['steps'])
+    assert 'topo' not in r
+
+
+def test_info_default_is_check_and_runs_in_check_mode(run):
+    failed, r = run(gpuprov_info, {'root': host('in-use'), 'profile': env('GPUPROV_PROFILE'),
+                                   '_ansible_check_mode': True})
+    # failed findings and a blocked plan are reported, not a failure
+    assert not failed and not r['changed'] and list(r['exit_statuses']) == ['check'], r
+    assert r['exit_statuses']['check'] == 2
+    assert [f['id'] for f in r['failed_findings']] == ['gpu.in_use', 'gpu.in_use']
+    failed, r = run(gpuprov_info, {'root': host('in-use'), 'profile': env('GPUPROV_PROFILE'),
+                                   'gather': ['plan', 'topo'], '_ansible_check_mode': True})
+    assert not failed and r['exit_statuses'] == {'plan': 2, 'topo': 0}, r
+    assert r['plan']['blocked'] and 'failed_findings' not in r
+
+
+def test_info_scan_needs_no_profile_but_check_does(run):
+    failed, r = run(gpuprov_info, {'root': host('r5350-ready'), 'gather': ['scan', 'topo']})
+    assert not failed and r['topo']['command'] == 'topo', r
+    failed, r = run(gpuprov_info, {'root': host('r5350-ready'), 'gather': ['scan', 'plan']})
+    assert failed and r['msg'] == 'gather: plan needs profile', r
+
+
+def test_info_fails_only_when_gpuprov_could_not_run(run, tmp_path):
+    failed, r = run(gpuprov_info, {'root': host('nonexistent'), 'gather': ['scan']})
+    assert failed and r['exit_statuses'] == {'scan': 3} and 'nonexistent' in r['msg'], r
+    failed, r = run(gpuprov_info, {'gather': ['scan'], 'binary': stub(tmp_path, 'exit 0\n')})
+    assert failed and 'scan exited 0 without its document' in r['msg'], r
 
 
 def parent_loop(tmp_path):
