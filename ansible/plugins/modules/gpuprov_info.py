@@ -17,7 +17,7 @@ description:
     C(scan), C(topo)), each with C(--json), and returns each command's document
     as gpuprov printed it, under the command's name.
   - Never changes the host and never reports C(changed); runs the same in check
-    mode.  Findings and a blocked plan are reported, not failures: the task
+    mode.  Findings and a blocked plan are reported, not failures; the task
     fails only when gpuprov could not run (not installed, older than this
     collection needs, the host unreadable, bad input, the timeout).
   - Where C(gpuprov.fleet.gpuprov) with C(state=checked) decides pass or fail
