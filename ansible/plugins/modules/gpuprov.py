@@ -256,8 +256,8 @@ def do_checked(module, result):
         if p['fail_on'] == 'warn':
             failing = [f for f in findings if f.get('severity') in ('warn', 'fail')]
         what = 'failed findings' if p['fail_on'] == 'fail' else 'findings at warn or worse (fail_on=warn)'
-        module.fail_json(msg='gpuprov check: %d %s: %s' % (len(failing), what, gp.named(failing)),
-                         **result)
+        module.fail_json(msg='gpuprov check: %d %s: %s' % (
+            len(failing), what, gp.named(failing) or 'exit status %d' % rc), **result)
     bad = gp.not_ok(findings)
     result['msg'] = gp.named(bad) if bad else 'every finding ok'
     module.exit_json(**result)

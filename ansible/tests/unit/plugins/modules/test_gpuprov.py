@@ -113,6 +113,12 @@ def test_failed_check_names_the_failed_findings_only(run):
     assert [f['id'] for f in r['drift']] == ['drift.added', 'drift.moved']
 
 
+def test_failed_check_without_a_failed_finding_says_its_exit_status(run, tmp_path):
+    script = 'echo \'{"command": "check", "summary": {}, "findings": []}\'; exit 2\n'
+    failed, r = run(gpuprov, {'profile': env('GPUPROV_PROFILE'), 'binary': stub(tmp_path, script)})
+    assert failed and r['msg'] == 'gpuprov check: 0 failed findings: exit status 2', r
+
+
 def test_failed_apply_names_the_failed_findings(run, tmp_path):
     # apply refuses: the result has check's findings, msg the failed ones only
     check = ('{"command": "check", "summary": {"ok": 1, "warn": 1, "fail": 1}, "findings": ['
