@@ -45,7 +45,7 @@ SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover
 SRC = $(wildcard src/*/*.c)
 HDR = $(wildcard src/*/*.h)
 LIB_SRC = $(filter-out src/cli/%,$(SRC))
-# the unit tests may test cli's renderers too: all but main and the commands
+# the unit tests may test cli's output layer too: all but main and the commands
 UNIT_SRC = $(filter-out src/cli/main.c src/cli/cmd_%.c,$(SRC))
 OBJ = $(SRC:src/%.c=build/obj/%.o)
 TEST_OBJ = $(SRC:src/%.c=build/test/obj/%.o)
@@ -61,7 +61,7 @@ TEST_CORE_OBJ = $(CORE_SRC:src/%.c=build/test/obj/%.o)
 FUZZ_CORE_OBJ = $(CORE_SRC:src/%.c=build/fuzz/obj/%.o)
 CORE_UNIT = $(patsubst %,build/test/test_%,pcicfg profile rootfs)
 CORE_FUZZ = $(patsubst %,build/fuzz/fuzz_%,pcicfg profile text)
-# the fuzzers of cli's renderers link what the unit tests link
+# the fuzzer of cli's output layer links what the unit tests link
 FUZZ_UNIT_OBJ = $(UNIT_SRC:src/%.c=build/fuzz/obj/%.o)
 CLI_FUZZ = $(patsubst %,build/fuzz/fuzz_%,render)
 FUZZ = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))

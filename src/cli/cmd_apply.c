@@ -16,7 +16,8 @@
 #include "act/nvrecord.h"
 #include "cli/cmd.h"
 #include "core/netconf.h"
-#include "cli/render.h"
+#include "cli/cmd_plan.h"
+#include "cli/out.h"
 #include "core/templates.h"
 
 static int confirm(const struct gp_ctx *ctx, const char *question)
@@ -231,7 +232,7 @@ static int do_apply(struct gp_ctx *ctx)
 	if (rc)
 		return rc;
 	if (!ctx->json || pl.plan.nblockers)
-		gp_render_plan(&pl.h, ctx->profile, &pl.plan, NULL, ctx->json);
+		gp_plan_out(&pl.h, ctx->profile, &pl.plan, NULL, ctx->json);
 	fflush(stdout); /* the plan before the progress on stderr */
 	if (pl.plan.nblockers) {
 		gp_err("refusing to apply: %d failed check%s block%s these steps; nothing "

@@ -10,7 +10,7 @@
 #include "act/bond.h"
 #include "core/bondopt.h"
 #include "cli/cmd.h"
-#include "cli/render.h"
+#include "cli/out.h"
 
 static void print_json(const char *name, const struct gp_bond_state *s, bool formed)
 {

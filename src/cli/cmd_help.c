@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/render.h"
+#include "cli/out.h"
 
 #define GP_OPT_ROW(id, letter, name, value, help) [GP_OPT_##id] = { letter, name, value, help },
 const struct gp_option gp_options[GP_OPT_COUNT] = { GP_OPTIONS(GP_OPT_ROW) };

@@ -9,7 +9,7 @@
 
 #include "core/hostq.h"
 #include "cli/cmd.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/profile.h"
 #include "host/host.h"
 

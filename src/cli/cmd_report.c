@@ -16,7 +16,8 @@
 #include <json.h>
 
 #include "cli/cmd.h"
-#include "cli/render.h"
+#include "cli/cmd_scan.h"
+#include "cli/out.h"
 #include "cli/report.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -54,12 +55,19 @@ static void report_date(char *buf, size_t len)
 
 static void digests(const struct gp_ctx *ctx, const struct gp_host *h, struct gp_dossier *d)
 {
-	json_object *doc = gp_scan_json(h);
-	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-	char *profile = gp_read_file(ctx->opt[GP_OPT_PROFILE]);
+	char *profile = gp_read_file(ctx->opt[GP_OPT_PROFILE]), *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 
-	gp_sha256_hex(text, strlen(text), d->model_sha);
-	json_object_put(doc);
+	/* what was read of the host: the bytes scan --json prints for it */
+	if (f) {
+		gp_scan_doc(f, h);
+		fclose(f);
+		gp_sha256_hex(text, len, d->model_sha);
+	} else {
+		snprintf(d->model_sha, sizeof(d->model_sha), "unavailable");
+	}
+	free(text);
 	if (profile)
 		gp_sha256_hex(profile, strlen(profile), d->profile_sha);
 	else

@@ -27,7 +27,7 @@
 #include <json-c/json.h>
 
 #include "cli/cmd.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/manifest.h"
 #include "core/model.h"
 #include "core/redact.h"

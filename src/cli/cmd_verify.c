@@ -23,7 +23,7 @@
 #include "sys/nccl.h"
 #include "sys/nvml.h"
 #include "shared/progress.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/verify.h"
 #include "core/nccl_topo.h"
 #include "shared/rootfs.h"

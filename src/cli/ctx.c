@@ -14,7 +14,7 @@
 
 #include "act/apply.h"
 #include "cli/cmd.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/domxml.h"
 #include "core/model.h"
 #include "core/nccl_topo.h"

@@ -17,7 +17,7 @@
 #include "cli/cmd.h"
 #include "core/model.h"
 #include "shared/progress.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/profile.h"
 #include "host/host.h"
 

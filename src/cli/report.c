@@ -10,106 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/render.h"
+#include "cli/out.h"
 #include "cli/report.h"
+#include "core/checks.h"
 #include "core/hostq.h"
 #include "core/topo.h"
 #include "shared/rootfs.h"
-
-/* ---- escaping ---- */
-
-static char *ring_slot(size_t len)
-{
-	static char *ring[32];
-	static unsigned next;
-	char **slot = &ring[next++ % 32];
-
-	free(*slot);
-	*slot = gp_xcalloc(len, 1);
-	return *slot;
-}
-
-/* s (already free of control characters and bad UTF-8) with &<>"' as entities */
-static size_t xml_into(const char *s, char *out)
-{
-	size_t o = 0;
-
-	for (; *s; s++) {
-		const char *e = *s == '&'    ? "&amp;"
-				: *s == '<'  ? "&lt;"
-				: *s == '>'  ? "&gt;"
-				: *s == '"'  ? "&quot;"
-				: *s == '\'' ? "&#39;"
-					     : NULL;
-
-		/* U+FFFE and U+FFFF are no XML characters */
-		if (!strncmp(s, "\xef\xbf\xbe", 3) || !strncmp(s, "\xef\xbf\xbf", 3)) {
-			o += (size_t)sprintf(out + o, "\\xef\\xbf\\x%02x", (unsigned char)s[2]);
-			s += 2;
-			continue;
-		}
-		if (e) {
-			strcpy(out + o, e);
-			o += strlen(e);
-		} else {
-			out[o++] = *s;
-		}
-	}
-	out[o] = '\0';
-	return o;
-}
-
-const char *gp_xml(const char *s)
-{
-	const char *t = gp_tv(s ? s : "");
-	char *out = ring_slot(12 * strlen(t) + 1);
-
-	xml_into(t, out);
-	return out;
-}
-
-const char *gp_md(const char *s)
-{
-	/* what can start markup inside a line; values never start one */
-	static const char special[] = "\\`*_{}[]<>#+!|~&$";
-	const char *t = gp_tv(s ? s : "");
-	char *out = ring_slot(2 * strlen(t) + 1);
-	size_t o = 0;
-
-	for (; *t; t++) {
-		if (strchr(special, *t))
-			out[o++] = '\\';
-		out[o++] = *t;
-	}
-	return out;
-}
-
-/* Control characters but newline and tab made visible (\xNN), bad UTF-8 too. */
-static char *block_text(const char *s)
-{
-	size_t n = strlen(s), held, o;
-	char *out = gp_xcalloc(4 * n + 1, 1);
-
-	o = gp_term_escape(s, n, out, &held);
-	for (; held; held--)
-		o += (size_t)sprintf(out + o, "\\x%02x", (unsigned char)s[n - held]);
-	out[o] = '\0';
-	return out;
-}
-
-char *gp_xml_block(const char *s)
-{
-	char *t = block_text(s), *out = gp_xcalloc(12 * strlen(t) + 1, 1);
-
-	xml_into(t, out);
-	free(t);
-	return out;
-}
-
-char *gp_md_block(const char *s)
-{
-	return block_text(s);
-}
 
 /* ---- the document primitives ---- */
 
@@ -401,7 +307,7 @@ static void tree_md(struct doc *o, const struct gp_dossier *d)
 		{
 			const struct gp_dev *v = &d->h->devs[n->dev];
 
-			gp_report_link(&v->link, link, sizeof(link));
+			gp_link_text(&v->link, link, sizeof(link));
 			snprintf(l, sizeof(l), "%04x:%04x %s%s%s%s", v->vendor, v->device,
 				 v->driver[0] ? v->driver : "no driver", link[0] ? ", link " : "",
 				 link, n->degraded ? " DEGRADED" : "");

@@ -3,7 +3,8 @@
  * The maintenance-window dossier (gpuprov report): one model, the one check,
  * topo and plan compute, written as Markdown or as self-contained HTML with
  * an SVG of the PCI tree.  Every value from a host, a snapshot or a profile
- * goes through one escaper per output kind (HTML/XML, Markdown).
+ * goes through one escaper per output kind (HTML/XML, Markdown:
+ * shared/escape.h).
  */
 #ifndef GP_REPORT_H
 #define GP_REPORT_H
@@ -33,15 +34,6 @@ struct gp_dossier {
 	char date[40]; /* UTC, SOURCE_DATE_EPOCH when set */
 };
 
-/* Escaped for the output kind; valid until 32 more calls.  NULL is "". */
-const char *gp_xml(const char *s);
-const char *gp_md(const char *s);
-/* A multi-line text (a diff, a file) kept with its newlines and tabs; for <pre> or a fence. */
-char *gp_xml_block(const char *s);
-char *gp_md_block(const char *s);
-
-/* "16GT/s x16"; what trained lower as trained/max ("16GT/s x8/16"); "" unknown */
-void gp_report_link(const struct gp_link *l, char *buf, size_t len);
 void gp_report_svg(FILE *f, const struct gp_dossier *d);
 void gp_report_html(FILE *f, const struct gp_dossier *d);
 void gp_report_md(FILE *f, const struct gp_dossier *d);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/out.h"
 #include "cli/report.h"
 #include "core/hostq.h"
 #include "core/topo.h"
@@ -49,26 +50,6 @@ static const char *bridge_kind(const struct gp_dev *d)
 	default:
 		return "PCI bridge";
 	}
-}
-
-/* "16 GT/s x16", or trained/max where the link trained below what it supports. */
-void gp_report_link(const struct gp_link *l, char *buf, size_t len)
-{
-	char speed[32], width[16];
-
-	buf[0] = '\0';
-	if (!l->width && !l->max_width)
-		return;
-	/* only what trained lower shows both numbers: the label fits its gap */
-	if (l->speed < l->max_speed)
-		snprintf(speed, sizeof(speed), "%g/%g GT/s", l->speed, l->max_speed);
-	else
-		snprintf(speed, sizeof(speed), "%g GT/s", l->speed);
-	if (l->width < l->max_width)
-		snprintf(width, sizeof(width), "x%d/%d", l->width, l->max_width);
-	else
-		snprintf(width, sizeof(width), "x%d", l->width);
-	snprintf(buf, len, "%s %s", speed, width);
 }
 
 static void lines_numa(const struct gp_dossier *d, const struct gp_map_node *n, char *l1, char *l2,
@@ -152,7 +133,7 @@ static void node_title(FILE *f, const struct gp_dossier *d, const struct gp_map_
 	if (n->dev >= 0) {
 		const struct gp_dev *v = &d->h->devs[n->dev];
 
-		gp_report_link(&v->link, link, sizeof(link));
+		gp_link_text(&v->link, link, sizeof(link));
 		if (link[0])
 			fprintf(f, "; link %s%s", link,
 				n->degraded ? " (trained below what it supports)" : "");
@@ -197,7 +178,7 @@ static void edge(FILE *f, const struct gp_dossier *d, const struct gp_map_node *
 	char link[64] = "";
 
 	if (n->dev >= 0)
-		gp_report_link(&d->h->devs[n->dev].link, link, sizeof(link));
+		gp_link_text(&d->h->devs[n->dev].link, link, sizeof(link));
 	fprintf(f, "<path class=\"edge%s%s\" d=\"M%g %gH%gV%gH%g\"/>", p2p ? " p2p" : "",
 		n->degraded ? " degraded" : "", x1, y1, xm, y2, x2);
 	if (link[0])

@@ -2,7 +2,7 @@
 /*
  * gpuprov's model.  Data flows one way: host/ (the only reader of the
  * machine) and core/profile.c fill these structures, core/ computes on them
- * (topo, checks, the VM's layout, the plan), cli/render.c prints and act/
+ * (topo, checks, the VM's layout, the plan), cli/ prints and act/
  * carries out the plan.  Below cli/, calls return 0 or a negative errno; the
  * commands (cli/cmd_*.c, run by main.c) turn results into exit statuses
  * (shared/exit.h).  tests/cli/t_layers.sh checks both rules.

@@ -150,7 +150,7 @@ static virConnectPtr open_uri(const char *uri, bool complain)
 	 * A remote transport (ssh) writes to a socket whose other end may be
 	 * gone: that write must fail, not kill gpuprov with SIGPIPE (exit 141
 	 * now and then instead of "libvirt cannot be reached").  The output
-	 * streams still end gpuprov quietly when their reader goes (render.c).
+	 * streams still end gpuprov quietly when their reader goes (cli/term.c).
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/* qemu:///embed runs the driver in our process: it needs an event loop */

@@ -12,7 +12,7 @@
 #include "act/bond.h"
 #include "shared/progress.h"
 #include "pty.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/profile.h"
 
 static struct nlattr *data_of(struct nl_msg *msg, struct nlattr **tb, struct nlattr **bond)

@@ -10,7 +10,7 @@
 #include "unit.h"
 #include "pty.h"
 #include "shared/progress.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "act/vfio.h"
 
 static void test_status_line(void **state)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "unit.h"
-#include "cli/render.h"
+#include "cli/out.h"
 #include "core/findings.h"
 #include "shared/strpool.h"
 #include "host/read.h"

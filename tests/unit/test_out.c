@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Text laid out for a reader: gp_wrap() keeps every line within 80 columns. */
+/*
+ * The output layer: the JSON writer writes what json-c's pretty printer
+ * writes, and a string whatever it holds as JSON; text laid out for a
+ * reader: gp_wrap() keeps every line within 80 columns.
+ */
 #include "unit.h"
 #include <unistd.h>
 
-#include "cli/render.h"
+#include "cli/out.h"
+
+#define JSON_FLAGS \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* What gp_wrap(s, col, indent) prints, after col columns already on the line. */
 static char *wrapped(const char *s, int col, int indent)
@@ -164,12 +171,117 @@ static void test_term_words(void **state)
 	stdout = saved;
 }
 
+/* What the writer wrote between gp_out_begin and gp_out_end (the caller frees it). */
+static FILE *mem;
+static char *mem_text;
+static size_t mem_len;
+
+static void out_open(bool json)
+{
+	mem = open_memstream(&mem_text, &mem_len);
+	assert_non_null(mem);
+	gp_out_begin(mem, json);
+}
+
+static char *out_close(void)
+{
+	gp_out_end();
+	fclose(mem);
+	return mem_text;
+}
+
+/* A tree of each kind of value, empty and nested containers: as json-c prints it. */
+static void test_json_as_jsonc(void **state)
+{
+	static const char *const docs[] = {
+		"{}",
+		"[]",
+		"{\"a\": [1, -2, 2.5, 1e300, true, false, null, \"s/t\\\"\\\\\\n\\u0001\"], \"o\": "
+		"{},"
+		" \"e\": [], \"n\": {\"x\": {\"y\": [[], {}, [[1]]]}}, \"big\": "
+		"18446744073709551615,"
+		" \"neg\": -9223372036854775808}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(docs); i++) {
+		json_object *doc = json_tokener_parse(docs[i]);
+		char want[1024], *got;
+
+		assert_non_null(doc);
+		snprintf(want, sizeof(want), "%s\n",
+			 json_object_to_json_string_ext(doc, JSON_FLAGS));
+		out_open(true);
+		gp_print_tree(NULL, doc);
+		got = out_close();
+		assert_string_equal(got, want);
+		free(got);
+	}
+}
+
+/*
+ * Strings: json-c's escapes (the slash as it is), DEL and the C1 controls as
+ * \u escapes, each byte that is not UTF-8 as U+FFFD; keys likewise.
+ */
+static void test_json_strings(void **state)
+{
+	static const char *const in[][2] = {
+		{ "a\"b", "\"a\\\"b\"" },
+		{ "back\\slash", "\"back\\\\slash\"" },
+		{ "sl/ash", "\"sl/ash\"" },
+		{ "tab\there\nx\r\b\f", "\"tab\\there\\nx\\r\\b\\f\"" },
+		{ "\x01\x1f", "\"\\u0001\\u001f\"" },
+		{ "del\x7f", "\"del\\u007f\"" },
+		{ "\xc2\x9b[2J", "\"\\u009b[2J\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "\xff\xfe", "\"\\ufffd\\ufffd\"" },
+		{ "cut\xe2\x82", "\"cut\\ufffd\\ufffd\"" },
+		{ "\xe2\n", "\"\\ufffd\\n\"" },
+		{ "", "\"\"" },
+	};
+	char want[128], *got;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		out_open(true);
+		gp_open_object(NULL);
+		gp_print_str(in[i][0], NULL, in[i][0]);
+		gp_close_object();
+		got = out_close();
+		snprintf(want, sizeof(want), "{\n  %s: %s\n}\n", in[i][1], in[i][1]);
+		assert_string_equal(got, want);
+		free(got);
+	}
+}
+
+/* As text, a value prints its format (through gp_tv) or nothing; the containers nothing. */
+static void test_text_mode(void **state)
+{
+	char *got;
+
+	(void)state;
+	out_open(false);
+	gp_open_object(NULL);
+	gp_print_str("name", "name %s\n", "eth\n0");
+	gp_print_int("n", "%lld items\n", 3);
+	gp_print_int_or_null("numa", NULL, -1);
+	gp_print_tree("tree", json_object_new_int(1));
+	gp_close_object();
+	got = out_close();
+	assert_string_equal(got, "name eth\\x0a0\n3 items\n");
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_short),	  cmocka_unit_test(test_width),
-		cmocka_unit_test(test_long_word), cmocka_unit_test(test_units_quotes),
-		cmocka_unit_test(test_utf8),	  cmocka_unit_test(test_term_words),
+		cmocka_unit_test(test_short),	      cmocka_unit_test(test_width),
+		cmocka_unit_test(test_long_word),     cmocka_unit_test(test_units_quotes),
+		cmocka_unit_test(test_utf8),	      cmocka_unit_test(test_term_words),
+		cmocka_unit_test(test_json_as_jsonc), cmocka_unit_test(test_json_strings),
+		cmocka_unit_test(test_text_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
