@@ -3,6 +3,7 @@
 #include "unit.h"
 #include "core/pcimap.h"
 #include "cli/report.h"
+#include "shared/escape.h"
 
 static const struct gp_map_node *node_of(const struct gp_host *h, const struct gp_map *m,
 					 const char *bdf)
