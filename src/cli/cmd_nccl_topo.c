@@ -9,8 +9,19 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "core/hostq.h"
 #include "core/nccl_topo.h"
 #include "host/host.h"
+
+static bool has_gpu(const struct gp_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->ndevs; i++)
+		if (h->devs[i].role == GP_ROLE_GPU)
+			return true;
+	return false;
+}
 
 static int do_nccl_topo(struct gp_ctx *ctx)
 {
@@ -29,6 +40,13 @@ static int do_nccl_topo(struct gp_ctx *ctx)
 	rc = gp_ctx_host(ctx, &h);
 	if (rc)
 		return rc;
+	if (ctx->opt[GP_OPT_THIS_HOST] && !has_gpu(&h)) {
+		gp_err("no GPU under '%s': a topology of NICs alone gives NCCL nothing to place; "
+		       "run it where the GPUs are (in the VM: the GPUs on their NVIDIA driver)",
+		       ctx->root);
+		gp_host_release(&h);
+		return GP_EXIT_FAIL;
+	}
 	rc = gp_nccl_topo_build(&h, ctx->profile, ctx->opt[GP_OPT_THIS_HOST], &xml);
 	gp_host_release(&h);
 	if (rc == -ERANGE || rc == -E2BIG)
