@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "core/hostq.h"
-#include "core/profile.h"
 
 void gp_dev_init(struct gp_dev *d)
 {
@@ -71,6 +70,20 @@ bool gp_dev_is_gpu(const struct gp_dev *d)
 	       (d->vendor == 0x10de || d->vendor == 0x1002 || d->vendor == 0x8086);
 }
 
+bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d)
+{
+	int i;
+
+	for (i = 0; i < p->nmatch; i++) {
+		const struct gp_match *m = &p->match[i];
+
+		if (m->is_bdf ? !strcmp(m->bdf, d->bdf)
+			      : m->vendor == d->vendor && m->device == d->device)
+			return true;
+	}
+	return false;
+}
+
 enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p)
 {
 	if (p ? gp_profile_matches(p, d) : gp_dev_is_gpu(d))
@@ -100,6 +113,16 @@ int gp_host_iface(const struct gp_host *host, const char *spec)
 		if (!strcmp(host->ifaces[i].name, spec) || !strcmp(host->ifaces[i].bdf, spec))
 			return (int)i;
 	return -1;
+}
+
+const struct gp_owned *gp_host_owned(const struct gp_host *h, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < h->nowned; i++)
+		if (!strcmp(h->owned[i].path, path))
+			return &h->owned[i];
+	return NULL;
 }
 
 /*

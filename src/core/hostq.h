@@ -17,11 +17,15 @@ int gp_host_find(const struct gp_host *host, const char *bdf);
 bool gp_same_card(const struct gp_dev *a, const struct gp_dev *b);
 /* without a profile: a 3D controller, or a display controller of a GPU vendor */
 bool gp_dev_is_gpu(const struct gp_dev *d);
+/* whether d is one of the profile's [gpus] matches: its vendor:device, or its address */
+bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d);
 /* GPU (the profile's match, else gp_dev_is_gpu), NIC, bridge or other */
 enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p);
 /* the index of the interface named so, or of the PCI function's, -1 when absent */
 int gp_host_iface(const struct gp_host *host, const char *name_or_bdf);
 const struct gp_numa *gp_host_numa(const struct gp_host *host, int id);
+/* the file as the host had it when read; NULL when not read (absent) */
+const struct gp_owned *gp_host_owned(const struct gp_host *host, const char *path);
 /* sets with_gpu on the GPUs and the other members of their IOMMU groups */
 void gp_host_mark_gpu_groups(struct gp_host *h);
 /* the GPUs' indices, as many as the host has (free() the array) */

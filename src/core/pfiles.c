@@ -10,20 +10,11 @@
 #include <string.h>
 
 #include "core/domxml.h"
+#include "core/hostq.h"
 #include "core/netconf.h"
 #include "core/pfiles.h"
 #include "core/udiff.h"
 #include "core/redact.h"
-
-const struct gp_owned *gp_host_owned(const struct gp_host *h, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < h->nowned; i++)
-		if (!strcmp(h->owned[i].path, path))
-			return &h->owned[i];
-	return NULL;
-}
 
 static bool planned(const struct gp_plan *plan, enum gp_step_kind kind)
 {

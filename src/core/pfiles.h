@@ -37,7 +37,4 @@ void gp_pfiles_release(struct gp_pfiles *pf);
 /* The file's diff against what is there now (labels a/PATH, b/PATH); NULL when the same. */
 char *gp_pfile_diff(const struct gp_pfile *f);
 
-/* The file as the host had it when read; NULL when not read (absent). */
-const struct gp_owned *gp_host_owned(const struct gp_host *host, const char *path);
-
 #endif

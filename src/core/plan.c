@@ -14,7 +14,6 @@
 #include "core/hostq.h"
 #include "core/manifest.h"
 #include "core/netconf.h"
-#include "core/pfiles.h"
 #include "core/plan.h"
 #include "core/vm.h"
 #include "core/templates.h"

@@ -807,17 +807,3 @@ int gp_profile_load(const char *path, struct gp_profile *p)
 	free(text);
 	return rc;
 }
-
-bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d)
-{
-	int i;
-
-	for (i = 0; i < p->nmatch; i++) {
-		const struct gp_match *m = &p->match[i];
-
-		if (m->is_bdf ? !strcmp(m->bdf, d->bdf)
-			      : m->vendor == d->vendor && m->device == d->device)
-			return true;
-	}
-	return false;
-}

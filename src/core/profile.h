@@ -8,6 +8,5 @@
 int gp_profile_load(const char *path, struct gp_profile *p);
 int gp_profile_parse_string(const char *name, const char *text, struct gp_profile *p);
 const char *gp_profile_error(const struct gp_profile *p);
-bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d);
 
 #endif
