@@ -2,7 +2,7 @@
 # The layer rule (ARCHITECTURE.md): cli -> {host, act} -> sys -> core -> shared.
 # A file of src/L includes only headers of L and of the layers below it; host
 # and act never include each other; every include names its folder.  Only
-# cli/ deals in exit statuses.
+# cli/ deals in exit statuses.  No module below cli/ is part of a cycle.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +37,16 @@ for f in $(grep -l 'GP_EXIT_' src/*/*.c src/*/*.h); do
 	src/cli/* | src/shared/exit.h | src/shared/util.c) ;;
 	*) gp_bad "$f: an exit status below cli/ (return 0 or -errno)" ;;
 	esac
+done
+# No cycle below cli/, in the graph of includes or of calls (ARCHITECTURE.md,
+# "Cycles left"): a module that needs one that needs it is one module in two
+# files, and a layer with a cycle has no order to read or test it in.
+for graph in "" "--symbols build/obj"; do
+	# shellcheck disable=SC2086 # graph is an option and its argument, or none
+	python3 scripts/includes.py -v $graph >"$d/graph" || gp_bad "scripts/includes.py -v${graph:+ $graph} failed"
+	awk '$1 == "cycle:" { for (i = 2; i <= NF; i++) if ($i != "<->" && $i !~ /^cli\//) { print; next } }' \
+		"$d/graph" >"$d/cycles"
+	[ ! -s "$d/cycles" ] || gp_bad "a cycle outside cli/ (scripts/includes.py -v${graph:+ $graph}): $(cat "$d/cycles")"
 done
 # core/ decides as a pure function: no mutable object of its own (.data or
 # .bss; const tables are .rodata or .data.rel.ro), so nothing one call
