@@ -136,6 +136,12 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl);
 void gp_planned_release(struct gp_planned *pl);
 /* Reads what the profile's VM needs from the host (check's VM preflight). */
 int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h);
+/*
+ * profile.trust: whether only root can change the profile and the [vm]
+ * template, as apply demands before it reads them, said by check and plan
+ * on the live host (not under -r).
+ */
+void gp_ctx_trust_finding(const struct gp_ctx *ctx, struct gp_report *r);
 
 /* Writes a command's document to -o FILE (with mode) or stdout; exit status on failure. */
 int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode);

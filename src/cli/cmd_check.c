@@ -124,6 +124,7 @@ static int do_check(struct gp_ctx *ctx)
 		return rc;
 	}
 	gp_checks_run(&h, ctx->profile, &r);
+	gp_ctx_trust_finding(ctx, &r);
 	rc = ctx->opt[GP_OPT_BASELINE] ? drift(ctx, &h, &r) : 0;
 	if (rc) {
 		gp_report_release(&r);

@@ -23,6 +23,8 @@
 #include "core/vm.h"
 #include "host/host.h"
 #include "host/owned.h"
+#include "shared/log.h"
+#include "shared/trust.h"
 
 int gp_ctx_host(struct gp_ctx *ctx, struct gp_host *h)
 {
@@ -339,9 +341,49 @@ int gp_ctx_plan(struct gp_ctx *ctx, struct gp_planned *pl)
 		return rc;
 	}
 	gp_checks_run(h, ctx->profile, &pl->r);
+	gp_ctx_trust_finding(ctx, &pl->r);
 	gp_plan_build(h, ctx->profile, &pl->r, pl->templates, vm->xml ? vm : NULL, groups,
 		      ctx->opt[GP_OPT_ACCEPT], &pl->plan);
 	return 0;
+}
+
+/* The profile, then the [vm] template: the first that root cannot trust, or 0. */
+static int trust_first(const struct gp_ctx *ctx)
+{
+	char tmpl[PATH_MAX];
+
+	if (gp_trust(ctx->opt[GP_OPT_PROFILE], GP_TRUST_FILE))
+		return -EPERM;
+	if (ctx->profile->has_vm && !gp_ctx_template(ctx, tmpl, sizeof(tmpl)) &&
+	    !access(tmpl, F_OK) && gp_trust(tmpl, GP_TRUST_FILE))
+		return -EPERM;
+	return 0;
+}
+
+void gp_ctx_trust_finding(const struct gp_ctx *ctx, struct gp_report *r)
+{
+	int rc;
+
+	/*
+	 * -r reads another host's tree, where apply never runs: the profile is
+	 * this machine's file, judged where apply will read it, on the live host
+	 */
+	if (!ctx->profile || !ctx->opt[GP_OPT_PROFILE] || strcmp(ctx->root, "/"))
+		return;
+	gp_err_kept++; /* the refusal is the finding's message, not an error */
+	rc = trust_first(ctx);
+	gp_err_kept--;
+	if (!rc) {
+		gp_report_add(r, GP_F_PROFILE_TRUST, GP_OK, "profile", NULL,
+			      "only root can change the profile%s",
+			      ctx->profile->has_vm ? " and the VM's template" : "");
+		return;
+	}
+	/* a user's own copy for a dry run: what apply, as root, will refuse */
+	gp_report_add(r, GP_F_PROFILE_TRUST, geteuid() ? GP_WARN : GP_FAIL, "profile",
+		      "make it root's and writable by root alone (chown root:root FILE; chmod "
+		      "go-w FILE and each directory above it): apply refuses it otherwise",
+		      "%s", gp_last_error);
 }
 
 /*

@@ -11,6 +11,7 @@
 
 int gp_verbosity = 1;
 char gp_last_error[512];
+int gp_err_kept;
 const char *gp_progname = "gpuprov";
 /* what runs before a message: progress.c's clearing of its status line */
 static void (*before_message)(void);
@@ -86,6 +87,10 @@ void gp_err(const char *fmt, ...)
 	msg = gp_msg_format(fmt, ap);
 	va_end(ap);
 	snprintf(gp_last_error, sizeof(gp_last_error), "%s", msg ? msg : "out of memory");
+	if (gp_err_kept > 0) {
+		free(msg);
+		return;
+	}
 	clean_line();
 	fprintf(stderr, "%s: error: %s\n", gp_progname, msg ? msg : gp_last_error);
 	free(msg);

@@ -8,6 +8,11 @@
 extern int gp_verbosity; /* 0 quiet, 1 normal, 2 verbose */
 extern const char *gp_progname;
 extern char gp_last_error[512]; /* the last gp_err() message, for --json */
+/*
+ * While above 0, gp_err() only keeps its message in gp_last_error: a caller
+ * that turns a refusal into a finding (check's profile.trust) says it there.
+ */
+extern int gp_err_kept;
 void gp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
