@@ -51,17 +51,29 @@ static void check_json(const struct gp_host *h, const struct gp_profile *p,
  * column is as wide as a PCI address; a longer subject (a GPU pair, a path)
  * pushes the message on rather than the column for all.
  */
-static void finding_text(const struct gp_finding *f)
+static void finding_text(const struct gp_finding *f, bool hint)
 {
 	static const char *const label[] = { "ok", "WARN", "FAIL" };
 	static const enum gp_tone tone[] = { GP_TONE_OK, GP_TONE_WARN, GP_TONE_FAIL };
 
 	gp_fprintf_tone(stdout, tone[f->severity], "%-4s", label[f->severity]);
 	gp_wrapf(4, 6, "  %-18s %-12s  %s", f->id, gp_tv(f->subject), gp_tv(f->message));
-	if (f->hint[0]) {
+	if (hint && f->hint[0]) {
 		printf("%6s", "");
 		gp_wrapf(6, 12, "hint: %s", gp_tv(f->hint));
 	}
+}
+
+/* -q: the failures and warnings alone, a line each without its hint; nothing when all is ok. */
+static void check_quiet(const struct gp_report *r)
+{
+	static const enum gp_severity order[] = { GP_FAIL, GP_WARN };
+	size_t i, k;
+
+	for (k = 0; k < ARRAY_SIZE(order); k++)
+		for (i = 0; i < r->n; i++)
+			if (r->items[i].severity == order[k])
+				finding_text(&r->items[i], false);
 }
 
 /*
@@ -79,6 +91,10 @@ static void check_out(const struct gp_host *h, const struct gp_profile *p,
 		check_json(h, p, r);
 		return;
 	}
+	if (!gp_verbosity) {
+		check_quiet(r);
+		return;
+	}
 	gp_wrapf(0, 2, "check against %s%s%s%s", gp_tv(p->path), p->model[0] ? " (" : "",
 		 p->model[0] ? gp_tv(p->model) : "", p->model[0] ? ")" : "");
 	gp_host_line(h, p);
@@ -86,7 +102,7 @@ static void check_out(const struct gp_host *h, const struct gp_profile *p,
 	for (k = 0; k < ARRAY_SIZE(order); k++)
 		for (i = 0; i < r->n; i++)
 			if (r->items[i].severity == order[k] && (order[k] != GP_OK || list_ok))
-				finding_text(&r->items[i]);
+				finding_text(&r->items[i], true);
 	if (gp_report_count(r, GP_FAIL) || gp_report_count(r, GP_WARN) || (list_ok && nok))
 		printf("\n");
 	printf("%d fail, %d warn, %d ok%s\n", gp_report_count(r, GP_FAIL),
