@@ -19,6 +19,7 @@
 #include "cli/cmd.h"
 #include "sys/cudadrv.h"
 #include "core/model.h"
+#include "host/host.h"
 #include "host/nvread.h"
 #include "sys/nccl.h"
 #include "sys/nvml.h"
@@ -701,19 +702,48 @@ static int with_cuda(struct vrun *v, struct gp_nvml *nv)
 	return 0;
 }
 
+/*
+ * Run on the hypervisor, where the GPUs are vfio-pci's: say where verify
+ * belongs.  Read only when NVML cannot be had, so a guest pays nothing.
+ */
+static void where_hint(const struct gp_ctx *ctx, char *buf, size_t len)
+{
+	struct gp_host h;
+	size_t i;
+	int n = 0, rc;
+
+	buf[0] = '\0';
+	gp_err_kept++; /* a host that cannot be read only leaves the hint out */
+	rc = gp_host_load_part(ctx->root, NULL, GP_HOST_TOPOLOGY, &h);
+	gp_err_kept--;
+	if (rc)
+		return;
+	for (i = 0; i < h.ndevs; i++)
+		n += h.devs[i].role == GP_ROLE_GPU && !strcmp(h.devs[i].driver, "vfio-pci");
+	gp_host_release(&h);
+	if (n)
+		snprintf(buf, len,
+			 "; %d GPU%s here %s on vfio-pci: this is the hypervisor, run 'gpuprov "
+			 "verify' inside the VM that has them",
+			 n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+}
+
 static int with_nvml(struct vrun *v)
 {
 	struct gp_nvml *nv;
-	char why[200];
+	char why[200], where[160];
 	int rc;
 
 	if (gp_nvml_open(&nv, why, sizeof(why))) {
-		gp_err("%s: verify needs the NVIDIA driver", why);
+		where_hint(v->ctx, where, sizeof(where));
+		gp_err("%s: verify needs the NVIDIA driver%s", why, where);
 		return GP_EXIT_HOST;
 	}
 	snprintf(v->driver, sizeof(v->driver), "%s", gp_nvml_driver(nv));
 	if (gp_nvml_fill(nv, &v->nv) || v->nv.n < 2) {
-		gp_err("NVML sees %d GPU%s: verify needs two", v->nv.n, v->nv.n == 1 ? "" : "s");
+		where_hint(v->ctx, where, sizeof(where));
+		gp_err("NVML sees %d GPU%s: verify needs two%s", v->nv.n, v->nv.n == 1 ? "" : "s",
+		       where);
 		gp_nvml_close(nv);
 		return GP_EXIT_HOST;
 	}

@@ -235,6 +235,14 @@ fi
 case_ no-nvml h200-nvswitch nonvml 3 "
 assert 'libnvidia-ml.so.1' in doc['error'], doc
 "
+# on the hypervisor (its GPUs on vfio-pci): said where verify belongs
+case_ hypervisor h200-nvswitch nonvml 3 "
+assert 'libnvidia-ml.so.1' in doc['error'], doc
+assert \"2 GPUs here are on vfio-pci: this is the hypervisor, run 'gpuprov verify' inside the VM\" in doc['error'], doc
+" -r build/hosts/vfio-applied
+case_ no-driver-here h200-nvswitch nonvml 3 "
+assert 'hypervisor' not in doc['error'], doc
+" -r build/hosts/r5350-ready
 case_ nvml-initfail nvml-initfail all 3 "
 assert 'Driver Not Loaded' in doc['error'], doc
 "
