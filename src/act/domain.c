@@ -10,6 +10,7 @@
 
 #include "act/actuator.h"
 #include "sys/virt.h"
+#include "shared/escape.h"
 
 /* ---- the domain.define actuator ---- */
 
@@ -84,7 +85,10 @@ static int define_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 
 static bool define_by_hand(const struct gp_step *st, char *how, size_t len)
 {
-	snprintf(how, len, "virsh undefine %s (or define the previous XML)", st->subject);
+	char word[300];
+
+	snprintf(how, len, "virsh undefine %s (or define the previous XML)",
+		 gp_sh_word(st->subject, word, sizeof(word)));
 	return true;
 }
 

@@ -19,6 +19,7 @@
 #include "core/manifest.h"
 #include "core/netconf.h"
 #include "core/vm.h"
+#include "shared/escape.h"
 
 #define WANTS_LINK   GP_WANTS_LINK
 #define WANTS_TARGET "../gpuprov-vfio.service"
@@ -245,9 +246,11 @@ static int domain_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 /* A file that was not there: remove it. */
 static bool domain_by_hand(const struct gp_step *st, char *how, size_t len)
 {
+	char word[300];
+
 	if (strcmp(st->current, "absent"))
 		return false; /* the journal's record: put back */
-	snprintf(how, len, "rm -r %s", st->subject);
+	snprintf(how, len, "rm -f -- %s", gp_sh_word(st->subject, word, sizeof(word)));
 	return true;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,6 +64,35 @@ static int lock_open(const char *path)
 	gp_err("refusing the lock '%s': it must be a regular file of root's with mode 0600", path);
 	close(fd);
 	return -EPERM;
+}
+
+/* Whether /proc/locks has a lock on the inode dev:ino. */
+static int proc_locked(dev_t dev, ino_t ino)
+{
+	char line[256], want[64];
+	FILE *f = fopen("/proc/locks", "re");
+	int held = 0;
+
+	if (!f)
+		return -errno;
+	snprintf(want, sizeof(want), " %02x:%02x:%llu ", major(dev), minor(dev),
+		 (unsigned long long)ino);
+	while (!held && fgets(line, sizeof(line), f))
+		held = strstr(line, "FLOCK") && strstr(line, want);
+	fclose(f);
+	return held;
+}
+
+int gp_lock_held(void)
+{
+	const char *env = getenv("GPUPROV_RUN_DIR");
+	char path[PATH_MAX + 8];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/lock", env && *env ? env : RUN_DIR);
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	return proc_locked(st.st_dev, st.st_ino);
 }
 
 /*

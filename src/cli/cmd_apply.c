@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "act/apply.h"
+#include "act/lock.h"
 #include "act/nvrecord.h"
 #include "cli/cmd.h"
 #include "core/netconf.h"
@@ -291,6 +292,32 @@ static void porcelain_run(const struct gp_run *r, const char *status, bool next)
  * the journals are readable.  The journals are this host's: -r names a tree
  * to read, which has none of gpuprov's runs.
  */
+/*
+ * A run whose journal says running (or rolling back) is interrupted only if
+ * no run holds the lock: while one does, the newest such run is that run,
+ * in progress, and not for rollback to take.  Who cannot see the lock (not
+ * root) is told that an "interrupted" run may be running.
+ */
+static void live(struct gp_run *runs, size_t n)
+{
+	int held = gp_lock_held();
+	size_t i = n;
+
+	if (held < 0) {
+		for (i = 0; i < n && !runs[i].interrupted; i++)
+			;
+		if (i < n)
+			gp_warn("whether a run is in progress cannot be told without root: an "
+				"interrupted run may be one still running");
+		return;
+	}
+	while (held && i-- > 0)
+		if (runs[i].interrupted) {
+			runs[i].interrupted = false; /* its status says running or rolling_back */
+			return;
+		}
+}
+
 static int list_runs(const struct gp_ctx *ctx)
 {
 	json_object *doc, *arr;
@@ -314,6 +341,7 @@ static int list_runs(const struct gp_ctx *ctx)
 			       : "");
 		return GP_EXIT_INPUT;
 	}
+	live(runs, n);
 	next = gp_run_next(runs, n);
 	doc = gp_json_doc("rollback");
 	arr = json_object_new_array();

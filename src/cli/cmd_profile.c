@@ -75,6 +75,15 @@ static bool ini_value_ok(const char *s)
  */
 static void product_line(FILE *f, const char *product)
 {
+	size_t n = strlen(product), i;
+
+	for (i = 0; product[i]; i++)
+		n += !!strchr("*?[]\\", product[i]);
+	if (n >= sizeof(((struct gp_profile *)0)->product)) {
+		fprintf(f, "; product: this host's DMI product name, escaped, is longer than a\n"
+			   "; profile holds\n");
+		return;
+	}
 	fputs("product = ", f);
 	for (; *product; product++) {
 		if (strchr("*?[]\\", *product))

@@ -67,13 +67,15 @@ static bool node_ok(const struct stat *st)
 static int output_node(int dfd, const char *path, const char *base, const char *text, size_t len)
 {
 	struct stat st;
+	bool link;
 	int fd, rc;
 
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) || S_ISREG(st.st_mode))
 		return 1;
-	if (S_ISLNK(st.st_mode) && (fstatat(dfd, base, &st, 0) || S_ISREG(st.st_mode)))
+	link = S_ISLNK(st.st_mode);
+	if (link && (fstatat(dfd, base, &st, 0) || S_ISREG(st.st_mode)))
 		return 1; /* the writer replaces the link, never writes through it */
-	if (S_ISLNK(st.st_mode) || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
+	if (link || (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))) {
 		gp_err("cannot write '%s': not a regular file, a character device or a FIFO "
 		       "(a link to a device: name the device itself)",
 		       path);
@@ -114,7 +116,7 @@ enum keep {
  */
 static int output_kept(int dfd, const char *path, const char *base, enum keep keep)
 {
-	char bak[NAME_MAX + 8];
+	char bak[NAME_MAX + 8], tmp[NAME_MAX + 32];
 	struct stat st;
 
 	if (keep == KEEP_NONE || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW))
@@ -125,10 +127,15 @@ static int output_kept(int dfd, const char *path, const char *base, enum keep ke
 		       path, path);
 		return -EEXIST;
 	}
+	/* a new name first, then over the old .bak: it goes only once the new one is there */
 	snprintf(bak, sizeof(bak), "%s.bak", base);
-	if ((unlinkat(dfd, bak, 0) && errno != ENOENT) || linkat(dfd, base, dfd, bak, 0)) {
-		gp_err("cannot keep '%s' as '%s.bak': %s", path, path, strerror(errno));
-		return -errno;
+	snprintf(tmp, sizeof(tmp), ".%s.bak.gpuprov-%d", base, (int)getpid());
+	if (linkat(dfd, base, dfd, tmp, 0) || renameat(dfd, tmp, dfd, bak)) {
+		int err = errno;
+
+		unlinkat(dfd, tmp, 0);
+		gp_err("cannot keep '%s' as '%s.bak': %s", path, path, strerror(err));
+		return -err;
 	}
 	gp_info("kept the previous '%s' as '%s.bak'", path, path);
 	return 1;

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/drift.h"
 #include "core/hostq.h"
+#include "shared/util.h"
 
 /* Each kind, and what its ok finding says. */
 static const struct {
@@ -395,9 +397,36 @@ static bool differs(const char *a, const char *b)
 	return a[0] && b[0] && strcmp(a, b);
 }
 
+/* A serial a board maker left as it came (whitebox boards): no machine's own. */
+static bool placeholder(const char *s)
+{
+	static const char *const words[] = { "To Be Filled By O.E.M.",
+					     "Default string",
+					     "System Serial Number",
+					     "Not Specified",
+					     "Not Applicable",
+					     "None",
+					     "0123456789",
+					     "0",
+					     "" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcasecmp(s, words[i]))
+			return true;
+	return strspn(s, "0 .-") == strlen(s) || strspn(s, "Xx") == strlen(s);
+}
+
+/* Whether the two trees name a machine by something both have. */
+static bool comparable(const struct gp_host *b, const struct gp_host *h)
+{
+	return (b->product[0] && h->product[0]) || (b->hostname[0] && h->hostname[0]) ||
+	       (!placeholder(b->serial) && !placeholder(h->serial));
+}
+
 static bool same_machine(const struct gp_host *b, const struct gp_host *h, char *why, size_t len)
 {
-	if (b->serial[0] && h->serial[0]) {
+	if (!placeholder(b->serial) && !placeholder(h->serial)) {
 		if (!differs(b->serial, h->serial))
 			return true;
 		snprintf(why, len, "serial number '%s', this host's '%s'", b->serial, h->serial);
@@ -412,16 +441,33 @@ static bool same_machine(const struct gp_host *b, const struct gp_host *h, char 
 	return false;
 }
 
+/* What the verdict rests on, as the comparison took it. */
+static const char *compared(const struct gp_host *b, const struct gp_host *h)
+{
+	bool product = b->product[0] && h->product[0], name = b->hostname[0] && h->hostname[0];
+
+	if (!placeholder(b->serial) && !placeholder(h->serial))
+		return "its serial number";
+	if (product && name)
+		return "its DMI product and hostname";
+	return product ? "its DMI product" : "its hostname";
+}
+
 static bool report_host(struct drift *d)
 {
 	char why[400];
 
+	if (!comparable(d->b, d->h)) {
+		gp_report_add(d->r, GP_F_DRIFT_HOST, GP_WARN, "host",
+			      "take the baseline on this host with 'gpuprov snapshot', which keeps "
+			      "them",
+			      "whether the baseline is of this machine is unknown: the two trees "
+			      "share no serial number, DMI product or hostname to compare");
+		return true;
+	}
 	if (same_machine(d->b, d->h, why, sizeof(why))) {
 		gp_report_add(d->r, GP_F_DRIFT_HOST, GP_OK, "host", NULL,
-			      "the baseline is of this machine (%s)",
-			      d->b->serial[0] && d->h->serial[0] ? "its serial number"
-			      : d->h->product[0]		 ? "its DMI product and hostname"
-								 : "its hostname");
+			      "the baseline is of this machine (%s)", compared(d->b, d->h));
 		return true;
 	}
 	gp_report_add(d->r, GP_F_DRIFT_HOST, GP_FAIL, "host",

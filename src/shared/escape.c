@@ -260,3 +260,29 @@ char *gp_md_block(const char *s)
 {
 	return block_text(s);
 }
+
+const char *gp_sh_word(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 8) {
+		out[0] = '\0';
+		return out;
+	}
+	out[n++] = '\'';
+	for (; *s; s++) {
+		if (n + (*s == '\'' ? 4 : 1) + 2 > len) {
+			snprintf(out, len, "'...'");
+			return out;
+		}
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+	return out;
+}

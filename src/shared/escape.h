@@ -34,5 +34,11 @@ const char *gp_md(const char *s);
 /* A multi-line text (a diff, a file) kept with its newlines and tabs; for <pre> or a fence. */
 char *gp_xml_block(const char *s);
 char *gp_md_block(const char *s);
+/*
+ * s as one shell word in single quotes (a quote inside as '\''), into out:
+ * what a by-hand command names, pasted by root.  A word that does not fit
+ * is "'...'": a command cut short must not run.
+ */
+const char *gp_sh_word(const char *s, char *out, size_t len);
 
 #endif

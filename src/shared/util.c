@@ -15,13 +15,20 @@
 #include "shared/log.h"
 #include "shared/util.h"
 
+/* The end of the run: said even while gp_err_kept holds other messages back. */
+static void oom(void)
+{
+	gp_err_kept = 0;
+	gp_err("out of memory");
+	exit(GP_EXIT_HOST);
+}
+
 void *gp_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p) {
-		gp_err("out of memory");
-		exit(GP_EXIT_HOST);
+		oom();
 	}
 	return p;
 }
@@ -31,13 +38,11 @@ void *gp_xrealloc(void *p, size_t n, size_t size)
 	void *q;
 
 	if (size && n > SIZE_MAX / size) {
-		gp_err("out of memory");
-		exit(GP_EXIT_HOST);
+		oom();
 	}
 	q = realloc(p, n && size ? n * size : 1);
 	if (!q) {
-		gp_err("out of memory");
-		exit(GP_EXIT_HOST);
+		oom();
 	}
 	return q;
 }
@@ -47,8 +52,7 @@ char *gp_xstrdup(const char *s)
 	char *p = strdup(s);
 
 	if (!p) {
-		gp_err("out of memory");
-		exit(GP_EXIT_HOST);
+		oom();
 	}
 	return p;
 }

@@ -448,6 +448,14 @@ def every_tree(gp, hosts, profile):
                       ("ok" if ok else "FAIL", name, r.returncode, r.stderr.strip()))
                 bad += not ok
                 continue
+            if mode == "host" and topo.stdout and not any(
+                    x["role"] == "gpu" for x in json.loads(topo.stdout)["devices"]):
+                # no GPU here: a file of NICs alone places nothing, refused
+                ok = r.returncode == 2 and "no GPU under" in r.stderr
+                print("%s %s host: nccl-topo refuses a host without GPUs (exit %d)" %
+                      ("ok" if ok else "FAIL", name, r.returncode))
+                bad += not ok
+                continue
             if r.returncode or not topo.stdout:
                 print("FAIL %s %s: nccl-topo exit %d: %s" % (name, mode, r.returncode, r.stderr))
                 bad += 1

@@ -78,6 +78,25 @@ rm "$d/b/sys/class/dmi/id/product_serial"
 run 2 -r "$d/a" -p $P --baseline "$d/b" check
 grep -q "^drift.host fail .*host 'renamed', this one 'r5350-ready'" "$d/f" || fail "hostname: $(cat "$d/f")"
 
+# a serial left as the board maker shipped it names no machine: the product does
+echo 'To Be Filled By O.E.M.' >"$d/a/sys/class/dmi/id/product_serial"
+echo 'To Be Filled By O.E.M.' >"$d/b/sys/class/dmi/id/product_serial"
+echo OTHER-MODEL >"$d/b/sys/class/dmi/id/product_name"
+run 2 -r "$d/a" -p $P --baseline "$d/b" check
+grep -q "^drift.host fail the baseline is of another machine: a 'OTHER-MODEL'" "$d/f" || fail "placeholder serial: $(cat "$d/f")"
+# nothing to compare: unknown, said, and the rest compared
+rm "$d/b/sys/class/dmi/id/product_name" "$d/b/proc/sys/kernel/hostname"
+run 1 -r "$d/a" -p $P --baseline "$d/b" check
+grep -q "^drift.host warn whether the baseline is of this machine is unknown" "$d/f" || fail "unknown: $(cat "$d/f")"
+
+# a DMI name too long for [server] product once escaped: left out, the profile loads
+cp -a "$(gp_host r5350-ready)" "$d/long"
+echo 'ThinkSystem SR670 V2 Server Platform -[7Z22CTO1WW]-[7Z23CTO1WW]-x' >"$d/long/sys/class/dmi/id/product_name"
+$G -r "$d/long" -o "$d/long.ini" profile discover 2>/dev/null || fail "discover, long name: exit $?"
+grep -q '^product = ' "$d/long.ini" && fail "a product line longer than a profile holds"
+grep -q '^; product: ' "$d/long.ini" || fail "the long product left out unsaid"
+$G profile validate "$d/long.ini" >/dev/null || fail "discover wrote a profile it refuses"
+
 # drift.cmdline names whole words, and how many more did not fit
 cp -a build/hosts/r5350-ready "$d/c"
 words=""

@@ -93,7 +93,7 @@ rc=$?
 set -e
 [ "$rc" = 7 ] || { cat "$d/err7"; fail "an undo failed: exit $rc, want 7"; }
 grep -q "ROLLBACK FAILED: run .* left the host changed" "$d/err7" || fail "7: no message"
-grep -q "left changed: step 1 domain.write $X (was: absent); by hand: rm -r $X;" "$d/err7" ||
+grep -q "left changed: step 1 domain.write $X (was: absent); by hand: rm -f -- '$X';" "$d/err7" ||
 	{ cat "$d/err7"; fail "7: the step left changed is not named"; }
 grep -q "gpuprov rollback " "$d/err7" || fail "7: no way to finish"
 run=$(basename "$(ls "$d"/journal/*.json)" .json)

@@ -24,7 +24,11 @@ printf '{"schema_version": 1, "run_id": "20261201T000000Z-1", "seq": 1, "status"
 chmod 0600 "$d/journal/20261201T000000Z-1.json"
 : >"$d/run/lock"
 chmod 0600 "$d/run/lock"
-flock "$d/run/lock" sleep 30 &
+(
+	exec 9<"$d/run/lock"
+	flock 9
+	exec sleep 30 # $! holds the lock itself: killed, it is free
+) &
 holder=$!
 sleep 0.5
 start=$(date +%s)
@@ -38,6 +42,26 @@ set -e
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 [ $rc -eq 5 ] || fail "rollback while locked: exit $rc, want 5 $(cat "$d/err")"
+
+# a journal that says running while a run holds the lock: that run, in
+# progress, not an interrupted one; once the lock is free, interrupted
+printf '{"schema_version": 1, "run_id": "20261201T000001Z-2", "seq": 2, "status": "running", "profile": "/etc/gpuprov/p.ini", "steps": [{"kind": "module.load", "subject": "vfio_pci", "state": "doing", "undo": {}}]}\n' \
+	>"$d/journal/20261201T000001Z-2.json"
+chmod 0600 "$d/journal/20261201T000001Z-2.json"
+(
+	exec 9<"$d/run/lock"
+	flock 9
+	exec sleep 30 # $! holds the lock itself: killed, it is free
+) &
+holder=$!
+sleep 0.5
+$G -q rollback --list >"$d/out" || fail "--list while a run holds the lock: exit $?"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+grep -q '^20261201T000001Z-2	running	' "$d/out" || fail "a live run: $(cat "$d/out")"
+$G -q rollback --list >"$d/out" || fail "--list: exit $?"
+grep -q '^20261201T000001Z-2	interrupted	' "$d/out" || fail "a dead run: $(cat "$d/out")"
+rm "$d/journal/20261201T000001Z-2.json"
 
 # -r names a tree to read, which has no runs of gpuprov's: said so, exit 4
 set +e
