@@ -7,6 +7,22 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 gp_own_state
 
+# hold_lock / free_lock: another run's lock, as apply holds it (the process
+# that holds it is $holder itself, so that killing it frees the lock)
+hold_lock() {
+	(
+		exec 9<"$d/run/lock"
+		flock 9
+		exec sleep 30
+	) &
+	holder=$!
+	sleep 0.5
+}
+free_lock() {
+	kill "$holder" 2>/dev/null || true
+	wait "$holder" 2>/dev/null || true
+}
+
 # none yet: said, not a bare header; -q (the prerm's form) prints nothing
 $G rollback --list >"$d/out" || fail "--list without runs: exit $?"
 grep -q "^no runs: nothing gpuprov applied is journaled in '$d/journal'" "$d/out" ||
@@ -24,13 +40,7 @@ printf '{"schema_version": 1, "run_id": "20261201T000000Z-1", "seq": 1, "status"
 chmod 0600 "$d/journal/20261201T000000Z-1.json"
 : >"$d/run/lock"
 chmod 0600 "$d/run/lock"
-(
-	exec 9<"$d/run/lock"
-	flock 9
-	exec sleep 30 # $! holds the lock itself: killed, it is free
-) &
-holder=$!
-sleep 0.5
+hold_lock
 start=$(date +%s)
 $G rollback --list >"$d/out" 2>"$d/err" || fail "--list while locked: exit $? $(cat "$d/err")"
 [ $(($(date +%s) - start)) -lt 5 ] || fail "--list waited for the lock"
@@ -39,8 +49,7 @@ set +e
 timeout 30 $G rollback --yes 20261201T000000Z-1 2>"$d/err"
 rc=$?
 set -e
-kill "$holder" 2>/dev/null || true
-wait "$holder" 2>/dev/null || true
+free_lock
 [ $rc -eq 5 ] || fail "rollback while locked: exit $rc, want 5 $(cat "$d/err")"
 
 # a journal that says running while a run holds the lock: that run, in
@@ -48,16 +57,9 @@ wait "$holder" 2>/dev/null || true
 printf '{"schema_version": 1, "run_id": "20261201T000001Z-2", "seq": 2, "status": "running", "profile": "/etc/gpuprov/p.ini", "steps": [{"kind": "module.load", "subject": "vfio_pci", "state": "doing", "undo": {}}]}\n' \
 	>"$d/journal/20261201T000001Z-2.json"
 chmod 0600 "$d/journal/20261201T000001Z-2.json"
-(
-	exec 9<"$d/run/lock"
-	flock 9
-	exec sleep 30 # $! holds the lock itself: killed, it is free
-) &
-holder=$!
-sleep 0.5
+hold_lock
 $G -q rollback --list >"$d/out" || fail "--list while a run holds the lock: exit $?"
-kill "$holder" 2>/dev/null || true
-wait "$holder" 2>/dev/null || true
+free_lock
 grep -q '^20261201T000001Z-2	running	' "$d/out" || fail "a live run: $(cat "$d/out")"
 $G -q rollback --list >"$d/out" || fail "--list: exit $?"
 grep -q '^20261201T000001Z-2	interrupted	' "$d/out" || fail "a dead run: $(cat "$d/out")"
