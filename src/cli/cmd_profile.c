@@ -75,22 +75,25 @@ static bool ini_value_ok(const char *s)
  */
 static void product_line(FILE *f, const char *product)
 {
-	size_t n = strlen(product), i;
+	char out[sizeof(((struct gp_profile *)0)->product)];
+	size_t n = 0;
 
-	for (i = 0; product[i]; i++)
-		n += !!strchr("*?[]\\", product[i]);
-	if (n >= sizeof(((struct gp_profile *)0)->product)) {
+	for (; *product; product++) {
+		bool special = strchr("*?[]\\", *product);
+
+		if (n + special + 1 >= sizeof(out))
+			break; /* with its NUL, it would not fit */
+		if (special)
+			out[n++] = '\\';
+		out[n++] = *product;
+	}
+	if (*product) {
 		fprintf(f, "; product: this host's DMI product name, escaped, is longer than a\n"
 			   "; profile holds\n");
 		return;
 	}
-	fputs("product = ", f);
-	for (; *product; product++) {
-		if (strchr("*?[]\\", *product))
-			fputc('\\', f);
-		fputc(*product, f);
-	}
-	fputc('\n', f);
+	out[n] = '\0';
+	fprintf(f, "product = %s\n", out);
 }
 
 static void discover_server(FILE *f, const struct gp_host *h)
