@@ -12,7 +12,11 @@ of their own.  Then it times, alternating, N runs each of
 
 (what an operator would otherwise run), and prints the median wall time, the
 user+system CPU time, the peak resident memory of each, and the ratios to
-lspci side by side.  Then the curve: time per PCI function at about 1k, 4k and
+lspci side by side.  Then the same for a second host of about 4,100 functions
+built as real machines differ from the first (describe_other, realistic): PCIe
+switches two deep, four PCI domains, a netdev under /sys/class/net for each
+bound NIC function (a virtual function bound to its driver has one), a real
+function's capabilities and the attributes neither tool reads.  Then the curve: time per PCI function at about 1k, 4k and
 16k functions.  Last, with strace: files opened per function, and files opened
 more than once (should be 0).  Nothing here asserts a time; the figures are
 for the reader.
@@ -150,6 +154,161 @@ def build(rcs=8, copies=16, out=OUT):
     return len(h.order) + grafted, grafted
 
 
+def describe_other(rcs=16):
+    """A host built the way real machines differ from describe(): four PCI
+    domains, two levels of PCIe switches under a root port, GPUs, NICs with
+    a PF and VFs (half of the VFs without a driver), NVMe drives and a
+    quad-port NIC with two ports unbound, IDs that are in pci.ids, a slot for
+    each GPU and drive: about 260 functions a root complex."""
+    lines = [
+        "host release=6.8.0-49-generic bios=2.1.3 product=other phys_bits=52",
+        "cmdline ro amd_iommu=on iommu=pt",
+        "numa 0 cpus=0-95 mem=768GiB",
+        "numa 1 cpus=96-191 mem=768GiB",
+    ]
+    for rc in range(rcs):
+        bus = (rc % 4) * 0x40
+        dom = f"{rc // 4:04x}"
+        numa = rc * 2 // rcs
+        lines.append(f"rc pci{dom}:{bus:02x} numa={numa}")
+        lines.append(f"hostbridge {dom}:{bus:02x}:00.0 id=1022:14a4")
+        rp = f"{dom}:{bus:02x}:01.1"
+        lines.append(f"rootport {rp} id=1022:14ab link=32x16 acs=SV,RR,CR,UF")
+        up = f"{dom}:{bus + 1:02x}:00.0"
+        lines.append(f"switch-up {up} parent={rp} id=1000:c030 link=32x16")
+        for i in range(4):
+            dn = f"{dom}:{bus + 2:02x}:{i:02x}.0"
+            lines.append(f"switch-down {dn} parent={up} id=1000:c030 link=32x16 "
+                         "acs=SV,RR,CR,UF")
+            if i < 2:
+                lines.append(f"gpu {dom}:{bus + 3 + i:02x}:00.0 parent={dn} id=10de:2330 "
+                             f"link=32x16 driver=nvidia slot={rc * 4 + i} "
+                             "bars=0:16M:64:pf,2:128G:64:pf,4:32M:64:pf")
+                continue
+            # a second level of switch, and a NIC behind it: its PF and VFs
+            up2 = f"{dom}:{bus + 5 + (i - 2) * 3:02x}:00.0"
+            lines.append(f"switch-up {up2} parent={dn} id=1000:c030 link=32x16")
+            dn2 = f"{dom}:{bus + 6 + (i - 2) * 3:02x}:00.0"
+            lines.append(f"switch-down {dn2} parent={up2} id=1000:c030 link=32x16 "
+                         "acs=SV,RR,CR,UF")
+            nbus = bus + 7 + (i - 2) * 3
+            for fn in range(119):
+                dev, func = fn >> 3, fn & 7
+                drv = "" if fn % 2 else " driver=mlx5_core"
+                lines.append(f"nic {dom}:{nbus:02x}:{dev:02x}.{func} parent={dn2} "
+                             f"id=15b3:{'1021' if fn == 0 else '101e'} link=32x16"
+                             f"{drv} bars=0:2M:64:pf")
+                if drv:  # a bound function has its netdev
+                    lines.append(f"net ib{rc}p{i}v{fn} pci={dom}:{nbus:02x}:{dev:02x}.{func} "
+                                 "speed=400000")
+        rp3 = f"{dom}:{bus:02x}:03.1"
+        lines.append(f"rootport {rp3} id=1022:14ab link=16x4")
+        lines.append(f"dev {dom}:{bus + 12:02x}:00.0 parent={rp3} id=144d:a824 class=0108 "
+                     f"link=16x4 driver=nvme slot=nvme{rc} bars=0:32K:64")
+        rp4 = f"{dom}:{bus:02x}:05.1"
+        lines.append(f"rootport {rp4} id=1022:14ab link=8x8")
+        for fn in range(4):
+            drv = " driver=i40e" if fn < 2 else ""
+            lines.append(f"nic {dom}:{bus + 13:02x}:00.{fn} parent={rp4} id=8086:1572 "
+                         f"link=8x8{drv} bars=0:8M:64:pf,3:32K:64:pf")
+            if drv:
+                lines.append(f"net enp{rc}s0f{fn} pci={dom}:{bus + 13:02x}:00.{fn} speed=10000")
+    return lines
+
+
+# Extended capabilities a real PCIe function chains after 0x100 (ID, length).
+EXT_CAPS = [(0x0001, 0x48), (0x000e, 0x08), (0x0010, 0x40), (0x0018, 0x08), (0x001e, 0x10),
+            (0x0003, 0x0c), (0x0019, 0x30), (0x0025, 0x0c), (0x0026, 0x30), (0x0027, 0x50),
+            (0x000b, 0x80), (0x001f, 0x0c)]
+
+
+def real_config(cfg, bridge, rootport):
+    """mkhost's config space as a real function's: its header and PCI Express
+    capability kept, then PM, MSI, MSI-X, VPD and a vendor-specific
+    capability, and a dozen extended ones (AER first; ACS on a bridge, its
+    control kept, ARI and SR-IOV on an endpoint; DPC on a root port)."""
+    cfg = bytearray(cfg)
+    if len(cfg) < 4096 or cfg[0x34] != 0x40:
+        return bytes(cfg)
+    acs = cfg[0x100:0x108] if cfg[0x100] == 0x0d else None
+    cfg[0x80:] = bytes(len(cfg) - 0x80)
+    cfg[0x41] = 0x80
+    std = [(0x80, 0x01, b"\x03\xc8\x08\x00"), (0x88, 0x05, b"\x80\x01"),
+           (0x98, 0x11, b"\x7f\x00\x00\x00\x00\x00\x80\x00\x00\x00"),
+           (0xa4, 0x03, b"\x00\x00"), (0xb0, 0x09, b"\x14\x01")]
+    for i, (pos, cid, body) in enumerate(std):
+        cfg[pos] = cid
+        cfg[pos + 1] = std[i + 1][0] if i + 1 < len(std) else 0
+        cfg[pos + 2:pos + 2 + len(body)] = body
+    ext = [c for c in EXT_CAPS if not (bridge and c[0] in (0x000e, 0x0010))]
+    if bridge:
+        ext.insert(1, (0x000d, 0x08))
+    if rootport:
+        ext.insert(2, (0x001d, 0x48))
+    pos = 0x100
+    for i, (cid, size) in enumerate(ext):
+        nxt = pos + size if i + 1 < len(ext) else 0
+        nxt = (nxt + 0xf) & ~0xf
+        cfg[pos:pos + 4] = (cid | 1 << 16 | nxt << 20).to_bytes(4, "little")
+        if cid == 0x000d and acs:
+            cfg[pos + 4:pos + 8] = acs[4:8]
+        else:  # capability registers: not zeros
+            cfg[pos + 4:pos + size] = bytes((pos + j) & 0xff for j in range(4, size))
+        pos = nxt
+    return bytes(cfg)
+
+
+def realistic(h, out):
+    """What a real kernel's device directory has beyond what mkhost writes:
+    the attributes lspci and gpuprov never read (uevent, power/, msi_irqs/,
+    resourceN, aer_*, vpd, ...), a bridge's 17-line resource file, a
+    subsystem link, and each config space made a real function's."""
+    bus = os.path.join(out, "sys/bus/pci")
+    for bdf in h.order:
+        d = h.devs[bdf]
+        path = mkhost.devdir(h, out, bdf)
+        bridge = d["kind"] in mkhost.BRIDGES
+        with open(os.path.join(path, "config"), "rb") as f:
+            cfg = f.read()
+        with open(os.path.join(path, "config"), "wb") as f:
+            f.write(real_config(cfg, bridge, d["kind"] == "rootport"))
+        if bridge and os.path.exists(os.path.join(path, "resource")):
+            with open(os.path.join(path, "resource"), "a") as f:
+                f.write("0x0000000000000000 0x0000000000000000 0x0000000000000000\n" * 4)
+        attrs = {"ari_enabled": "1", "broken_parity_status": "0",
+                 "consistent_dma_mask_bits": "64", "d3cold_allowed": "1", "dma_mask_bits": "64",
+                 "msi_bus": "1", "power_state": "D0", "local_cpus": "ffffffff,ffffffff",
+                 "aer_dev_correctable": "RxErr 0\nBadTLP 0\nTOTAL_ERR_COR 0",
+                 "aer_dev_fatal": "Undefined 0\nTOTAL_ERR_FATAL 0",
+                 "aer_dev_nonfatal": "Undefined 0\nTOTAL_ERR_NONFATAL 0",
+                 "uevent": f"PCI_SLOT_NAME={bdf}\nPCI_ID={d.get('id', '')}",
+                 "power/control": "on", "power/runtime_status": "active",
+                 "power/wakeup": "disabled", "link/l1_aspm": "0", "link/clkpm": "0"}
+        for i in range(8):
+            attrs[f"msi_irqs/{200 + i}"] = "msix"
+        for name, text in attrs.items():
+            mkhost.write(os.path.join(path, name), text + "\n")
+        for name in ("resource0", "resource2", "resource2_wc", "remove", "rescan", "reset"):
+            mkhost.write(os.path.join(path, name), "")
+        mkhost.write(os.path.join(path, "vpd"), bytes(range(256)), "wb")
+        mkhost.symlink(bus, os.path.join(path, "subsystem"))
+
+
+OTHER = OUT + "-other"
+
+
+def build_other(out=OTHER):
+    h = mkhost.Host()
+    h.path = out + ".host"
+    for line in describe_other():
+        h.line(line)
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    mkhost.build(h, out)
+    realistic(h, out)
+    return len(h.order)
+
+
 SPAWN = os.path.join(TOP, "build/bench-spawn")
 
 
@@ -284,8 +443,8 @@ def main():
         live(gpuprov)
         return
     t0 = time.perf_counter()
-    n, grafted = build()
-    print(f"bench host: {n} PCI functions ({grafted} of them device directories copied "
+    n_main, grafted = build()
+    print(f"bench host: {n_main} PCI functions ({grafted} of them device directories copied "
           f"from the real-kernel captures) under {os.path.relpath(OUT, TOP)} "
           f"(built in {time.perf_counter() - t0:.1f} s)")
     ours, theirs = timed([gpuprov, "--help"]), timed(["lspci", "--version"])
@@ -293,13 +452,25 @@ def main():
           f"lspci --version {theirs[2]:.1f} MB")
     print(f"\nwith -r{', as root: the paths libpci and libkmod open are walked for ownership and guarded' if os.geteuid() == 0 else ''}")
     side_by_side(gpuprov, OUT, RUNS)
+    t0 = time.perf_counter()
+    other = build_other()
+    print(f"\nother host: {other} PCI functions built as real machines differ from the one "
+          f"above (switches two deep, four domains, a netdev for each bound function, a real "
+          f"function's capabilities and attributes) under {os.path.relpath(OTHER, TOP)} "
+          f"(built in {time.perf_counter() - t0:.1f} s)")
+    side_by_side(gpuprov, OTHER, RUNS)
     live(gpuprov)
     if not os.environ.get("BENCH_NO_CURVE"):
         curve(gpuprov, max(3, RUNS // 3))
     print()
     runs = [("gpuprov " + name, [gpuprov, "-r", OUT] + args) for name, args, _ in COMMANDS[:2]]
-    for name, cmd in runs + [("lspci -D -vmm", lspci(OUT))]:
-        got = opened(cmd, OUT)
+    runs += [("lspci -D -vmm", lspci(OUT))]
+    runs += [("other host: gpuprov " + name, [gpuprov, "-r", OTHER] + args)
+             for name, args, _ in COMMANDS[1:2]] + [("other host: lspci -D -vmm", lspci(OTHER))]
+    for name, cmd in runs:
+        root = OTHER if name.startswith("other") else OUT
+        n = other if root == OTHER else n_main
+        got = opened(cmd, root)
         if got is None:
             print("strace not found: opens not counted")
             break
