@@ -41,21 +41,47 @@ static int iface_cmp(const void *a, const void *b)
 	return strcmp(((const struct gp_iface *)a)->name, ((const struct gp_iface *)b)->name);
 }
 
+/*
+ * An interface's attributes, read in its directory (the /sys/class/net link
+ * resolved once, inside the root): each whole path would resolve the link
+ * and the device's path again, and a host whose virtual functions have
+ * netdevs has thousands of interfaces.
+ */
+static void read_iface(const struct gp_root_dir *net, struct gp_iface *f)
+{
+	char link[PATH_LEN], text[64];
+	struct gp_root_dir dir;
+	struct stat st;
+
+	gp_root_dir_at(net, f->name, &dir);
+	if (gp_root_dir_readlink(&dir, "master", link, sizeof(link)) > 0)
+		gp_strlcpy(f->master, base_name(link), sizeof(f->master));
+	read_text_at(&dir, "address", f->mac, sizeof(f->mac));
+	read_text_at(&dir, "operstate", f->operstate, sizeof(f->operstate));
+	if (read_text_at(&dir, "speed", text, sizeof(text)) > 0)
+		f->speed = strtol(text, NULL, 10);
+	if (read_text_at(&dir, "mtu", text, sizeof(text)) > 0)
+		f->mtu = (int)strtol(text, NULL, 10);
+	f->is_bond = !gp_root_dir_stat(&dir, "bonding", &st);
+	gp_root_dir_close(&dir);
+}
+
 void gp_read_ifaces(struct gp_host *h)
 {
-	char path[PATH_LEN], link[PATH_LEN], text[64];
+	char path[PATH_LEN], link[PATH_LEN];
+	struct gp_root_dir net;
 	struct dirent *e;
 	DIR *dir = open_dir(h, gp_rootp(h, path, GP_SYS_NET));
 
 	if (!dir)
 		return;
+	gp_root_dir(h->rootfd, GP_SYS_NET, &net);
 	while ((e = readdir(dir))) {
 		struct gp_iface *f;
 
 		/* an interface is a link; bonding_masters is a file */
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= GP_NAME_LEN ||
-		    read_link(h, gp_rootp(h, path, "/sys/class/net/%s", e->d_name), link,
-			      sizeof(link)) <= 0)
+		    gp_root_dir_readlink(&net, e->d_name, link, sizeof(link)) <= 0)
 			continue;
 		h->ifaces = gp_xrealloc(h->ifaces, h->nifaces + 1, sizeof(*h->ifaces));
 		f = &h->ifaces[h->nifaces++];
@@ -63,26 +89,10 @@ void gp_read_ifaces(struct gp_host *h)
 		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
 		f->speed = -1;
 		iface_pci(h, f, link);
-		if (read_link(h, gp_rootp(h, path, "/sys/class/net/%s/master", f->name), link,
-			      sizeof(link)) > 0)
-			gp_strlcpy(f->master, base_name(link), sizeof(f->master));
-		read_text(h, gp_rootp(h, path, "/sys/class/net/%s/address", f->name), f->mac,
-			  sizeof(f->mac));
-		read_text(h, gp_rootp(h, path, "/sys/class/net/%s/operstate", f->name),
-			  f->operstate, sizeof(f->operstate));
-		if (read_text(h, gp_rootp(h, path, "/sys/class/net/%s/speed", f->name), text,
-			      sizeof(text)) > 0)
-			f->speed = strtol(text, NULL, 10);
-		if (read_text(h, gp_rootp(h, path, "/sys/class/net/%s/mtu", f->name), text,
-			      sizeof(text)) > 0)
-			f->mtu = (int)strtol(text, NULL, 10);
-		f->is_bond = exists(h, gp_rootp(h, path, "/sys/class/net/%s/bonding", f->name));
-		f->sriov_numvfs = -1;
-		if (f->bdf[0] &&
-		    read_text(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
-			      text, sizeof(text)) > 0)
-			f->sriov_numvfs = (int)strtol(text, NULL, 10);
+		read_iface(&net, f);
+		f->sriov_numvfs = -1; /* read with what check weighs (read_sriov) */
 	}
+	gp_root_dir_close(&net);
 	closedir(dir);
 	qsort(h->ifaces, h->nifaces, sizeof(*h->ifaces), iface_cmp);
 }
@@ -311,10 +321,31 @@ static void read_uppers(struct gp_host *h)
 	}
 }
 
+/*
+ * The VFs of each interface's PCI function: only check weighs them (a RoCE
+ * LAG's ports), so scan and topo, which print none, do not pay a lookup of
+ * the function's whole path for each of a host's thousands of netdevs.
+ */
+static void read_sriov(struct gp_host *h)
+{
+	char path[PATH_LEN], text[64];
+	size_t i;
+
+	for (i = 0; i < h->nifaces; i++) {
+		struct gp_iface *f = &h->ifaces[i];
+
+		if (f->bdf[0] &&
+		    read_text(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
+			      text, sizeof(text)) > 0)
+			f->sriov_numvfs = (int)strtol(text, NULL, 10);
+	}
+}
+
 void gp_read_net_use(struct gp_host *h)
 {
 	struct netfacts nf = { 0 };
 
+	read_sriov(h);
 	read_routes4(h, &nf);
 	read_routes6(h);
 	read_addrs4(h, &nf);

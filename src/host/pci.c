@@ -123,6 +123,32 @@ static void read_link_fields(struct gp_host *h, const struct gp_root_dir *devs,
 }
 
 /*
+ * Where the iommu_group link (a link: it was read) leads, inside the root:
+ * an O_DIRECTORY lookup of the whole path says a directory without an fstat,
+ * and the name needs no fstatat to tell it is a link.
+ */
+static int group_dir(const struct gp_root_dir *dir, struct stat *st)
+{
+	char path[PATH_LEN];
+	int fd;
+
+	if (dir->rootfd == AT_FDCWD)
+		return gp_root_dir_stat(dir, "iommu_group", st);
+	if ((size_t)snprintf(path, sizeof(path), "%s/iommu_group", dir->path) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = gp_root_openat(dir->rootfd, path, O_PATH | O_DIRECTORY);
+	if (fd == -ENOTDIR) {
+		st->st_mode = S_IFREG; /* resolves, but not to a directory */
+		return 0;
+	}
+	if (fd < 0)
+		return fd;
+	close(fd);
+	st->st_mode = S_IFDIR;
+	return 0;
+}
+
+/*
  * The group is the number the iommu_group link names, and only when the link
  * resolves to a group directory: garbage or a loop is reported, not guessed.
  * No link at all means the device is not behind an IOMMU.
@@ -152,7 +178,7 @@ static void read_iommu_group(struct gp_host *h, const struct gp_root_dir *dir, s
 					     "iommu_group points to '%.80s', not a group", link);
 		return;
 	}
-	if ((n = gp_root_dir_stat(dir, "iommu_group", &st)) || !S_ISDIR(st.st_mode)) {
+	if ((n = group_dir(dir, &st)) || !S_ISDIR(st.st_mode)) {
 		d->iommu_error = pool_printf(
 			h, GP_DEV_IOMMU_ERROR_LEN, "iommu_group '%.60s' %s", link,
 			n == -ELOOP ? "is a link loop" : "does not resolve to a directory");

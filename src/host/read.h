@@ -37,6 +37,17 @@ static inline ssize_t read_text(const struct gp_host *h, const char *path, char 
 	return n;
 }
 
+/* read_text of a name in a directory opened once (gp_root_dir): one lookup, not the whole path */
+static inline ssize_t read_text_at(const struct gp_root_dir *dir, const char *name, char *buf,
+				   size_t len)
+{
+	ssize_t n = gp_root_dir_read(dir, name, buf, len);
+
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return n;
+}
+
 static inline ssize_t read_link(const struct gp_host *h, const char *path, char *buf, size_t len)
 {
 	return gp_root_readlink(h->rootfd, path, buf, len);

@@ -470,19 +470,44 @@ static bool local_fs(long type)
 	       type == TMPFS_MAGIC;
 }
 
+/*
+ * The type of the filesystem st_dev names: one filesystem (a superblock) has
+ * one st_dev, so the last one's answer stands for every directory on it (a
+ * device's and each interface's directory, thousands on a big host).
+ */
+static int fs_type(int fd, dev_t dev, long *type)
+{
+	static dev_t last_dev;
+	static long last_type;
+	static bool known;
+	struct statfs sf;
+
+	if (known && dev == last_dev) {
+		*type = last_type;
+		return 0;
+	}
+	if (fstatfs(fd, &sf))
+		return -errno;
+	last_dev = dev;
+	last_type = (long)sf.f_type;
+	known = true;
+	*type = last_type;
+	return 0;
+}
+
 /* The trust of d's directory (d->fd); its id where the check fstat'ed it. */
 static enum gp_root_trust dir_trust(struct gp_root_dir *d)
 {
-	struct statfs sf;
 	struct stat st;
+	long type = 0;
 
 	d->has_id = false;
 	d->nseen = 0;
-	if (d->fd < 0 || fstatfs(d->fd, &sf))
+	if (d->fd < 0 || fstat(d->fd, &st) || fs_type(d->fd, st.st_dev, &type))
 		return GP_TRUST_NONE;
-	if (sf.f_type == SYSFS_MAGIC || sf.f_type == PROC_SUPER_MAGIC)
+	if (type == SYSFS_MAGIC || type == PROC_SUPER_MAGIC)
 		return GP_TRUST_KERNFS;
-	if (!local_fs((long)sf.f_type) || fstat(d->fd, &st))
+	if (!local_fs(type))
 		return GP_TRUST_NONE;
 	d->has_id = true;
 	d->dev = st.st_dev;
