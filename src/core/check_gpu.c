@@ -315,6 +315,11 @@ static void check_link(const struct gp_host *h, int g, struct gp_report *r)
 	const struct gp_link *l = &d->link;
 	int parent = d->parent;
 
+	if (d->config_dead) {
+		gp_report_add(r, GP_F_GPU_LINK, GP_WARN, d->bdf, "see gpu.health",
+			      "cannot read the PCIe link: the card's config space does not answer");
+		return;
+	}
 	if (!l->max_width && !d->config_short) {
 		gp_report_add(r, GP_F_GPU_LINK, GP_WARN, d->bdf,
 			      "a GPU in a PCIe slot should be a PCI Express device: check what "

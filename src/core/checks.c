@@ -11,6 +11,7 @@
 
 #include "core/check_bond.h"
 #include "core/check_gpu.h"
+#include "core/check_health.h"
 #include "core/check_host.h"
 #include "core/check_p2p.h"
 #include "core/check_server.h"
@@ -32,10 +33,15 @@ static const struct gp_check_family {
 		     struct gp_report *r);
 } families[] = {
 	{ "server", gp_check_server, NULL }, /* first: another server's profile explains the rest */
-	{ "host", gp_check_iommu, NULL },	{ "gpu", gp_check_gpu_host, NULL },
-	{ "host", NULL, gp_check_iommu_group }, { "gpu", NULL, gp_check_gpu },
-	{ "p2p", gp_check_p2p, NULL },		{ "gpu", gp_check_companions, NULL },
-	{ "host", gp_check_vfio, NULL },	{ "vm", gp_check_vm, NULL },
+	{ "host", gp_check_iommu, NULL },
+	{ "gpu", gp_check_gpu_host, NULL },
+	{ "host", NULL, gp_check_iommu_group },
+	{ "gpu", NULL, gp_check_gpu },
+	{ "health", NULL, gp_check_health },
+	{ "p2p", gp_check_p2p, NULL },
+	{ "gpu", gp_check_companions, NULL },
+	{ "host", gp_check_vfio, NULL },
+	{ "vm", gp_check_vm, NULL },
 	{ "bond", gp_check_bond, NULL },
 };
 

@@ -53,6 +53,9 @@ const char *const gp_pci_dev_files[] = {
 	"driver_override",
 	"sriov_numvfs",
 	"boot_vga",
+	"aer_dev_fatal",
+	"aer_dev_nonfatal",
+	"aer_dev_correctable",
 	NULL,
 };
 

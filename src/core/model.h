@@ -161,6 +161,7 @@ struct gp_dev {
 	int pcie_type;
 	bool is_bridge;
 	bool config_short; /* only the first 64 bytes were readable */
+	bool config_dead;  /* config space reads all ones: the device does not answer */
 	bool has_acs;
 	bool bars_bad;	       /* resource file unreadable or malformed */
 	bool has_reset_method; /* the kernel exposes reset_method */
@@ -172,6 +173,8 @@ struct gp_dev {
 	struct gp_bar bars[GP_MAX_BARS];
 	int nbars;
 	const char *reset_method;
+	/* AER errors since boot (aer_dev_*), of GPUs and the ports above them; -1: not read */
+	long long aer_fatal, aer_nonfatal, aer_cor;
 	/* read for GPUs and the other members of their IOMMU groups only */
 	const char *driver_override; /* "" for "(null)" */
 	const char *modalias;

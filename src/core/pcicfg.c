@@ -5,6 +5,8 @@
  * malformed input yields -EINVAL or partial data, never a read out of bounds.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,46 @@ static uint32_t rd32(const uint8_t *b, size_t len, size_t off)
 {
 	return off + 3 < len ? (uint32_t)rd16(b, len, off) | (uint32_t)rd16(b, len, off + 2) << 16
 			     : 0;
+}
+
+/* One "NAME COUNT" line: its count, -1 when malformed. */
+static long long aer_line(const char *line, size_t len, bool *total)
+{
+	const char *sp = memchr(line, ' ', len);
+	long long v = 0;
+	const char *c;
+
+	if (!sp || sp == line || sp + 1 == line + len)
+		return -1;
+	for (c = sp + 1; c < line + len; c++) {
+		if (*c < '0' || *c > '9' || v > (LLONG_MAX - (*c - '0')) / 10)
+			return -1;
+		v = v * 10 + (*c - '0');
+	}
+	*total = (size_t)(sp - line) > 6 && !memcmp(line, "TOTAL_", 6);
+	return v;
+}
+
+long long gp_aer_total(const char *text)
+{
+	long long sum = 0, v;
+	bool total = false, any = false;
+
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+
+		if (len) {
+			v = aer_line(text, len, &total);
+			if (v < 0)
+				return -1;
+			if (total)
+				return v;
+			sum = sum > LLONG_MAX - v ? LLONG_MAX : sum + v;
+			any = true;
+		}
+		text += len + (text[len] == '\n');
+	}
+	return any ? sum : -1;
 }
 
 double gp_link_speed_gts(unsigned code)

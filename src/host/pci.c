@@ -356,6 +356,8 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 			return;
 		}
 	}
+	/* what a lost device answers to every read: the sysfs files above are the kernel's cache */
+	d->config_dead = cfg[0] == 0xff && cfg[1] == 0xff;
 	/* extended space only where ACS matters: bridges between GPUs */
 	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(h, d, fd, cfg + 256, 3840, 256))
 		len = sizeof(cfg);

@@ -107,5 +107,7 @@ void gp_read_net_owner(struct gp_host *h, const struct gp_profile *p);
 void gp_read_networkd(struct gp_host *h);
 /* proc.c */
 void gp_read_holders(struct gp_host *h);
+/* AER counters of the GPUs and their ports (health.c) */
+void gp_read_health(struct gp_host *h);
 
 #endif

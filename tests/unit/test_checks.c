@@ -392,6 +392,40 @@ static void test_in_use_and_reset(void **state)
 	done(&x);
 }
 
+/* gpu.health: a lost card, fatal errors counted by the port, non-fatal by the card */
+static void test_health(void **state)
+{
+	struct run x;
+	struct gp_dev *d;
+
+	(void)state;
+	run_checks(&x, "health", A100);
+	expect(&x, "gpu.health", "0000:41:00.0", GP_FAIL, "reads all ones");
+	expect(&x, "gpu.link", "0000:41:00.0", GP_WARN, "does not answer");
+	expect(&x, "gpu.health", "0000:42:00.0", GP_FAIL,
+	       "1 fatal AER error since boot, "
+	       "counted by 0000:40:03.1");
+	/* the port's fatal count gone: the card's own non-fatal ones warn */
+	gp_report_release(&x.r);
+	x.h.devs[unit_index(&x.h, "0000:40:03.1")].aer_fatal = 0;
+	gp_checks_run(&x.h, &x.p, &x.r);
+	expect(&x, "gpu.health", "0000:42:00.0", GP_WARN,
+	       "2 non-fatal AER errors since boot, "
+	       "counted by 0000:42:00.0");
+	done(&x);
+	run_checks(&x, "r5350-ready", A100);
+	expect(&x, "gpu.health", "0000:41:00.0", GP_OK, "0 fatal, 0 non-fatal, 0 correctable");
+	/* no aer_dev_* files at all: said, not failed */
+	gp_report_release(&x.r);
+	d = &x.h.devs[unit_index(&x.h, "0000:41:00.0")];
+	d->aer_fatal = d->aer_nonfatal = d->aer_cor = -1;
+	d = &x.h.devs[d->parent];
+	d->aer_fatal = d->aer_nonfatal = d->aer_cor = -1;
+	gp_checks_run(&x.h, &x.p, &x.r);
+	expect(&x, "gpu.health", "0000:41:00.0", GP_OK, "AER counters not exposed");
+	done(&x);
+}
+
 static void test_bios_and_vfio(void **state)
 {
 	struct run x;
@@ -570,8 +604,9 @@ int main(void)
 		cmocka_unit_test(test_bond),	      cmocka_unit_test(test_persist_shadowed),
 		cmocka_unit_test(test_iommu_hint),    cmocka_unit_test(test_single_node),
 		cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_companions),
-		cmocka_unit_test(test_ports_taken),   cmocka_unit_test(test_slot_nearest),
-		cmocka_unit_test(test_slot_root_bus), cmocka_unit_test(test_hop_texts),
+		cmocka_unit_test(test_health),	      cmocka_unit_test(test_ports_taken),
+		cmocka_unit_test(test_slot_nearest),  cmocka_unit_test(test_slot_root_bus),
+		cmocka_unit_test(test_hop_texts),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);

@@ -218,6 +218,21 @@ static void test_resource_spellings(void **state)
 			 -EINVAL);
 }
 
+/* aer_dev_*: the kernel's TOTAL_ line, else the sum; anything else is not such a file */
+static void test_aer_total(void **state)
+{
+	(void)state;
+	assert_int_equal(gp_aer_total("DLP 1\nSDES 0\nTOTAL_ERR_FATAL 1\n"), 1);
+	assert_int_equal(gp_aer_total("RxErr 7\nBadTLP 2\nTOTAL_ERR_COR 9"), 9);
+	assert_int_equal(gp_aer_total("RxErr 7\nBadTLP 2\n"), 9);
+	assert_int_equal(gp_aer_total(""), -1);
+	assert_int_equal(gp_aer_total("TOTAL_ERR_FATAL x\n"), -1);
+	assert_int_equal(gp_aer_total("DLP -1\n"), -1);
+	assert_int_equal(gp_aer_total("DLP\n"), -1);
+	assert_int_equal(gp_aer_total("DLP 99999999999999999999999\n"), -1);
+	assert_int_equal(gp_aer_total("A 9223372036854775806\nB 9\n"), 9223372036854775807LL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_cfg_short_and_loops),
 		cmocka_unit_test(test_link_math),
 		cmocka_unit_test(test_resource),
+		cmocka_unit_test(test_aer_total),
 		cmocka_unit_test(test_resource_spellings),
 	};
 
