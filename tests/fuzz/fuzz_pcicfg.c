@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer: config-space bytes and resource-file text as sysfs might hand
- * them over, truncated or corrupt.  The first byte picks the parser.
+ * them over, truncated or corrupt, and AER statistics text.  The first byte
+ * picks the parser.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!bars[i].size || bars[i].index > 5 ||
 		    bars[i].addr + (bars[i].size - 1) < bars[i].addr)
 			abort();
+	if (data[0] & 2 && gp_aer_total(text) < -1)
+		abort(); /* a count, or -1: never negative otherwise */
 	free(text);
 	return 0;
 }
