@@ -9,6 +9,7 @@
  * redacted (redact.c), but a snapshot is still a map of the host.
  */
 #define _GNU_SOURCE /* nftw */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -292,6 +293,14 @@ static void numa_node(struct snap *s, const char *dir, const char *name)
 	copy_in(s, dir, name, "meminfo");
 	copy_in(s, dir, name, "hugepages/hugepages-1048576kB/free_hugepages");
 	copy_in(s, dir, name, "hugepages/hugepages-2048kB/free_hugepages");
+}
+
+/* cpuN: its SMT siblings, for vCPU pinning */
+static void cpu_topology(struct snap *s, const char *dir, const char *name)
+{
+	if (strncmp(name, "cpu", 3) || !isdigit((unsigned char)name[3]))
+		return;
+	copy_in(s, dir, name, GP_CPU_SIBLINGS);
 }
 
 /* upper_NAME: a VLAN, bridge or bond on top of an interface */
@@ -644,6 +653,7 @@ static void collect(struct snap *s)
 	each_entry(s, GP_SYS_IOMMU_GROUPS, iommu_groups);
 	each_entry(s, GP_SYS_PCI_SLOTS, pci_slot);
 	each_entry(s, GP_SYS_NODES, numa_node);
+	each_entry(s, GP_SYS_CPUS, cpu_topology);
 	each_entry(s, GP_SYS_NET, net_iface);
 	for (f = gp_host_files; *f; f++)
 		copy_file(s, *f);

@@ -10,6 +10,7 @@
 
 #include "core/check_vm.h"
 #include "core/hostq.h"
+#include "core/pinning.h"
 #include "core/vm.h"
 #include "shared/util.h"
 
@@ -357,6 +358,38 @@ static void check_vcpus(const struct gp_host *h, const struct gp_profile *p,
 		      total, l->ncells > 1 ? "s" : "");
 }
 
+/* ---- vm.pinning: what pinning.c chose ---- */
+
+static void check_pinning(const struct gp_host *h, const struct gp_profile *p,
+			  const struct gp_vm_layout *l, struct gp_report *r)
+{
+	struct gp_vm_pins pins;
+	const struct gp_vm_cell *sc;
+
+	gp_vm_pins(h, l, &pins);
+	if (!pins.nvcpus) {
+		gp_report_add(r, GP_F_VM_PINNING, GP_OK, p->vm.name, NULL,
+			      "vCPUs not pinned: the NUMA nodes of the VM's devices are not known");
+	} else if (pins.short_cell >= 0) {
+		sc = &l->cells[pins.short_cell];
+		gp_report_add(r, GP_F_VM_PINNING, GP_WARN, p->vm.name,
+			      "give the VM fewer vCPUs, so that each has a CPU of its own",
+			      "node %d has %d CPUs beside its housekeeping core, cell %d has %u "
+			      "vCPUs: they float over %s",
+			      sc->host_node, pins.short_have, pins.short_cell, sc->vcpus,
+			      pins.floats[pins.short_cell]);
+	} else {
+		gp_report_add(r, GP_F_VM_PINNING, GP_OK, p->vm.name, NULL,
+			      "each vCPU on a CPU of its own%s; emulator and I/O threads on %s",
+			      pins.threads > 1 ? ", SMT siblings paired (the guest sees "
+						 "2 threads a core)"
+			      : pins.smt_known ? ""
+					       : " (the host does not say its CPUs' SMT siblings)",
+			      pins.housekeeping);
+	}
+	gp_vm_pins_release(&pins);
+}
+
 void gp_check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	struct gp_vm_layout l;
@@ -368,6 +401,7 @@ void gp_check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_
 	check_clique(h, p, &l, r);
 	check_memory(h, p, &l, r);
 	check_vcpus(h, p, &l, r);
+	check_pinning(h, p, &l, r);
 	check_kvm(h, p, r);
 	check_firmware(h, p, r);
 	check_disks(h, p, r);

@@ -18,6 +18,7 @@
 
 #include "core/vm.h"
 #include "core/domxml.h"
+#include "core/pinning.h"
 
 #define QEMU_NS	   "http://libvirt.org/schemas/domain/qemu/1.0"
 #define OWN_PREFIX "ua-gpu" /* every alias gpuprov gives starts with it */
@@ -171,14 +172,21 @@ static void basics(xmlNode *dom, const struct gp_profile *p)
 
 /* host-passthrough with the host's address width: OVMF sizes its 64-bit
  * window from it, and the guest cells mirror the host nodes used. */
-static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
+static void cpu(xmlNode *dom, const struct gp_vm_layout *l, const struct gp_vm_pins *pins)
 {
-	xmlNode *c = replace(dom, "cpu"), *numa, *cell;
+	xmlNode *c = replace(dom, "cpu"), *numa, *cell, *topo;
 	int i;
 
 	set(c, "mode", "host-passthrough");
 	set(c, "check", "none");
 	set(xmlNewChild(c, NULL, X("maxphysaddr"), NULL), "mode", "passthrough");
+	if (pins->threads > 1) { /* vCPU pairs on sibling pairs: the guest schedules as the host */
+		topo = xmlNewChild(c, NULL, X("topology"), NULL);
+		set(topo, "sockets", "%d", l->ncells);
+		set(topo, "dies", "1");
+		set(topo, "cores", "%u", l->cells[0].vcpus / pins->threads);
+		set(topo, "threads", "%u", pins->threads);
+	}
 	numa = xmlNewChild(c, NULL, X("numa"), NULL);
 	for (i = 0; i < l->ncells; i++) {
 		cell = xmlNewChild(numa, NULL, X("cell"), NULL);
@@ -192,27 +200,55 @@ static void cpu(xmlNode *dom, const struct gp_vm_layout *l)
 	}
 }
 
-static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_layout *l)
+/* The template's I/O threads: as many as it says, up to a sane number. */
+static unsigned iothreads(xmlNode *dom)
 {
-	xmlNode *tune, *nt, *mb, *hp;
-	unsigned v = 0, k;
+	xmlNode *n = child(dom, "iothreads");
+	xmlChar *t = n ? xmlNodeGetContent(n) : NULL;
+	unsigned long v = 0;
+
+	if (t && gp_parse_uint((const char *)t, 256, &v))
+		v = 0;
+	xmlFree(t);
+	return (unsigned)v;
+}
+
+/* Each vCPU on its CPU (pinning.c); QEMU's own threads on the housekeeping cores. */
+static void pin_cpus(xmlNode *dom, const struct gp_vm_layout *l, const struct gp_vm_pins *pins)
+{
+	xmlNode *tune = replace(dom, "cputune"), *pin;
+	unsigned v = 0, k, io = iothreads(dom);
+	int i;
+
+	for (i = 0; i < l->ncells; i++)
+		for (k = 0; k < l->cells[i].vcpus; k++, v++) {
+			pin = xmlNewChild(tune, NULL, X("vcpupin"), NULL);
+			set(pin, "vcpu", "%u", v);
+			if (pins->cpu[v] >= 0)
+				set(pin, "cpuset", "%d", pins->cpu[v]);
+			else
+				set(pin, "cpuset", "%s", pins->floats[i]);
+		}
+	set(xmlNewChild(tune, NULL, X("emulatorpin"), NULL), "cpuset", "%s",
+	    pins->housekeeping[0] ? pins->housekeeping : l->cells[0].cpus);
+	for (k = 1; k <= io && pins->housekeeping[0]; k++) {
+		pin = xmlNewChild(tune, NULL, X("iothreadpin"), NULL);
+		set(pin, "iothread", "%u", k);
+		set(pin, "cpuset", "%s", pins->housekeeping);
+	}
+}
+
+static void tuning(xmlNode *dom, const struct gp_profile *p, const struct gp_vm_layout *l,
+		   const struct gp_vm_pins *pins)
+{
+	xmlNode *nt, *mb, *hp;
 	int i;
 
 	drop_children(dom, "cputune");
 	drop_children(dom, "numatune");
 	drop_children(dom, "memoryBacking");
-	if (l->numa_known) {
-		tune = replace(dom, "cputune");
-		for (i = 0; i < l->ncells; i++)
-			for (k = 0; k < l->cells[i].vcpus; k++, v++) {
-				xmlNode *pin = xmlNewChild(tune, NULL, X("vcpupin"), NULL);
-
-				set(pin, "vcpu", "%u", v);
-				set(pin, "cpuset", "%s", l->cells[i].cpus);
-			}
-		set(xmlNewChild(tune, NULL, X("emulatorpin"), NULL), "cpuset", "%s",
-		    l->cells[0].cpus);
-	}
+	if (l->numa_known && pins->nvcpus)
+		pin_cpus(dom, l, pins);
 	if (l->numa_known && strcmp(p->vm.numa, "none")) {
 		char nodes[64] = "";
 		size_t len = 0;
@@ -661,6 +697,7 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	struct stat st;
 	char *plain, *text;
 	struct gp_vm_layout l;
+	struct gp_vm_pins pins;
 	struct xml_error xe;
 	xmlDoc *doc;
 	xmlNode *dom;
@@ -690,9 +727,11 @@ int gp_domxml_build(const struct gp_host *h, const struct gp_profile *p, const c
 	gp_vm_layout(h, p, &l);
 	if (!l.ndevs)
 		gp_warn("no device of the profile's [gpus] on this host: the VM gets no GPU");
+	gp_vm_pins(h, &l, &pins);
 	basics(dom, p);
-	cpu(dom, &l);
-	tuning(dom, p, &l);
+	cpu(dom, &l, &pins);
+	tuning(dom, p, &l, &pins);
+	gp_vm_pins_release(&pins);
 	if (devices(dom, h, &l, tmpl_path)) {
 		xmlFreeDoc(doc);
 		return -EINVAL;

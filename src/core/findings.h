@@ -68,6 +68,7 @@ enum gp_fid {
 	GP_F_DRIFT_HOST,
 	GP_F_PROFILE_TRUST,
 	GP_F_GPU_HEALTH,
+	GP_F_VM_PINNING,
 	GP_F_COUNT
 };
 

@@ -42,6 +42,8 @@ extern const char *const gp_host_files[];
 #define GP_SYS_PCI_SLOTS    "/sys/bus/pci/slots"
 #define GP_SYS_IOMMU_GROUPS "/sys/kernel/iommu_groups"
 #define GP_SYS_NODES	    "/sys/devices/system/node"
+#define GP_SYS_CPUS	    "/sys/devices/system/cpu" /* cpuN/GP_CPU_SIBLINGS */
+#define GP_CPU_SIBLINGS	    "topology/thread_siblings_list"
 #define GP_SYS_NET	    "/sys/class/net"
 #define GP_SYS_VFIO_PCI	    "/sys/module/vfio_pci" /* only whether it exists */
 #define GP_SYS_BLOCK	    "/sys/class/block"

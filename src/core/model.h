@@ -283,6 +283,9 @@ struct gp_host {
 	char cpu_arch[16];   /* x86_64, arm64, ppc64: NCCL's names */
 	char cpu_vendor[16]; /* vendor_id: GenuineIntel, AuthenticAMD, ... */
 	int cpu_family, cpu_model;
+	/* per CPU number: the first of its SMT siblings, -1 unknown (read with a [vm]) */
+	int *cpu_core;
+	int ncpu_core;
 	int iommu_groups;   /* entries of /sys/kernel/iommu_groups */
 	bool vfio_loaded;   /* /sys/module/vfio_pci exists */
 	int vfio_available; /* 1 found by libkmod, 0 not, -1 unknown */

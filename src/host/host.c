@@ -214,6 +214,7 @@ void gp_host_release(struct gp_host *h)
 	free(h->devs);
 	gp_pool_release(&h->strs);
 	free(h->numa);
+	free(h->cpu_core);
 	free(h->ifaces);
 	free(h->holders);
 	free(h->blocks);

@@ -14,6 +14,7 @@
 #include "core/model.h"
 #include "host/host.h"
 #include "host/read.h"
+#include "shared/util.h"
 #include "sys/virt.h"
 
 #define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */
@@ -115,14 +116,52 @@ void gp_host_qemu_binary(struct gp_host *h)
 		memcpy(h->qemu_version, v, sizeof(v));
 }
 
+/* One CPU's SMT siblings: the first of them, -1 when unknown. */
+static int first_sibling(const struct gp_host *h, int cpu)
+{
+	char path[PATH_LEN], text[256];
+	int first;
+
+	if (read_text(h, gp_rootp(h, path, GP_SYS_CPUS "/cpu%d/" GP_CPU_SIBLINGS, cpu), text,
+		      sizeof(text)) <= 0 ||
+	    gp_cpulist_parse(text, &first, 1) < 1)
+		return -1;
+	return first <= cpu ? first : -1; /* a list not naming cpu first or before: not trusted */
+}
+
+/* What vCPU pinning needs: each CPU of the NUMA nodes with its SMT siblings. */
+static void read_cpu_cores(struct gp_host *h)
+{
+	int ids[4096], n, i, k;
+	size_t j;
+
+	for (j = 0; j < h->nnuma; j++) {
+		n = gp_cpulist_parse(h->numa[j].cpus, ids, (int)ARRAY_SIZE(ids));
+		for (i = 0; i < n && i < (int)ARRAY_SIZE(ids); i++) {
+			if (ids[i] > 65535)
+				break; /* no machine numbers its CPUs so: a hostile tree */
+			if (ids[i] >= h->ncpu_core) {
+				h->cpu_core = gp_xrealloc(h->cpu_core, (size_t)ids[i] + 1,
+							  sizeof(*h->cpu_core));
+				for (k = h->ncpu_core; k <= ids[i]; k++)
+					h->cpu_core[k] = -1;
+				h->ncpu_core = ids[i] + 1;
+			}
+			h->cpu_core[ids[i]] = first_sibling(h, ids[i]);
+		}
+	}
+}
+
 /* KVM and QEMU; the profile's VM (its XML, libvirt's domain) is owned.c's. */
 void gp_read_vm_env(struct gp_host *h, const struct gp_profile *p)
 {
 	h->vm_defined = -1;
 	h->vm_running = -1;
 	h->kvm = kvm_state(h);
-	if (p && p->has_vm)
+	if (p && p->has_vm) {
 		gp_host_qemu_binary(h);
+		read_cpu_cores(h);
+	}
 	if (!h->qemu_version[0])
 		qemu_from_dpkg(h);
 }

@@ -310,8 +310,11 @@ const char *gp_closest(const char *word, const char *const *list)
 	return best <= (n + 2) / 3 ? found : NULL;
 }
 
-/* Number of CPUs in a kernel cpulist ("0-47,96-143"); -1 when malformed. */
-int gp_cpulist_count(const char *list)
+/*
+ * The CPUs of a kernel cpulist ("0-47,96-143"), the first max of them into
+ * out (NULL: only counted); their number, or -1 when malformed.
+ */
+int gp_cpulist_parse(const char *list, int *out, int max)
 {
 	const char *p = list;
 	int count = 0;
@@ -332,6 +335,8 @@ int gp_cpulist_count(const char *list)
 		}
 		if (count > (1 << 22))
 			return -1;
+		for (; out && a <= b && count < max; a++)
+			out[count++] = (int)a;
 		count += (int)(b - a + 1);
 		if (*p == ',')
 			p++;
@@ -339,6 +344,33 @@ int gp_cpulist_count(const char *list)
 			return -1;
 	}
 	return count;
+}
+
+int gp_cpulist_count(const char *list)
+{
+	return gp_cpulist_parse(list, NULL, 0);
+}
+
+/* n CPU numbers in ascending order as a cpulist, ranges joined; "" when it does not fit. */
+void gp_cpulist_format(const int *cpus, int n, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i = 0, j;
+
+	buf[0] = '\0';
+	while (i < n) {
+		for (j = i; j + 1 < n && cpus[j + 1] == cpus[j] + 1; j++)
+			;
+		used += (size_t)(j > i ? snprintf(buf + used, len - used, "%s%d-%d", i ? "," : "",
+						  cpus[i], cpus[j])
+				       : snprintf(buf + used, len - used, "%s%d", i ? "," : "",
+						  cpus[i]));
+		if (used >= len) {
+			buf[0] = '\0';
+			return;
+		}
+		i = j + 1;
+	}
 }
 
 /* Compares dotted versions numerically ("5.9" < "5.20"); text parts as text. */

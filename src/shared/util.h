@@ -33,6 +33,8 @@ int gp_split_list(char *s, char **items, int max);
 /* The word of list (NULL-terminated) closest to word, NULL when none is close. */
 const char *gp_closest(const char *word, const char *const *list);
 int gp_cpulist_count(const char *list);
+int gp_cpulist_parse(const char *list, int *out, int max);
+void gp_cpulist_format(const int *cpus, int n, char *buf, size_t len);
 int gp_version_cmp(const char *a, const char *b);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
 /* Absolute, shorter than PATH_MAX, no ".", ".." or empty component, a name of its own. */

@@ -62,6 +62,18 @@ static void test_cpulist(void **state)
 	assert_int_equal(gp_cpulist_count(""), 0);
 	assert_int_equal(gp_cpulist_count("3-1"), -1);
 	assert_int_equal(gp_cpulist_count("a"), -1);
+	{
+		int ids[4], back[] = { 0, 1, 2, 5, 7, 8 };
+		char buf[32];
+
+		assert_int_equal(gp_cpulist_parse("3,8-10,12", ids, 4), 5);
+		assert_int_equal(ids[0], 3);
+		assert_int_equal(ids[3], 10);
+		gp_cpulist_format(back, 6, buf, sizeof(buf));
+		assert_string_equal(buf, "0-2,5,7-8");
+		gp_cpulist_format(back, 6, buf, 5);
+		assert_string_equal(buf, "");
+	}
 }
 
 static void test_version(void **state)

@@ -2,6 +2,7 @@
 /* The VM layout (cells, devices, MMIO window) and the vm.* checks. */
 #include "unit.h"
 #include "core/nccl_topo.h"
+#include "core/pinning.h"
 #include "core/vm.h"
 #include "core/checks.h"
 #include "host/host.h"
@@ -350,6 +351,82 @@ static void test_clique(void **state)
 	gp_host_release(&x.h);
 }
 
+/*
+ * One vCPU to one CPU, core by core so that vCPU pairs are SMT sibling
+ * pairs; the node's first core (0 and its sibling 128) kept for QEMU.
+ */
+static void test_pinning(void **state)
+{
+	struct gp_vm_pins pins;
+	struct run x;
+	int i;
+
+	(void)state;
+	layout(&x, "r5350-ready",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+	       "[vm]\nname = v\nvcpus = 32\nmemory = 256GiB\n");
+	assert_int_equal(gp_vm_pins(&x.h, &x.l, &pins), 0);
+	assert_int_equal(pins.nvcpus, 32);
+	assert_int_equal(pins.cpu[0], 1);
+	assert_int_equal(pins.cpu[1], 129);
+	assert_int_equal(pins.cpu[31], 144);
+	assert_string_equal(pins.housekeeping, "0,128");
+	assert_int_equal(pins.threads, 2);
+	assert_true(pins.smt_known);
+	assert_int_equal(pins.short_cell, -1);
+	for (i = 0; i < 32; i++)
+		assert_true(pins.cpu[i] != 0 && pins.cpu[i] != 128);
+	gp_vm_pins_release(&pins);
+	/* the host does not say its siblings: one to one still, the guest not told */
+	for (i = 0; i < x.h.ncpu_core; i++)
+		x.h.cpu_core[i] = -1;
+	assert_int_equal(gp_vm_pins(&x.h, &x.l, &pins), 0);
+	assert_int_equal(pins.cpu[0], 1);
+	assert_int_equal(pins.cpu[1], 2);
+	assert_string_equal(pins.housekeeping, "0");
+	assert_int_equal(pins.threads, 1);
+	assert_false(pins.smt_known);
+	gp_vm_pins_release(&pins);
+	gp_host_release(&x.h);
+	/* more vCPUs than the node has beside its housekeeping core: they float */
+	layout(&x, "r5350-ready",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+	       "[vm]\nname = v\nvcpus = 127\nmemory = 256GiB\n");
+	assert_int_equal(gp_vm_pins(&x.h, &x.l, &pins), 0);
+	assert_int_equal(pins.short_cell, 0);
+	assert_int_equal(pins.short_have, 126);
+	assert_string_equal(pins.floats[0], "1-63,129-191");
+	assert_int_equal(pins.cpu[5], -1);
+	assert_int_equal(pins.threads, 1);
+	gp_vm_pins_release(&pins);
+	gp_host_release(&x.h);
+}
+
+/* vm.pinning says what was chosen, and warns when a node is short */
+static void test_pinning_check(void **state)
+{
+	struct gp_report r = { 0 };
+	struct run x;
+
+	(void)state;
+	layout(&x, "numa-split",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+	       "[vm]\nname = v\nvcpus = 254\nmemory = 64GiB\n");
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.pinning")->severity, GP_WARN);
+	assert_non_null(strstr(finding(&r, "vm.pinning")->message, "node 0 has 126 CPUs"));
+	gp_report_release(&r);
+	gp_host_release(&x.h);
+	layout(&x, "numa-split",
+	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
+	       "[vm]\nname = v\nvcpus = 16\nmemory = 64GiB\n");
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.pinning")->severity, GP_OK);
+	assert_non_null(strstr(finding(&r, "vm.pinning")->message, "on 0,64,128,192"));
+	gp_report_release(&r);
+	gp_host_release(&x.h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_cards),
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_clique),
+		cmocka_unit_test(test_pinning),
+		cmocka_unit_test(test_pinning_check),
 	};
 
 	return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
