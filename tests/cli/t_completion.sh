@@ -122,7 +122,7 @@ case $ids in *" "*" "*" "*" "*) ;; *) fail "no finding table in src/core/finding
 want "$ids" gpuprov --accept ""
 want "$ids" gpuprov -p x.ini plan --accept ""
 want "p2p.acs p2p.path" gpuprov --accept p2p
-want "gpu.count,gpu.link gpu.count,gpu.numa_split gpu.count,gpu.reset gpu.count,gpu.slot" \
+want "gpu.count,gpu.health gpu.count,gpu.link gpu.count,gpu.numa_split gpu.count,gpu.reset gpu.count,gpu.slot" \
 	gpuprov -p x.ini --accept gpu.count,gpu.
 want "" gpuprov --accept gpu.in
 want "" gpuprov --accept drift.
