@@ -28,6 +28,7 @@ struct gp_apply_ctx {
 	const struct gp_persist *persist; /* persist.vfio */
 	const struct gp_netconf *netconf; /* persist.bond */
 	const struct gp_vm_target *vm;	  /* domain.write, domain.define */
+	unsigned confirm_within;	  /* apply --confirm-within: seconds, 0 without */
 };
 
 /* One step kind.  verify may be NULL: then done() must say the step holds. */

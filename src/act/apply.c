@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "act/apply.h"
+#include "act/confirm.h"
 #include "shared/progress.h"
 
 /* GPUPROV_STEP_DELAY: seconds to pause after each step (demonstrations, tests). */
@@ -117,6 +118,17 @@ static int undo_range(struct gp_journal *j, size_t upto)
 	return rc;
 }
 
+/* apply's failure: steps [0, upto) undone; -EIO, or -ENOTRECOVERABLE when one is left changed */
+static int undo_all(struct gp_journal *j, size_t upto)
+{
+	int rc = undo_range(j, upto);
+
+	gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
+	if (gp_journal_save(j))
+		rc = -ENOTRECOVERABLE; /* rollback must find the run unfinished */
+	return rc ? rc : -EIO;
+}
+
 static int precheck_all(const struct gp_apply_ctx *ctx, const struct gp_plan *plan)
 {
 	size_t i;
@@ -213,11 +225,15 @@ int gp_apply_run(const struct gp_apply_ctx *ctx, struct gp_plan *plan, const cha
 		       gp_step_name(plan->steps[i].kind), plan->steps[i].subject);
 		gp_journal_set(j, i, "doing"); /* it may have half-happened */
 		gp_journal_save(j);
-		rc = undo_range(j, i + 1);
-		gp_journal_status(j, rc ? "rollback_failed" : "rolled_back");
-		if (gp_journal_save(j))
-			rc = -ENOTRECOVERABLE; /* rollback must find the run unfinished */
-		return rc ? rc : -EIO;
+		return undo_all(j, i + 1);
+	}
+	/*
+	 * The watcher's record is saved with "done", in one write: a run is never
+	 * done without the safety net it was asked for.  No watcher, no run.
+	 */
+	if (ctx->confirm_within && gp_confirm_arm(j, ctx->confirm_within)) {
+		gp_err("no watcher to roll the run back unless confirmed: undoing every step");
+		return undo_all(j, plan->n);
 	}
 	gp_journal_status(j, "done");
 	return gp_journal_save(j);

@@ -84,6 +84,7 @@ static bool word(const char *s, size_t max, const char *extra)
 
 static const char *const run_states[] = { "running",	     "done", "rolling_back", "rolled_back",
 					  "rollback_failed", NULL };
+static const char *const confirm_states[] = { "pending", "confirmed", "timed_out", NULL };
 static const char *const step_states[] = { "pending", "skipped", "doing", "done", "undone", NULL };
 
 /* A file record: a path the kind's actuator owns, then the record itself. */
@@ -179,6 +180,29 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * apply --confirm-within's record: a state, and numbers (the deadline, the
+ * watcher's PID, apply's session, when it was settled) that are whole and
+ * not negative; the watcher acts only on a record that names its own PID.
+ */
+static int check_confirm(json_object *c, char *why, size_t len)
+{
+	static const char *const nums[] = { "within", "deadline", "watcher", "session", "at" };
+	size_t i;
+
+	if (!c)
+		return 0;
+	if (!json_object_is_type(c, json_type_object) || !one_of(str(c, "state"), confirm_states))
+		return gp_bad(why, len, "confirm: not an object with a known state");
+	for (i = 0; i < ARRAY_SIZE(nums); i++) {
+		json_object *v = json_object_object_get(c, nums[i]);
+
+		if (v && (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0))
+			return gp_bad(why, len, "confirm: '%s' is not a number", nums[i]);
+	}
+	return 0;
+}
+
 int gp_journal_check(json_object *doc, char *why, size_t len)
 {
 	json_object *steps = json_object_object_get(doc, "steps");
@@ -192,6 +216,8 @@ int gp_journal_check(json_object *doc, char *why, size_t len)
 		return gp_bad(why, len, "unknown status");
 	if (!json_object_is_type(steps, json_type_array))
 		return gp_bad(why, len, "no steps");
+	if (check_confirm(json_object_object_get(doc, "confirm"), why, len))
+		return -EINVAL;
 	n = json_object_array_length(steps);
 	for (i = 0; i < n; i++)
 		if (check_step(json_object_array_get_idx(steps, i), i, why, len))
@@ -309,6 +335,14 @@ static size_t count_undoable(json_object *doc)
 	return n;
 }
 
+static void confirm_fill(struct gp_run *r, json_object *c)
+{
+	if (!c)
+		return;
+	gp_strlcpy(r->confirm, str(c, "state"), sizeof(r->confirm));
+	r->deadline = json_object_get_int64(json_object_object_get(c, "deadline"));
+}
+
 static void run_fill(struct gp_run *r, const char *name)
 {
 	char path[600], why[256] = "";
@@ -330,6 +364,7 @@ static void run_fill(struct gp_run *r, const char *name)
 	r->nsteps = json_object_array_length(json_object_object_get(doc, "steps"));
 	r->undoable = count_undoable(doc);
 	r->interrupted = !strcmp(r->status, "running") || !strcmp(r->status, "rolling_back");
+	confirm_fill(r, json_object_object_get(doc, "confirm"));
 	json_object_put(doc);
 }
 
@@ -415,6 +450,16 @@ const struct gp_run *gp_run_blocking(const struct gp_run *runs, size_t n)
 	if (r && (!r->valid || r->interrupted || !strcmp(r->status, "rollback_failed")))
 		return r;
 	return NULL;
+}
+
+/*
+ * Applied and neither confirmed nor rolled back: apply waits for it
+ * (confirm or rollback), also when its deadline passed and its watcher did
+ * not act (killed, or the host rebooted).
+ */
+bool gp_run_unconfirmed(const struct gp_run *r)
+{
+	return r->valid && !strcmp(r->confirm, "pending") && !strcmp(r->status, "done");
 }
 
 /* ---- creating, opening ---- */

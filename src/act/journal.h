@@ -23,6 +23,9 @@ struct gp_run {
 	size_t nsteps, undoable; /* undoable: steps done or being done */
 	bool valid, interrupted;
 	char error[256]; /* why an invalid journal is refused */
+	/* apply --confirm-within: "pending", "confirmed", "timed_out"; "" without */
+	char confirm[16];
+	long long deadline; /* when a pending run is rolled back (seconds since the epoch) */
 };
 
 int gp_journal_create(struct gp_journal *j, const char *profile, const struct gp_plan *plan);
@@ -35,6 +38,8 @@ int gp_journal_runs(struct gp_run **runs, size_t *n, char *why, size_t len);
 bool gp_run_pending(const struct gp_run *r);
 const struct gp_run *gp_run_next(const struct gp_run *runs, size_t n);
 const struct gp_run *gp_run_blocking(const struct gp_run *runs, size_t n);
+/* A run applied that waits for 'gpuprov confirm' (its deadline passed or not) */
+bool gp_run_unconfirmed(const struct gp_run *r);
 json_object *gp_journal_public(struct gp_journal *j);
 int gp_journal_save(struct gp_journal *j);
 void gp_journal_close(struct gp_journal *j);

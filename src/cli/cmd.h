@@ -34,6 +34,8 @@
 	O(FORCE_MGMT, 0, "force-mgmt", NULL,                                                    \
 	  "plan, apply: accept bond.mgmt (bond the management port)")                           \
 	O(ACCEPT, 0, "accept", "IDS", "plan, apply: go ahead despite these failed findings")    \
+	O(CONFIRM_WITHIN, 0, "confirm-within", "SECONDS",                                       \
+	  "apply: roll back by itself unless 'gpuprov confirm' comes in time")                  \
 	O(LIST, 0, "list", NULL, "rollback: every journaled run and its status")                \
 	O(FORCE, 0, "force", NULL, "profile discover: replace -o FILE, keeping FILE.bak")       \
 	O(DIFF, 0, "diff", NULL, "plan: unified diffs of the files the steps write")            \
@@ -121,6 +123,11 @@ void gp_usage(FILE *f, const struct gp_cmd *const *cmds);
 int gp_help(const struct gp_cmd *const *cmds, const struct gp_cmd *c, bool json);
 
 int gp_ctx_template(const struct gp_ctx *ctx, char *path, size_t len);
+/*
+ * What a command that changes the host needs (apply, rollback, confirm):
+ * the live host (no --root) and root; 0, or exit 4 (said).
+ */
+int gp_ctx_live(const struct gp_ctx *ctx, const char *command);
 
 /* What plan and apply work from: the host, its findings, the VM's XML, the plan. */
 struct gp_planned {

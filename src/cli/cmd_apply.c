@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "act/apply.h"
+#include "act/confirm.h"
 #include "act/lock.h"
 #include "act/nvrecord.h"
 #include "cli/cmd.h"
@@ -57,20 +59,6 @@ static int templates_safe(const struct gp_ctx *ctx)
 	/* root writes the VM's XML there: a link swapped in would send it elsewhere */
 	if (ctx->profile->has_vm && gp_trust_parent(ctx->profile->vm.output))
 		return GP_EXIT_INPUT;
-	return 0;
-}
-
-static int requirements(const struct gp_ctx *ctx, const char *command)
-{
-	if (strcmp(ctx->root, "/")) {
-		gp_err("'%s' changes the live host: --root is not allowed", command);
-		return GP_EXIT_INPUT;
-	}
-	/* a usage error: nothing of the host was read, and it is not unreadable */
-	if (geteuid()) {
-		gp_err("'%s' changes the host: run it as root (sudo gpuprov ...)", command);
-		return GP_EXIT_INPUT;
-	}
 	return 0;
 }
 
@@ -124,6 +112,35 @@ static int load_runs(struct gp_run **runs, size_t *n)
 	return GP_EXIT_INPUT;
 }
 
+/* The run that waits for confirmation, if one does (there is at most one). */
+static const struct gp_run *unconfirmed(const struct gp_run *runs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (gp_run_unconfirmed(&runs[i]))
+			return &runs[i];
+	return NULL;
+}
+
+static void say_unconfirmed(const struct gp_run *r)
+{
+	char when[32];
+	time_t t = (time_t)r->deadline;
+
+	strftime(when, sizeof(when), "%H:%M:%S UTC", gmtime(&t));
+	if (time(NULL) < t)
+		gp_err("refusing to apply: run %s waits for 'gpuprov confirm' until %s (else its "
+		       "watcher rolls it back); nothing was changed; confirm it or roll it back "
+		       "first",
+		       r->run_id, when);
+	else
+		gp_err("refusing to apply: run %s was neither confirmed nor rolled back by its "
+		       "deadline (%s: its watcher did not act); nothing was changed; run 'gpuprov "
+		       "rollback' first",
+		       r->run_id, when);
+}
+
 /*
  * As dpkg does after an interruption: no new run on a host that a run left
  * half-changed, or whose journals cannot be read; rollback first.
@@ -138,6 +155,12 @@ static int runs_settled(const struct gp_ctx *ctx)
 	if (rc)
 		return rc;
 	r = gp_run_blocking(runs, n);
+	if (!r && (r = unconfirmed(runs, n))) {
+		say_unconfirmed(r);
+		rc = refused(ctx, "apply", r);
+		free(runs);
+		return rc;
+	}
 	if (r && !r->valid)
 		gp_err("refusing to apply: the journal of run %s is refused (%s); nothing was "
 		       "changed; move it out of '%s' once the host is as it should be",
@@ -181,8 +204,38 @@ static void say_outcome(const char *what, int status, const char *run_id)
 		       run_id, run_id);
 }
 
+/* What the operator must do now, said where they look: the terminal. */
+static void say_pending(struct gp_journal *j)
+{
+	char when[32];
+	time_t t = (time_t)gp_confirm_num(j, "deadline");
+
+	strftime(when, sizeof(when), "%H:%M:%S UTC", gmtime(&t));
+	gp_warn("run %s is NOT confirmed: open a NEW connection to this host and run 'gpuprov "
+		"confirm' before %s (%lld s), or its watcher (PID %lld) rolls every change back",
+		j->run_id, when, gp_confirm_num(j, "within"), gp_confirm_num(j, "watcher"));
+}
+
+/* --confirm-within SECONDS: 1 to a day; 0 without it, -1 (said) when bad. */
+static long within_arg(const struct gp_ctx *ctx)
+{
+	const char *arg = ctx->opt[GP_OPT_CONFIRM_WITHIN];
+	char *end;
+	long v;
+
+	if (!arg)
+		return 0;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end || errno || v < 1 || v > GP_CONFIRM_MAX) {
+		gp_err("--confirm-within '%s': seconds, from 1 to %d", arg, GP_CONFIRM_MAX);
+		return -1;
+	}
+	return v;
+}
+
 /* The point of no return is inside gp_apply_run, after every precheck. */
-static int run(struct gp_ctx *ctx, struct gp_planned *pl)
+static int run(struct gp_ctx *ctx, struct gp_planned *pl, unsigned within)
 {
 	struct gp_journal j = { 0 };
 	struct gp_netconf nc = { 0 };
@@ -198,6 +251,7 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 		.persist = &ps,
 		.netconf = &nc,
 		.vm = pl->vm.xml ? &pl->vm : NULL,
+		.confirm_within = within,
 	};
 	/* what NVML sees now is gone once the GPUs are on vfio-pci: keep it first */
 	gp_nv_remember(&pl->h.nv);
@@ -206,6 +260,8 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 	gp_persist_release(&ps);
 	if (j.doc)
 		say_outcome("applied", rc, j.run_id);
+	if (j.doc && rc == GP_EXIT_OK && within)
+		say_pending(&j);
 	else if (rc == GP_EXIT_FAIL)
 		gp_err("refusing to apply: nothing was changed");
 	if (j.doc && ctx->json)
@@ -217,7 +273,8 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl)
 static int do_apply(struct gp_ctx *ctx)
 {
 	struct gp_planned pl;
-	int rc = requirements(ctx, "apply");
+	long within = within_arg(ctx);
+	int rc = within < 0 ? GP_EXIT_INPUT : gp_ctx_live(ctx, "apply");
 
 	if (!rc)
 		rc = templates_safe(ctx);
@@ -246,7 +303,7 @@ static int do_apply(struct gp_ctx *ctx)
 		if (ctx->json) /* no run: no journal to print, yet one document */
 			print_nothing(ctx);
 	} else if (!(rc = confirm(ctx, "apply these changes?"))) {
-		rc = run(ctx, &pl);
+		rc = run(ctx, &pl, (unsigned)within);
 	}
 	gp_planned_release(&pl);
 	return rc;
@@ -281,8 +338,39 @@ static int show_undo(struct gp_journal *j)
  */
 static void porcelain_run(const struct gp_run *r, const char *status, bool next)
 {
-	printf("%s\t%s\t%zu\t%zu\t%s\n", gp_tv(r->run_id), status, r->undoable, r->nsteps,
-	       next ? "next" : "-");
+	printf("%s\t%s\t%zu\t%zu\t%s\t%s\n", gp_tv(r->run_id), status, r->undoable, r->nsteps,
+	       next ? "next" : "-", r->confirm[0] ? r->confirm : "-");
+}
+
+/*
+ * The text's status of a run applied with --confirm-within: unconfirmed
+ * (waiting, or its deadline passed with no watcher acting), confirmed, or
+ * timed_out (its watcher rolled it back at the deadline).
+ */
+static const char *shown_status(const struct gp_run *r)
+{
+	if (r->interrupted)
+		return "interrupted";
+	if (gp_run_unconfirmed(r))
+		return "unconfirmed";
+	if (!strcmp(r->confirm, "confirmed") && !strcmp(r->status, "done"))
+		return "confirmed";
+	if (!strcmp(r->confirm, "timed_out") && !strcmp(r->status, "rolled_back"))
+		return "timed_out";
+	return r->status;
+}
+
+/* --json's "confirm": null without --confirm-within */
+static json_object *confirm_json(const struct gp_run *r)
+{
+	json_object *o;
+
+	if (!r->confirm[0])
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "state", json_object_new_string(r->confirm));
+	json_object_object_add(o, "deadline", json_object_new_int64(r->deadline));
+	return o;
 }
 
 /*
@@ -363,6 +451,7 @@ static int list_runs(const struct gp_ctx *ctx)
 		json_object_object_add(o, "to_undo", json_object_new_int64((int64_t)r->undoable));
 		json_object_object_add(o, "profile", json_object_new_string(r->profile));
 		json_object_object_add(o, "next", json_object_new_boolean(r == next));
+		json_object_object_add(o, "confirm", confirm_json(r));
 		if (!r->valid)
 			json_object_object_add(o, "error", json_object_new_string(r->error));
 		json_object_array_add(arr, o);
@@ -370,7 +459,7 @@ static int list_runs(const struct gp_ctx *ctx)
 			porcelain_run(r, status, r == next);
 		else if (!ctx->json) /* a long profile path goes on under the run */
 			gp_wrapf(0, 5, "%-4lld %-28s %-16s %zu/%-5zu %s%s", r->seq,
-				 gp_tv(r->run_id), status, r->undoable, r->nsteps,
+				 gp_tv(r->run_id), shown_status(r), r->undoable, r->nsteps,
 				 gp_tv(r->valid ? r->profile : r->error),
 				 r == next ? "  <- next" : "");
 	}
@@ -434,7 +523,7 @@ static int do_rollback(struct gp_ctx *ctx)
 	}
 	if (ctx->opt[GP_OPT_LIST])
 		return list_runs(ctx);
-	rc = requirements(ctx, "rollback");
+	rc = gp_ctx_live(ctx, "rollback");
 	if (rc)
 		return rc;
 	rc = gp_lock_take(10);
@@ -478,7 +567,7 @@ const struct gp_cmd gp_cmd_apply = {
 	.name = "apply",
 	.run = do_apply,
 	.flags = GP_NEED_PROFILE | GP_NO_ARGS | GP_TRUST_PROFILE,
-	.opts = { GP_OPT_YES, GP_OPT_ONLY, GP_OPT_FORCE_MGMT, GP_OPT_ACCEPT },
+	.opts = { GP_OPT_YES, GP_OPT_ONLY, GP_OPT_FORCE_MGMT, GP_OPT_ACCEPT, GP_OPT_CONFIRM_WITHIN },
 	.help = "carry out the plan (root, live host): --yes, --only vfio,bond,vm",
 };
 

@@ -423,3 +423,17 @@ void gp_planned_release(struct gp_planned *pl)
 	gp_templates_release(pl->templates);
 	gp_host_release(&pl->h);
 }
+
+int gp_ctx_live(const struct gp_ctx *ctx, const char *command)
+{
+	if (strcmp(ctx->root, "/")) {
+		gp_err("'%s' changes the live host: --root is not allowed", command);
+		return GP_EXIT_INPUT;
+	}
+	/* a usage error: nothing of the host was read, and it is not unreadable */
+	if (geteuid()) {
+		gp_err("'%s' changes the host: run it as root (sudo gpuprov ...)", command);
+		return GP_EXIT_INPUT;
+	}
+	return 0;
+}

@@ -32,6 +32,7 @@
 	C(plan)      \
 	C(apply)     \
 	C(rollback)  \
+	C(confirm)   \
 	C(bond)      \
 	C(domxml)    \
 	C(snapshot)  \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "shared/log.h"
 
@@ -13,8 +14,22 @@ int gp_verbosity = 1;
 char gp_last_error[512];
 int gp_err_kept;
 const char *gp_progname = "gpuprov";
+/* each message to syslog(3) too: a process with no terminal (confirm's watcher) */
+static bool to_syslog;
 /* what runs before a message: progress.c's clearing of its status line */
 static void (*before_message)(void);
+
+void gp_log_syslog(void)
+{
+	openlog("gpuprov", LOG_PID, LOG_DAEMON);
+	to_syslog = true;
+}
+
+static void also_syslog(int prio, const char *msg)
+{
+	if (to_syslog)
+		syslog(prio, "%s", msg ? msg : "(out of memory)");
+}
 
 void gp_log_before(void (*fn)(void))
 {
@@ -69,10 +84,11 @@ char *gp_msg_format(const char *fmt, va_list ap)
 	return out;
 }
 
-static void vlog(const char *level, const char *fmt, va_list ap)
+static void vlog(int prio, const char *level, const char *fmt, va_list ap)
 {
 	char *msg = gp_msg_format(fmt, ap);
 
+	also_syslog(prio, msg);
 	clean_line();
 	fprintf(stderr, "%s: %s%s\n", gp_progname, level, msg ? msg : "(out of memory)");
 	free(msg);
@@ -91,6 +107,7 @@ void gp_err(const char *fmt, ...)
 		free(msg);
 		return;
 	}
+	also_syslog(LOG_ERR, msg);
 	clean_line();
 	fprintf(stderr, "%s: error: %s\n", gp_progname, msg ? msg : gp_last_error);
 	free(msg);
@@ -103,7 +120,7 @@ void gp_warn(const char *fmt, ...)
 	if (gp_verbosity < 1)
 		return;
 	va_start(ap, fmt);
-	vlog("warning: ", fmt, ap);
+	vlog(LOG_WARNING, "warning: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -114,7 +131,7 @@ void gp_info(const char *fmt, ...)
 	if (gp_verbosity < 1)
 		return;
 	va_start(ap, fmt);
-	vlog("", fmt, ap);
+	vlog(LOG_NOTICE, "", fmt, ap);
 	va_end(ap);
 }
 
@@ -125,6 +142,6 @@ void gp_debug(const char *fmt, ...)
 	if (gp_verbosity < 2)
 		return;
 	va_start(ap, fmt);
-	vlog("debug: ", fmt, ap);
+	vlog(LOG_DEBUG, "debug: ", fmt, ap);
 	va_end(ap);
 }

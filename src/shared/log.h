@@ -22,6 +22,8 @@ void gp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * progress.c (above this module: it uses the messages' format) is cleared.
  */
 void gp_log_before(void (*fn)(void));
+/* From now on every message goes to syslog(3) as well (daemon facility). */
+void gp_log_syslog(void);
 /* fmt and ap as a message: one line, each control character as \xNN; free()
  * it.  NULL when memory ran out.  Every message on stderr is made so. */
 char *gp_msg_format(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
