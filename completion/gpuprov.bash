@@ -208,7 +208,7 @@ _gpuprov()
             _gpuprov_list "$cur" < <(_gpuprov_findings "$("$bin" help --json 2>/dev/null)")
             return
             ;;
-        --size)
+        --size | --confirm-within)
             return
             ;;
     esac

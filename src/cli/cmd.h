@@ -35,7 +35,7 @@
 	  "plan, apply: accept bond.mgmt (bond the management port)")                           \
 	O(ACCEPT, 0, "accept", "IDS", "plan, apply: go ahead despite these failed findings")    \
 	O(CONFIRM_WITHIN, 0, "confirm-within", "SECONDS",                                       \
-	  "apply: roll back by itself unless 'gpuprov confirm' comes in time")                  \
+	  "apply: undone by itself unless confirmed in time")                                   \
 	O(LIST, 0, "list", NULL, "rollback: every journaled run and its status")                \
 	O(FORCE, 0, "force", NULL, "profile discover: replace -o FILE, keeping FILE.bak")       \
 	O(DIFF, 0, "diff", NULL, "plan: unified diffs of the files the steps write")            \

@@ -567,7 +567,8 @@ const struct gp_cmd gp_cmd_apply = {
 	.name = "apply",
 	.run = do_apply,
 	.flags = GP_NEED_PROFILE | GP_NO_ARGS | GP_TRUST_PROFILE,
-	.opts = { GP_OPT_YES, GP_OPT_ONLY, GP_OPT_FORCE_MGMT, GP_OPT_ACCEPT, GP_OPT_CONFIRM_WITHIN },
+	.opts = { GP_OPT_YES, GP_OPT_ONLY, GP_OPT_FORCE_MGMT, GP_OPT_ACCEPT,
+		  GP_OPT_CONFIRM_WITHIN },
 	.help = "carry out the plan (root, live host): --yes, --only vfio,bond,vm",
 };
 

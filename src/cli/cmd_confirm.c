@@ -53,8 +53,8 @@ static int newest_pending(char *run_id, size_t len)
 	if (!n || !runs[n - 1].confirm[0])
 		gp_err("nothing to confirm: the last run was not applied with --confirm-within");
 	else if (!runs[n - 1].valid)
-		gp_err("nothing to confirm: the journal of run %s is refused (%s)", runs[n - 1].run_id,
-		       runs[n - 1].error);
+		gp_err("nothing to confirm: the journal of run %s is refused (%s)",
+		       runs[n - 1].run_id, runs[n - 1].error);
 	else
 		rc = 0, gp_strlcpy(run_id, runs[n - 1].run_id, len);
 	free(runs);
@@ -72,13 +72,15 @@ static int settled(struct gp_journal *j, const char *state)
 		return GP_EXIT_FAIL;
 	}
 	if (!strcmp(state, "timed_out") && !strcmp(status_of(j), "rolled_back")) {
-		gp_err("too late: run %s was not confirmed by its deadline and its watcher rolled it "
+		gp_err("too late: run %s was not confirmed by its deadline and its watcher rolled "
+		       "it "
 		       "back at %s; the host is as before the run",
 		       j->run_id, when);
 		return GP_EXIT_ROLLED_BACK;
 	}
 	if (!strcmp(state, "timed_out")) {
-		gp_err("too late: run %s was not confirmed by its deadline; its rollback at %s is %s: "
+		gp_err("too late: run %s was not confirmed by its deadline; its rollback at %s is "
+		       "%s: "
 		       "see 'gpuprov rollback --list', then 'gpuprov rollback %s'",
 		       j->run_id, when, status_of(j), j->run_id);
 		return GP_EXIT_UNDO_FAILED;
@@ -152,7 +154,11 @@ static int confirm(const struct gp_ctx *ctx)
 
 /* ---- the watcher ---- */
 
-enum look { WAIT, ACT, LEAVE };
+enum look {
+	WAIT,
+	ACT,
+	LEAVE
+};
 
 /*
  * What the watcher does about its run now: wait (the deadline is ahead, or
@@ -257,5 +263,5 @@ static int do_confirm(struct gp_ctx *ctx)
 const struct gp_cmd gp_cmd_confirm = {
 	.name = "confirm",
 	.run = do_confirm,
-	.help = "keep the run apply --confirm-within left pending (root, a new connection)",
+	.help = "keep the pending --confirm-within run (root, from a new connection)",
 };

@@ -90,6 +90,13 @@ want "" gpuprov check --f
 want "" gpuprov scan --only
 want "$(sorted $globals --list --yes -V -h -q -r -v -y)" gpuprov rollback -
 want "$globals" gpuprov help --
+# confirm takes no option of its own, and no argument ('watch' is apply's)
+want "$globals" gpuprov confirm --
+want "" gpuprov confirm ""
+want "--confirm-within" gpuprov -p x.ini apply --conf
+# a number of seconds: nothing to offer, and the command after it completes
+want "" gpuprov -p x.ini apply --confirm-within ""
+want "apply" gpuprov --confirm-within 30 -p x.ini app
 want "--output" gpuprov snapshot --o
 want "--profile" gpuprov -y domxml --output x.xml --p
 # every option is taken by a command or by all of them
