@@ -137,6 +137,7 @@ holder=$!
 sleep 0.5
 trig 5 apply -p "$d/p.ini" --only bond apply --yes
 trig 5 rollback rollback --yes
+trig 5 confirm confirm
 kill $holder
 wait $holder 2>/dev/null || true
 # a link planted as the lock: refused, 3 (tests/cli/t_lock.sh: every case)
@@ -144,6 +145,7 @@ rm "$d/run/lock"
 ln -s "$d/elsewhere" "$d/run/lock"
 trig 3 apply -p "$d/p.ini" --only bond apply --yes
 trig 3 rollback rollback --yes
+trig 3 confirm confirm
 rm "$d/run/lock"
 # rollback cannot write its journal before the first undo: 2, nothing changed
 # (a sound journal of one domain.write, as tests/cli/t_journal.sh makes them;
@@ -159,6 +161,22 @@ rc=$(echo "$out" | sed -n 's/^rc=//p')
 [ "$rc" = 2 ] && [ "$(cat "$d/v.xml")" = keep ] || fail "rollback, its journal not written: exit $rc, want 2: $out"
 documented rollback 2 "rollback, its journal not written"
 
+# confirm: a usage error, nothing to confirm (the newest run has no
+# deadline), and runs its watcher rolled back, or failed to (journals as
+# apply --confirm-within leaves them)
+trig 4 confirm confirm extra
+trig 2 confirm confirm
+cf() { # STATUS: the newest run, timed out, its rollback ended so
+	rm -f "$d"/journal/*.json
+	printf '{"schema_version": 1, "run_id": "20990101T000000Z-2", "seq": 2, "status": "%s", "steps": [], "confirm": {"state": "timed_out", "within": 5, "deadline": 1, "watcher": 1, "session": 1, "at": 2}}\n' \
+		"$1" >"$d/journal/20990101T000000Z-2.json"
+	chmod 600 "$d/journal/20990101T000000Z-2.json"
+}
+cf rolled_back
+trig 6 confirm confirm
+cf rollback_failed
+trig 7 confirm confirm
+
 # ---- every documented status is reached here, or by the test named ----
 ELSEWHERE="
 apply 2 tests/cli/t_outcomes.sh
@@ -167,6 +185,7 @@ apply 7 tests/cli/t_outcomes.sh
 apply 8 tests/cli/t_outcomes.sh
 rollback 7 tests/cli/t_outcomes.sh
 rollback 8 tests/cli/t_outcomes.sh
+confirm 0 tests/cli/t_confirm.sh
 bond 0 tests/lab/scenarios/r5350.sh
 bond 1 tests/lab/scenarios/r5350.sh
 verify 0 tests/cli/t_verify.sh

@@ -78,6 +78,15 @@ export GPUPROV_STATE_DIR="$T/journal" GPUPROV_RUN_DIR="$T/run"
 one 0 --json -p "$T/p.ini" --only bond apply --yes
 one 0 --json rollback --list
 one 0 --json rollback --yes
+one 2 --json confirm
+# a run waiting for confirm (a journal as apply --confirm-within leaves it;
+# session 0 is no shell's: this one may confirm it)
+mkdir -p -m 700 "$T/journal"
+printf '{"schema_version": 1, "run_id": "20990101T000000Z-1", "seq": 9, "status": "done", "steps": [], "confirm": {"state": "pending", "within": 60, "deadline": 4102444800, "watcher": 1, "session": 0}}\n' \
+	>"$T/journal/20990101T000000Z-1.json"
+chmod 600 "$T/journal/20990101T000000Z-1.json"
+one 0 --json confirm
+grep -q '"state": "confirmed"' "/tmp/gp-json.$$.out" || { echo "confirm --json: not confirmed"; bad=1; }
 rm -rf "$T"
 unset GPUPROV_STATE_DIR GPUPROV_RUN_DIR
 # bond and verify answer with their document only on a host with a bond (the
