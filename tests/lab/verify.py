@@ -7,7 +7,8 @@ OUTDIR is what the guest left in its 9p share: scan/topo/check JSON from
 gpuprov, kernel.txt (the kernel's own view of every PCI function) and
 snapshot.tar.gz.  Checks: gpuprov's devices, IOMMU groups, NUMA nodes and
 drivers equal the kernel's; the snapshot, unpacked here, gives the same
-scan, topo and check documents byte for byte.
+scan, topo and check documents byte for byte; the journal of a run applied
+with --confirm-within and never confirmed says its watcher rolled it back.
 """
 import json
 import os
@@ -98,7 +99,29 @@ def main(topo, out):
     bond_json = os.path.join(out, "bond.json")
     if os.path.exists(bond_json):
         check_bond(json.load(open(bond_json)), os.path.join(out, "bond-sysfs.txt"))
+    timeout_json = os.path.join(out, "confirm-timeout.json")
+    if os.path.exists(timeout_json):
+        check_timeout(json.load(open(timeout_json)),
+                      open(os.path.join(out, "confirm-timeout.log")).read())
     print(f"1..{n}")
+
+
+def check_timeout(doc, log):
+    """The journal of the run nobody confirmed: its watcher rolled it back."""
+    c = doc.get("confirm") or {}
+    tap(doc["status"] == "rolled_back" and c.get("state") == "timed_out",
+        "confirm: the unconfirmed run's journal says rolled back by its watcher",
+        f"{doc['status']} {c}")
+    tap(all(s["state"] in ("undone", "pending") for s in doc["steps"]) and
+        any(s["state"] == "undone" for s in doc["steps"]),
+        "confirm: every step it had done is undone",
+        [(s["kind"], s["state"]) for s in doc["steps"]])
+    tap(c.get("at", 0) >= c.get("deadline", 1) and
+        c.get("deadline", 0) - c.get("within", 0) > 0,
+        "confirm: rolled back at or after its deadline, not before", c)
+    tap(f"watcher of run {doc['run_id']} (PID {c.get('watcher')}) started" in log and
+        f"rolled back run {doc['run_id']}" in log,
+        "confirm: the watcher's log names its run and PID and says what it did", log)
 
 
 def check_bond(doc, sysfs):

@@ -154,4 +154,63 @@ sed 's/^/# rollback: /' /tmp/brb2.log
 t_ok "... leaves it up, at mtu 1500, with its own address only" test "$(state)" = "$before"
 echo "# before: $before; after: $(state)"
 t_ok "... and its ports in it" test "$(master $p0)$(master $p1)" = bond0bond0
+
+# ---- apply --confirm-within: a change that cuts the management path ----
+# The management address lives on a RoCE port that the bond takes over.  On
+# a host that answers ARP only for the addresses of the interface it came in
+# on (arp_ignore=1), the address left on the enslaved port is answered by
+# nobody: seen from the switch's side (the namespace sw, arping through the
+# partner port), the path is cut, nobody can confirm, and the watcher must
+# restore it by itself.  Then the other outcome: confirmed in time, kept.
+ip link del bond0
+ip link set "$p0" up
+ip link set "$p1" up
+echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore
+ip addr add 203.0.113.10/24 dev "$p0"
+ip -n sw addr add 203.0.113.1/24 dev swbond
+printf '#!/bin/sh\nexec ip netns exec sw arping -q -c 2 -w 3 -I %s -s 203.0.113.1 203.0.113.10\n' "$q0" >/tmp/reach
+chmod +x /tmp/reach
+t_ok "confirm: the management address answers before the change" /tmp/reach
+t_exit "confirm: nothing pending, nothing to confirm (2)" 2 gpuprov confirm
+
+gpuprov -p $B --only bond --confirm-within 6 apply --yes >/tmp/capply.log 2>&1
+t_exit "apply --confirm-within 6: the bond is made, the run waits (0)" 0 sh -c "exit $?"
+sed 's/^/# apply: /' /tmp/capply.log
+t_grep "... it says to confirm from a NEW connection" /tmp/capply.log 'is NOT confirmed: open a NEW connection'
+t_ok "... the bond took the management port" test "$(master $p0)" = bond0
+t_ok "... and the management address is cut off" sh -c '! /tmp/reach'
+gpuprov rollback --list >/tmp/clist.txt 2>&1
+t_grep "... rollback --list: unconfirmed" /tmp/clist.txt ' unconfirmed '
+tab=$(printf '\t')
+i=0
+while [ $i -lt 120 ] && ! gpuprov -q rollback --list | grep -q "${tab}timed_out\$"; do
+	sleep 1
+	i=$((i + 1))
+done
+t_ok "nobody confirmed: the watcher rolled the run back by itself (after ${i} s)" \
+	sh -c "gpuprov -q rollback --list | grep -q '${tab}rolled_back${tab}0${tab}.*${tab}timed_out\$'"
+run=$(gpuprov -q rollback --list | tail -n1 | cut -f1)
+cp "/var/lib/gpuprov/journal/$run.json" /out/confirm-timeout.json
+cp "/var/lib/gpuprov/journal/$run.confirm.log" /out/confirm-timeout.log
+sed 's/^/# watcher: /' /out/confirm-timeout.log
+t_ok "... the bond is gone" test ! -e /sys/class/net/bond0
+t_ok "... the port is free" test -z "$(master $p0)$(master $p1)"
+t_ok "... the management address answers again" /tmp/reach
+t_grep "... its log says so" /out/confirm-timeout.log "rolled back run $run"
+t_exit "... a confirm now is too late (6)" 6 script -qec "gpuprov confirm" /dev/null
+
+gpuprov -p $B --only bond --confirm-within 15 apply --yes >/tmp/capply2.log 2>&1
+t_exit "apply --confirm-within 15: the run waits (0)" 0 sh -c "exit $?"
+t_exit "confirm from the session that applied: refused (2)" 2 gpuprov confirm
+# script(1): a new session on a terminal of its own, as a new SSH login has
+t_exit "confirm from a new session: confirmed (0)" 0 script -qec "gpuprov confirm" /dev/null
+run=$(gpuprov -q rollback --list | tail -n1 | cut -f1)
+deadline=$(sed -n 's/.*"deadline": \([0-9]*\).*/\1/p' "/var/lib/gpuprov/journal/$run.json")
+while [ "$(date +%s)" -le "$deadline" ]; do sleep 1; done
+sleep 2
+t_ok "past the deadline, the confirmed bond stays" test "$(master $p0)$(master $p1)" = bond0bond0
+t_ok "... rollback --list: confirmed" sh -c "gpuprov -q rollback --list | grep -q '${tab}done${tab}.*${tab}confirmed\$'"
+t_ok "... the watcher left" sh -c "! ps | grep -v grep | grep -q 'confirm watch'"
+gpuprov rollback --yes >/tmp/crb.log 2>&1
+t_exit "rollback of the confirmed run" 0 sh -c "exit $?"
 t_done
