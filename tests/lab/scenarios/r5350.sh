@@ -168,7 +168,7 @@ ip link set "$p1" up
 echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore
 ip addr add 203.0.113.10/24 dev "$p0"
 ip -n sw addr add 203.0.113.1/24 dev swbond
-printf '#!/bin/sh\nexec ip netns exec sw arping -q -c 2 -w 3 -I %s -s 203.0.113.1 203.0.113.10\n' "$q0" >/tmp/reach
+printf '#!/bin/sh\nexec /usr/sbin/ip netns exec sw busybox arping -c 2 -w 3 -I %s -s 203.0.113.1 203.0.113.10\n' "$q0" >/tmp/reach
 chmod +x /tmp/reach
 t_ok "confirm: the management address answers before the change" /tmp/reach
 t_exit "confirm: nothing pending, nothing to confirm (2)" 2 gpuprov confirm
