@@ -380,6 +380,49 @@ static void test_next_run(void **state)
 	assert_int_equal(gp_run_blocking(r, 3)->seq, 3);
 }
 
+/*
+ * apply --confirm-within's record: a known state and whole, non-negative
+ * numbers (the watcher acts on the PID it names), or the journal is refused.
+ */
+static void test_confirm_record(void **state)
+{
+#define J(c) "{\"run_id\": \"a\", \"status\": \"done\", \"steps\": [], \"confirm\": " c "}"
+	static const char *const bad[] = {
+		J("1"),
+		J("{}"),
+		J("{\"state\": \"maybe\"}"),
+		J("{\"state\": \"pending\", \"watcher\": \"1; reboot\"}"),
+		J("{\"state\": \"pending\", \"deadline\": -5}"),
+		J("{\"state\": \"pending\", \"session\": 1.5}"),
+	};
+	static const char good[] = J("{\"state\": \"pending\", \"within\": 5, \"deadline\": "
+				     "99, \"watcher\": 7, \"session\": 3}");
+#undef J
+	struct gp_run r = { .valid = true };
+	json_object *doc;
+	char why[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(gp_journal_parse(bad[i], strlen(bad[i]), &doc, why, sizeof(why)),
+				 -EINVAL);
+	assert_int_equal(gp_journal_parse(good, strlen(good), &doc, why, sizeof(why)), 0);
+	json_object_put(doc);
+	/* waiting: applied and pending; confirmed, or rolled back by hand, not */
+	strcpy(r.status, "done");
+	strcpy(r.confirm, "pending");
+	assert_true(gp_run_unconfirmed(&r));
+	strcpy(r.confirm, "confirmed");
+	assert_false(gp_run_unconfirmed(&r));
+	strcpy(r.confirm, "pending");
+	strcpy(r.status, "rolled_back");
+	assert_false(gp_run_unconfirmed(&r));
+	r.confirm[0] = '\0';
+	strcpy(r.status, "done");
+	assert_false(gp_run_unconfirmed(&r));
+}
+
 /* What the operator went ahead despite (--accept) is in the run's journal. */
 static void test_accepted_recorded(void **state)
 {
@@ -416,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_rendered_paths_owned),
 		cmocka_unit_test(test_next_run),
 		cmocka_unit_test(test_accepted_recorded),
+		cmocka_unit_test(test_confirm_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
