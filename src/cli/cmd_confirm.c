@@ -110,7 +110,8 @@ static int confirm_run(const struct gp_ctx *ctx, struct gp_journal *j)
 		return settled(j, state ? state : "");
 	if (now >= deadline) {
 		gp_err("too late: the deadline of run %s passed at %s; its watcher rolls it back "
-		       "(see 'gpuprov rollback --list')",
+		       "(if 'gpuprov rollback --list' does not show it timed_out soon, the watcher "
+		       "is gone: run 'gpuprov rollback')",
 		       j->run_id, stamp(deadline, when, sizeof(when)));
 		return GP_EXIT_FAIL;
 	}
