@@ -173,8 +173,8 @@ chmod +x /tmp/reach
 t_ok "confirm: the management address answers before the change" /tmp/reach
 t_exit "confirm: nothing pending, nothing to confirm (2)" 2 gpuprov confirm
 
-gpuprov -p $B --only bond --confirm-within 6 apply --yes >/tmp/capply.log 2>&1
-t_exit "apply --confirm-within 6: the bond is made, the run waits (0)" 0 sh -c "exit $?"
+gpuprov -p $B --only bond --confirm-within 12 apply --yes >/tmp/capply.log 2>&1
+t_exit "apply --confirm-within 12: the bond is made, the run waits (0)" 0 sh -c "exit $?"
 sed 's/^/# apply: /' /tmp/capply.log
 t_grep "... it says to confirm from a NEW connection" /tmp/capply.log 'is NOT confirmed: open a NEW connection'
 t_ok "... the bond took the management port" test "$(master $p0)" = bond0
