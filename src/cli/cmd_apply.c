@@ -260,10 +260,10 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl, unsigned within)
 	gp_persist_release(&ps);
 	if (j.doc)
 		say_outcome("applied", rc, j.run_id);
-	if (j.doc && rc == GP_EXIT_OK && within)
-		say_pending(&j);
 	else if (rc == GP_EXIT_FAIL)
 		gp_err("refusing to apply: nothing was changed");
+	if (j.doc && rc == GP_EXIT_OK && within)
+		say_pending(&j);
 	if (j.doc && ctx->json)
 		print_journal(&j, "apply");
 	gp_journal_close(&j);
