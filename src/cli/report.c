@@ -14,6 +14,7 @@
 #include "cli/report.h"
 #include "core/checks.h"
 #include "core/hostq.h"
+#include "core/nvlink.h"
 #include "core/topo.h"
 #include "shared/rootfs.h"
 
@@ -156,7 +157,8 @@ static void diff_block(const struct doc *o, const char *diff)
 				  : line[0] == '-'					 ? "del"
 											 : "ctx";
 
-		out(o, "<span class=\"%s\">%s</span>\n", cls, line);
+		/* inline, its newline inside: a block span plus a newline in <pre> is two lines */
+		out(o, "<span class=\"%s\">%s\n</span>", cls, line);
 	}
 	out(o, "</pre>\n");
 	free(t);
@@ -328,11 +330,15 @@ static void tree_md(struct doc *o, const struct gp_dossier *d)
 static void pci(struct doc *o, const struct gp_dossier *d)
 {
 	section(o, "pci", "PCI tree");
-	para(o,
-	     "The GPUs, the NICs, what shares a GPU's IOMMU group and the bridges above them; "
-	     "every other function is counted in a box of its parent. P2P class between the GPUs: "
-	     "%s%s%s.",
-	     o->html ? "<strong>" : "**", gp_path_name(d->map.worst), o->html ? "</strong>" : "**");
+	para(o, "The GPUs, the NICs, what shares a GPU's IOMMU group and the bridges above them; "
+		"every other function is counted in a box of its parent.");
+	/* a class needs a pair: with fewer than two GPUs, X would read as a path */
+	if (d->map.ngpus >= 2)
+		para(o, "P2P class between the GPUs: %s%s%s%s.", o->html ? "<strong>" : "**",
+		     gp_path_name(d->map.worst), o->html ? "</strong>" : "**",
+		     d->map.ngpus > 2 ? " (the worst of every pair)" : "");
+	else
+		para(o, "%d GPU found: no GPU pair, no P2P path.", d->map.ngpus);
 	if (d->map.nv_pairs)
 		para(o,
 		     "NVLink joins %d of the %d GPU pairs (NV%d%s): their P2P goes over NVLink, "
@@ -348,53 +354,133 @@ static void pci(struct doc *o, const struct gp_dossier *d)
 	out(o, "</div>\n");
 }
 
-static void topo(struct doc *o, const struct gp_dossier *d)
+/*
+ * topo's devices in topo's order (the GPUs, then the NICs, each in device
+ * order) with topo's labels (the map numbers them as topo does): those the
+ * picture draws, which on a host of thousands of NIC functions are the ports
+ * with an interface, the bond's and each card's first, not a matrix of
+ * millions of cells.
+ */
+static int topo_items(const struct gp_dossier *d, int *items, char (*labels)[16])
 {
 	const struct gp_map *m = &d->map;
-	int *items = gp_xcalloc(m->nn + 1, sizeof(*items)), n = 0, i, j;
-	char hdr[4096] = "", lab[32], (*nvs)[16];
-	const char **cells;
+	int *node = gp_xcalloc(d->h->ndevs + 1, sizeof(*node)), n = 0, pass;
 	size_t k;
 
-	section(o, "topo", "GPU and NIC paths");
 	for (k = 0; k < m->nn; k++)
 		if (m->n[k].kind == GP_MAP_GPU || m->n[k].kind == GP_MAP_NIC)
+			node[m->n[k].dev] = (int)k + 1;
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < d->h->ndevs; k++) {
+			bool gpu = d->h->devs[k].role == GP_ROLE_GPU;
+
+			if (!node[k] || gpu != !pass)
+				continue;
+			snprintf(labels[n], sizeof(labels[n]), "%s%d", gpu ? "GPU" : "NIC",
+				 m->n[node[k] - 1].label);
 			items[n++] = (int)k;
+		}
+	free(node);
+	return n;
+}
+
+static const char *topo_cell(const struct gp_host *h, int a, int b, char *buf, size_t len)
+{
+	int nv = gp_map_nv_links(h, a, b);
+
+	if (!nv)
+		return gp_path_name(gp_topo_classify(h, a, b));
+	snprintf(buf, len, "NV%d", nv);
+	return buf;
+}
+
+/* topo's Paths: each pair's class, its slowest hop and the P2P ceiling per direction. */
+static void topo_paths(struct doc *o, const struct gp_dossier *d, const int *items,
+		       char (*labels)[16], int n)
+{
+	const struct gp_host *h = d->h;
+	struct gp_hop_words w = { .n = 0 };
+	char pair[48], cls[48], hop[96], gbs[64];
+	const char *cells[4];
+	int i, j;
+
+	heading(o, "Paths");
+	table(o, "paths", "Pair|Class|Slowest hop|P2P ceiling per direction");
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			struct gp_hop s = gp_topo_slowest(h, items[i], items[j]);
+			int nv = gp_map_nv_links(h, items[i], items[j]);
+			const char *pcie = gp_path_name(gp_topo_classify(h, items[i], items[j]));
+
+			snprintf(pair, sizeof(pair), "%s-%s", labels[i], labels[j]);
+			if (s.width)
+				gp_hop_words(&w, &s);
+			snprintf(hop, sizeof(hop), "%s%s", s.width ? w.link : "link unknown",
+				 s.width && gp_hop_trained_lower(&s) ? " (trained lower now)" : "");
+			snprintf(gbs, sizeof(gbs), "%s GB/s", s.width ? w.gbs : "?");
+			snprintf(cls, sizeof(cls), "%s", pcie);
+			if (nv) { /* as topo: the NVLinks carry it, the PCIe path is beside them */
+				snprintf(cls, sizeof(cls), "NV%d (PCIe %s)", nv, pcie);
+				snprintf(gbs, sizeof(gbs), "%.1f GB/s over NVLink",
+					 gp_nv_pair_ceiling(
+						 &h->nv, gp_nv_find(&h->nv, h->devs[items[i]].bdf),
+						 gp_nv_find(&h->nv, h->devs[items[j]].bdf)));
+			}
+			cells[0] = pair;
+			cells[1] = cls;
+			cells[2] = hop;
+			cells[3] = gbs;
+			row(o, NULL, cells);
+		}
+	table_end(o);
+}
+
+static void topo(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+	int *items = gp_xcalloc(d->map.nn + 1, sizeof(*items)), n, i, j;
+	char(*labels)[16] = gp_xcalloc(d->map.nn + 1, sizeof(*labels));
+	char hdr[4096] = "", lab[48], numa[16], (*nvs)[16];
+	const char **cells;
+
+	section(o, "topo", "GPU and NIC paths");
+	n = topo_items(d, items, labels);
 	if (!n) {
 		para(o, "No GPU or NIC found.");
+		free(labels);
 		free(items);
 		return;
 	}
 	snprintf(hdr, sizeof(hdr), " ");
-	for (i = 0; i < n && strlen(hdr) < sizeof(hdr) - 16; i++)
-		snprintf(hdr + strlen(hdr), sizeof(hdr) - strlen(hdr), "|%s%d",
-			 m->n[items[i]].kind == GP_MAP_GPU ? "GPU" : "NIC", m->n[items[i]].label);
-	strcat(hdr, "|NUMA");
+	for (i = 0; i < n && strlen(hdr) < sizeof(hdr) - 48; i++) {
+		snprintf(hdr + strlen(hdr), sizeof(hdr) - strlen(hdr), "|%s", labels[i]);
+	}
+	n = i; /* what the header holds */
+	strcat(hdr, "|CPU Affinity|NUMA Affinity");
 	table(o, "topo", hdr);
-	cells = gp_xcalloc((size_t)n + 2, sizeof(*cells));
+	cells = gp_xcalloc((size_t)n + 3, sizeof(*cells));
 	nvs = gp_xcalloc((size_t)n, sizeof(*nvs));
 	for (i = 0; i < n; i++) {
-		const struct gp_map_node *a = &m->n[items[i]];
+		const struct gp_dev *a = &h->devs[items[i]];
+		const struct gp_numa *nn = gp_host_numa(h, a->numa_node);
 
-		snprintf(lab, sizeof(lab), "%s%d %s", a->kind == GP_MAP_GPU ? "GPU" : "NIC",
-			 a->label, d->h->devs[a->dev].bdf);
+		snprintf(lab, sizeof(lab), "%s %s", labels[i], a->bdf);
 		cells[0] = E(o, lab);
-		for (j = 0; j < n; j++) {
-			int b = m->n[items[j]].dev, nv = gp_map_nv_links(d->h, a->dev, b);
-
-			snprintf(nvs[j], sizeof(nvs[j]), "NV%d", nv);
-			cells[j + 1] =
-				nv ? nvs[j] : gp_path_name(gp_topo_classify(d->h, a->dev, b));
-		}
-		snprintf(lab, sizeof(lab), "%d", d->h->devs[a->dev].numa_node);
-		cells[n + 1] = d->h->devs[a->dev].numa_node >= 0 ? E(o, lab) : "?";
+		for (j = 0; j < n; j++)
+			cells[j + 1] = topo_cell(h, items[i], items[j], nvs[j], sizeof(nvs[j]));
+		cells[n + 1] = a->numa_node >= 0 && nn && nn->cpus[0] ? E(o, nn->cpus) : "N/A";
+		snprintf(numa, sizeof(numa), "%d", a->numa_node);
+		cells[n + 2] = a->numa_node >= 0 ? numa : "N/A";
 		row(o, NULL, cells);
 	}
 	table_end(o);
-	para(o, "X self, PIX at most one bridge, PXB several bridges, PHB through a host bridge, "
-		"NODE between host bridges of one NUMA node, SYS across the SMP interconnect "
-		"(the classes of nvidia-smi topo -m); NV# the NVLinks joining two GPUs, where NVML "
-		"told them (or apply recorded them).");
+	para(o,
+	     "In the order and with the labels of gpuprov topo. X self, PIX at most one bridge, "
+	     "PXB several bridges, PHB through a host bridge, NODE between host bridges of one "
+	     "NUMA node, SYS across the SMP interconnect (the classes of nvidia-smi topo -m); NV# "
+	     "the NVLinks joining two GPUs, where NVML told them (or apply recorded them).");
+	topo_paths(o, d, items, labels, n);
+	free(labels);
 	free(nvs);
 	free(cells);
 	free(items);
@@ -484,7 +570,13 @@ static void mmio(struct doc *o, const struct gp_dossier *d)
 			cells[3] = bar->is64
 					   ? (bar->prefetchable ? "64-bit, prefetchable" : "64-bit")
 					   : "32-bit";
-			row(o, NULL, cells);
+			if (bar->unset) /* no address: the guest cannot map it either */
+				cells[3] =
+					o->html ? "<strong>UNASSIGNED</strong>: the kernel gave it "
+						  "no address (bar.unassigned)"
+						: "**UNASSIGNED**: the kernel gave it no address "
+						  "(bar.unassigned)";
+			row(o, bar->unset ? "class=\"FAIL unassigned\"" : NULL, cells);
 		}
 	}
 	table_end(o);
@@ -559,9 +651,21 @@ static void steps(struct doc *o, const struct gp_dossier *d)
 	size_t i;
 
 	section(o, "plan", "Plan");
-	para(o, "%zu step%s, in the order apply takes them.", plan->n, plan->n == 1 ? "" : "s");
+	if (no_go(d)) /* the steps are what apply would take, not what it will */
+		para(o,
+		     o->html ? "<strong class=\"blocked\">BLOCKED</strong>: apply refuses these "
+			       "%zu step%s until the failures in the verdict are fixed (or "
+			       "accepted)."
+			     : "**BLOCKED**: apply refuses these %zu step%s until the failures in "
+			       "the "
+			       "verdict are fixed (or accepted).",
+		     plan->n, plan->n == 1 ? "" : "s");
+	else
+		para(o, "%zu step%s, in the order apply takes them.", plan->n,
+		     plan->n == 1 ? "" : "s");
 	if (plan->n) {
-		table(o, "steps", "#|Step|Subject|Before → after|Undoable");
+		table(o, no_go(d) ? "steps blocked" : "steps",
+		      "#|Step|Subject|Before → after|Undoable");
 		for (i = 0; i < plan->n; i++) {
 			const struct gp_step *st = &plan->steps[i];
 
@@ -572,7 +676,7 @@ static void steps(struct doc *o, const struct gp_dossier *d)
 			cells[2] = E(o, st->subject);
 			cells[3] = E(o, change);
 			cells[4] = gp_step_kinds[st->kind].reversible ? "yes" : "no";
-			row(o, NULL, cells);
+			row(o, no_go(d) ? "class=\"blocked\"" : NULL, cells);
 		}
 		table_end(o);
 	}
@@ -751,20 +855,28 @@ static void body(struct doc *o, const struct gp_dossier *d)
 static const char css[] =
 	":root{--fg:#1b1f24;--mute:#57606a;--line:#d0d7de;--bad:#b42318;--warn:#9a6700;"
 	"--ok:#1a7f37;--p2p:#0b63ce}\n"
-	"body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);margin:0 auto;max-width:1200px;"
+	"body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);margin:0 auto;max-width:1320px;"
 	"padding:1em}\n"
 	"h1{font-size:1.5em}h2{border-bottom:1px solid var(--line);padding-bottom:.2em}\n"
 	"table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid var(--line);"
 	"padding:.25em .5em;text-align:left;vertical-align:top}th{white-space:nowrap}"
-	"thead th{background:#f6f8fa}\n"
+	"thead th{background:#f6f8fa}"
+	/* nvidia-smi's matrix with 16 GPUs and their NICs: 24 columns in the page */
+	"table.topo{font-size:12px}table.topo th,table.topo td{padding:.1em .3em}"
+	"table.topo thead th{white-space:normal}\n"
 	"tr.FAIL th{color:var(--bad)}tr.WARN th{color:var(--warn)}tr.ok th{color:var(--ok)}\n"
 	".verdict{font-size:1.3em;padding:.1em .5em;border-radius:4px;color:#fff}"
 	".nogo{background:var(--bad)}.go{background:var(--ok)}\n"
+	"strong.blocked{color:#fff;background:var(--bad);padding:0 .4em;border-radius:4px}"
+	"table.blocked tbody td,table.blocked tbody "
+	"th{color:var(--mute);text-decoration:line-through}"
+	"tr.unassigned td{color:var(--bad)}\n"
 	"pre{background:#f6f8fa;padding:.5em;overflow:auto;font-size:12px}"
-	"pre.diff "
-	"span{display:block;white-space:pre}.add{background:#dafbe1}.del{background:#ffebe9}"
+	".add{background:#dafbe1}.del{background:#ffebe9}"
 	".hunk{color:var(--p2p)}.file{font-weight:bold}\n"
-	".scroll{overflow:auto;border:1px solid var(--line)}\n"
+	".scroll{overflow:auto;border:1px solid var(--line)}"
+	/* the tree fits the page's width: its viewBox scales it, no sideways scroll */
+	".pcimap{display:block;max-width:100%;height:auto}\n"
 	".pcimap text{font:11px ui-monospace,monospace;fill:var(--fg)}"
 	".pcimap .l2{fill:var(--mute)}.pcimap .legend{font:12px system-ui,sans-serif}\n"
 	".pcimap rect{fill:#fff;stroke:#8c959f;stroke-width:1}"
@@ -788,7 +900,7 @@ static const char css[] =
 	"section#pci{page:wide}"
 	"section#verdict{break-before:avoid}.scroll{overflow:visible;border:0}"
 	".pcimap{width:100%;height:auto}pre{white-space:pre-wrap}"
-	"table,pre.diff span{break-inside:avoid}}\n";
+	"table{break-inside:avoid}}\n";
 
 void gp_report_html(FILE *f, const struct gp_dossier *d)
 {

@@ -13,7 +13,11 @@
 #include "core/hostq.h"
 #include "core/topo.h"
 
-#define LABEL_CHARS 34 /* what a box's line holds at 11px; the <title> has it all */
+/*
+ * What a box's line holds: 11px monospace is about 6.7px a character, the
+ * box GP_MAP_BOXW wide with 6px inside each edge.  The <title> has it all.
+ */
+#define LABEL_CHARS ((GP_MAP_BOXW - 12) * 10 / 67)
 
 /* The first max characters of s, cut between UTF-8 sequences, "…" when cut. */
 static const char *clip(const char *s, size_t max)
@@ -165,7 +169,7 @@ static void node(FILE *f, const struct gp_dossier *d, const struct gp_map_node *
 	fprintf(f, "<text x=\"%g\" y=\"%g\" class=\"l1\">%s</text>", x + 6, y + 16,
 		gp_xml(clip(l1, LABEL_CHARS)));
 	fprintf(f, "<text x=\"%g\" y=\"%g\" class=\"l2\">%s</text></g>\n", x + 6, y + 32,
-		gp_xml(clip(l2, LABEL_CHARS + 4)));
+		gp_xml(clip(l2, LABEL_CHARS)));
 }
 
 /* An elbow from the parent's right edge to the child's left edge, the link's label above it. */
@@ -234,7 +238,7 @@ static void legend(FILE *f, const struct gp_dossier *d)
 			"class=\"p2pclass\">%s</tspan>%s",
 			gp_path_name(m->worst), m->ngpus > 2 ? ", the worst of every pair" : "");
 	else
-		fprintf(f, "%d GPU: no P2P path", m->ngpus);
+		fprintf(f, "%d GPU%s: no P2P path", m->ngpus, m->ngpus == 1 ? "" : "s");
 	if (m->nv_pairs)
 		fprintf(f, "; NVLink <tspan class=\"nvclass\">NV%d</tspan>%s on %d of %d pair%s",
 			m->nv_min, m->nv_max != m->nv_min ? "+" : "", m->nv_pairs, m->pairs,
@@ -258,8 +262,10 @@ void gp_report_svg(FILE *f, const struct gp_dossier *d)
 		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"group\" "
 		"aria-labelledby=\"pcimap-title\">\n"
 		"<title id=\"pcimap-title\">PCI tree: %d GPU%s, NUMA nodes, root complexes, the "
-		"bridges above the GPUs and NICs; P2P class %s</title>\n",
-		w, h, w, h, m->ngpus, m->ngpus == 1 ? "" : "s", gp_path_name(m->worst));
+		"bridges above the GPUs and NICs; %s%s</title>\n",
+		w, h, w, h, m->ngpus, m->ngpus == 1 ? "" : "s",
+		m->ngpus >= 2 ? "P2P class " : "no GPU pair", /* X is no class of a path */
+		m->ngpus >= 2 ? gp_path_name(m->worst) : "");
 	legend(f, d);
 	for (i = 0; i < m->ng; i++)
 		group(f, &m->g[i]);

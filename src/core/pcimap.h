@@ -26,7 +26,7 @@ enum gp_map_kind {
 };
 
 /* Geometry of the drawing, in SVG user units (px). */
-#define GP_MAP_COL  300 /* column pitch: one column per depth */
+#define GP_MAP_COL  320 /* column pitch: one column per depth; a link's label between */
 #define GP_MAP_BOXW 216
 #define GP_MAP_BOXH 40
 #define GP_MAP_ROW  50

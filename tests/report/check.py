@@ -110,6 +110,7 @@ def check_host(name, tree, profile, want):
     d = Dom()
     d.feed(dom)
     check_dom(name, d, tree, profile)
+    measure(name, html_path)
     _, console = chromium("--window-size=1280,1500", f"--screenshot={OUT}/{name}.png",
                           "file://" + html_path)
     if console or os.path.getsize(f"{OUT}/{name}.png") < 10000:
@@ -119,6 +120,73 @@ def check_host(name, tree, profile, want):
     if console or open(f"{OUT}/{name}.pdf", "rb").read(5) != b"%PDF-":
         fail(f"{name}: PDF: {console}")
     return md
+
+
+# Run in the page (a copy without its CSP, which forbids scripts): what the
+# eye sees and the DOM does not say.  One console line, "GPMEASURE {json}".
+MEASURE = r"""<script>
+(function () {
+  const de = document.documentElement;
+  const r = {scroll: [de.scrollWidth, de.clientWidth], diff: [], boxes: [], wide: []};
+  for (const e of document.querySelectorAll("body > * > *"))
+    if (e.getBoundingClientRect().right > de.clientWidth)
+      r.wide.push(e.tagName + "." + e.className);
+  for (const e of document.querySelectorAll(".scroll"))
+    if (e.scrollWidth > e.clientWidth)
+      r.wide.push("scrolling " + e.firstElementChild.tagName);
+  for (const pre of document.querySelectorAll("pre.diff")) {
+    const s = pre.querySelectorAll("span");
+    if (s.length < 2) continue;
+    const a = s[0].getBoundingClientRect(), b = s[1].getBoundingClientRect();
+    r.diff.push([b.top - a.top, a.height]);
+  }
+  for (const svg of document.querySelectorAll("svg.pcimap")) {
+    const boxes = [...svg.querySelectorAll("g.node rect")].map(e => e.getBBox());
+    for (const g of svg.querySelectorAll("g.node")) {
+      const box = g.querySelector("rect").getBBox();
+      for (const t of g.querySelectorAll("text")) {
+        const b = t.getBBox();
+        if (b.x < box.x || b.x + b.width > box.x + box.width)
+          r.boxes.push(["over its box", t.textContent, b.x, b.width, box.x, box.width]);
+      }
+    }
+    for (const t of svg.querySelectorAll("text.link, text.legend")) {
+      const b = t.getBBox();
+      if (b.x < 0 || b.x + b.width > svg.viewBox.baseVal.width)
+        r.boxes.push(["out of the drawing", t.textContent, b.x, b.width]);
+      for (const box of boxes)
+        if (b.x < box.x + box.width && box.x < b.x + b.width &&
+            b.y < box.y + box.height && box.y < b.y + b.height)
+          r.boxes.push(["over a box", t.textContent, b.x, b.width, box.x, box.width]);
+    }
+  }
+  console.log("GPMEASURE " + JSON.stringify(r));
+})();
+</script>"""
+
+
+def measure(name, html_path):
+    """Laid out at 1400 px: no sideways scroll, diffs single-spaced, text in its box."""
+    text = open(html_path).read()
+    text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text)
+    page = os.path.abspath(f"{OUT}/{name}-measure.html")
+    open(page, "w").write(text.replace("</body>", MEASURE + "</body>"))
+    p = subprocess.run(CHROMIUM + ["--window-size=1400,900", "--dump-dom", "file://" + page],
+                       capture_output=True, text=True, timeout=120)
+    m = re.search(r'GPMEASURE (\{.*?\})", source', p.stderr)
+    if not m:
+        fail(f"{name}: the measuring script said nothing: {p.stderr[-500:]}")
+    r = json.loads(m.group(1).replace('\\"', '"'))
+    if r["scroll"][0] > r["scroll"][1] or r["wide"]:
+        fail(f"{name}: scrolls sideways at 1400 px: {r['scroll'][0]} px wide in "
+             f"{r['scroll'][1]} ({', '.join(r['wide'][:5])})")
+    for dy, h in r["diff"]:
+        if dy > 1.5 * h:
+            fail(f"{name}: a diff's lines are {dy:.1f} px apart, {h:.1f} px high: "
+                 "double-spaced")
+    if r["boxes"]:
+        fail(f"{name}: SVG text {r['boxes'][:3]}")
+    return r
 
 
 def check_dom(name, d, tree, profile):
@@ -159,10 +227,61 @@ def check_dom(name, d, tree, profile):
     if set(shown) != ids or len(shown) != len(check["findings"]):
         fail(f"{name}: findings {len(shown)} rows {sorted(set(shown))}, want "
              f"{len(check['findings'])} {sorted(ids)}")
+    topo_order(name, d, tree, profile)
+    steps = [e for e in d.elems if e["tag"] == "table" and "steps" in classes(e)]
+    if name == "failing" and (not steps or "blocked" not in classes(steps[0])):
+        fail(f"{name}: a NO-GO plan's steps are not marked blocked")
+    if name != "failing" and steps and "blocked" in classes(steps[0]):
+        fail(f"{name}: a GO plan's steps are marked blocked")
+    unset = [x for x in scan["devices"] for b in x["bars"]
+             if b["address"] is None and x["role"] == "gpu"]
+    marked = [e for e in d.elems if e["tag"] == "tr" and "unassigned" in classes(e)]
+    if len(marked) != len(unset):
+        fail(f"{name}: {len(marked)} BAR rows marked unassigned, the host has {len(unset)}")
     tables = [e for e in d.elems if e["tag"] == "table"]
     theads = [e for e in d.elems if e["tag"] == "thead"]
     if len(theads) != len(tables):
         fail(f"{name}: {len(tables)} tables, {len(theads)} with headers")
+
+
+def topo_order(name, d, tree, profile):
+    """The path matrix as topo has it: its order, labels, classes, CPU affinity, ceilings."""
+    topo = json.loads(gp("-r", tree, "-p", profile, "--json", "topo"))
+    text = gp("-r", tree, "-p", profile, "topo")
+    table = [e for e in d.elems if e["tag"] == "table" and "topo" in classes(e)]
+    if not table:
+        fail(f"{name}: no path matrix")
+    i = d.elems.index(table[0])
+    cells = []
+    for e in d.elems[i + 1:]:
+        if e["tag"] == "table":
+            break
+        if e["tag"] in ("th", "td") and "tbody" in e["parents"]:
+            cells.append(e["text"])
+        if e["tag"] == "th" and "thead" in e["parents"]:
+            cells.append(("head", e["text"]))
+    head = [c[1] for c in cells if isinstance(c, tuple)]
+    body = [c for c in cells if not isinstance(c, tuple)]
+    labels = [x["label"] for x in topo["devices"]]
+    if head[1:] != labels + ["CPU Affinity", "NUMA Affinity"]:
+        fail(f"{name}: matrix header {head[1:]}, topo's {labels} and its affinities")
+    n, rows = len(labels), {}
+    for r in range(n):
+        row = body[r * (n + 3):(r + 1) * (n + 3)]
+        rows[row[0].split()[0]] = row
+        want = [c.strip() for c in topo["matrix"][r]]
+        if row[0].split() != [labels[r], topo["devices"][r]["bdf"]] or row[1:n + 1] != want:
+            fail(f"{name}: matrix row {row[:n + 1]}, topo's {labels[r]} {want}")
+    for line in text.splitlines():
+        f = line.split("\t")
+        if len(f) == n + 4 and f[0] in rows and f[n + 1] != rows[f[0]][n + 1]:
+            fail(f"{name}: {f[0]}'s CPU affinity {rows[f[0]][n + 1]!r}, topo's {f[n + 1]!r}")
+    ceil = [re.search(r"([\d.]+) GB/s", l).group(0) for l in text.splitlines()
+            if l.startswith("  ") and "GB/s" in l]
+    paths = [e["text"] for e in d.elems if e["tag"] in ("th", "td")
+             and "tbody" in e["parents"] and e["text"].endswith("GB/s")]
+    if ceil != paths or not paths:
+        fail(f"{name}: ceilings {paths[:4]}, topo's {ceil[:4]}")
 
 
 def check_hostile(md):
