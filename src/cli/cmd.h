@@ -40,6 +40,9 @@
 	O(FORCE, 0, "force", NULL, "profile discover: replace -o FILE, keeping FILE.bak")       \
 	O(DIFF, 0, "diff", NULL, "plan: unified diffs of the files the steps write")            \
 	O(BASELINE, 0, "baseline", "DIR", "check: drift against this unpacked snapshot")        \
+	O(CHANGE_ID, 0, "change-id", "ID", "report: the change request's number")               \
+	O(OWNER, 0, "owner", "WHO", "report: who carries out the change")                       \
+	O(APPROVER, 0, "approver", "WHO", "report: who approves the change")                    \
 	O(THIS_HOST, 0, "this-host", NULL, "nccl-topo: for this machine, at its own addresses") \
 	O(QUICK, 0, "quick", NULL, "verify: small buffers, no NCCL (under 5 s)")                \
 	O(SIZE, 0, "size", "SIZE", "verify: bytes per peer copy (default 256MiB)")              \

@@ -19,6 +19,7 @@
 #include "cli/cmd_scan.h"
 #include "cli/out.h"
 #include "cli/report.h"
+#include "host/host.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -75,6 +76,34 @@ static void digests(const struct gp_ctx *ctx, const struct gp_host *h, struct gp
 	free(profile);
 }
 
+/* The GPUs' and NICs' names as people know them (libpci's pci.ids). */
+static char (*names_of(const struct gp_host *h))[GP_NAME_LEN]
+{
+	char(*names)[GP_NAME_LEN] = gp_xcalloc(h->ndevs + 1, sizeof(*names));
+	char(*found)[GP_NAME_LEN] = gp_xcalloc(h->ndevs + 1, sizeof(*found));
+	int *devs = gp_xcalloc(h->ndevs + 1, sizeof(*devs)), n = 0, i;
+	size_t k;
+
+	for (k = 0; k < h->ndevs; k++)
+		if (h->devs[k].role == GP_ROLE_GPU || h->devs[k].role == GP_ROLE_NIC)
+			devs[n++] = (int)k;
+	gp_pci_names(h, devs, n, found);
+	for (i = 0; i < n; i++)
+		memcpy(names[devs[i]], found[i], sizeof(found[i]));
+	free(found);
+	free(devs);
+	return names;
+}
+
+/* What apply waits for a device to be let go: its GPUPROV_UNBIND_TIMEOUT, 10 s. */
+static unsigned unbind_timeout(void)
+{
+	const char *s = getenv("GPUPROV_UNBIND_TIMEOUT");
+	unsigned long v;
+
+	return s && !gp_parse_uint(s, 3600, &v) ? (unsigned)v : 10;
+}
+
 static char *render(const struct gp_dossier *d, bool html, size_t *len)
 {
 	char *text = NULL;
@@ -122,6 +151,12 @@ static int do_report(struct gp_ctx *ctx)
 		gp_vm_layout(&pl.h, ctx->profile, &d.layout);
 	gp_map_build(&pl.h, ctx->profile, &d.map);
 	digests(ctx, &pl.h, &d);
+	d.change_id = ctx->opt[GP_OPT_CHANGE_ID];
+	d.owner = ctx->opt[GP_OPT_OWNER];
+	d.approver = ctx->opt[GP_OPT_APPROVER];
+	d.profile_path = ctx->opt[GP_OPT_PROFILE];
+	d.names = names_of(&pl.h);
+	d.unbind_timeout = unbind_timeout();
 	report_date(d.date, sizeof(d.date));
 	text = render(&d, html, &len);
 	rc = gp_ctx_output(ctx, text, len, 0644);
@@ -130,6 +165,7 @@ static int do_report(struct gp_ctx *ctx)
 		     : pl.plan.n					  ? GP_EXIT_WARN
 									  : GP_EXIT_OK;
 	free(text);
+	free(d.names);
 	gp_map_release(&d.map);
 	gp_pfiles_release(&files);
 	gp_planned_release(&pl);
@@ -140,6 +176,6 @@ const struct gp_cmd gp_cmd_report = {
 	.name = "report",
 	.run = do_report,
 	.flags = GP_NEED_PROFILE | GP_NO_ARGS,
-	.opts = { GP_OPT_OUTPUT },
+	.opts = { GP_OPT_OUTPUT, GP_OPT_CHANGE_ID, GP_OPT_OWNER, GP_OPT_APPROVER },
 	.help = "the maintenance-window dossier: Markdown, or HTML (-o FILE.html)",
 };

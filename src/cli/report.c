@@ -16,6 +16,8 @@
 #include "core/hostq.h"
 #include "core/nvlink.h"
 #include "core/topo.h"
+#include "core/pcicfg.h"
+#include "core/verify.h"
 #include "shared/rootfs.h"
 
 /* ---- the document primitives ---- */
@@ -178,6 +180,38 @@ static bool no_go(const struct gp_dossier *d)
 	return d->plan->nblockers || gp_report_count(d->r, GP_FAIL);
 }
 
+/* The change request's own fields, first: a blank one is a blank to fill in. */
+static void change_fields(struct doc *o, const struct gp_dossier *d, const char **cells)
+{
+	const char *const names[] = { "Change ID", "Owner", "Approver" };
+	const char *const values[] = { d->change_id, d->owner, d->approver };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		cells[0] = names[i];
+		cells[1] = values[i] && values[i][0] ? E(o, values[i])
+			   : o->html		     ? "<em>not given</em>"
+						     : "*not given*";
+		row(o, NULL, cells);
+	}
+}
+
+/* A guessed slot map is said above everything, where nobody reads past it. */
+static void banner(struct doc *o, const struct gp_dossier *d)
+{
+	if (!d->p->nslots || d->p->verified)
+		return;
+	if (o->html)
+		out(o, "<p class=\"banner\" role=\"alert\">\xe2\x9a\xa0 <strong>slot map not "
+		       "verified</strong>: the profile's slot map is not verified on hardware "
+		       "(verified = no); gpu.slot compared the GPUs' places with it as "
+		       "written.</p>\n");
+	else
+		out(o, "> **\xe2\x9a\xa0 slot map not verified**: the profile's slot map is not "
+		       "verified on hardware (verified = no); gpu.slot compared the GPUs' places "
+		       "with it as written.\n\n");
+}
+
 static void header(struct doc *o, const struct gp_dossier *d)
 {
 	const struct gp_host *h = d->h;
@@ -190,8 +224,16 @@ static void header(struct doc *o, const struct gp_dossier *d)
 	snprintf(bios, sizeof(bios), "%s %s", h->bios_vendor[0] ? h->bios_vendor : "",
 		 h->bios_version[0] ? h->bios_version : "unknown");
 	table(o, "meta", "Made from|");
+	change_fields(o, d, cells);
 	cells[0] = "Host";
 	cells[1] = E(o, host);
+	row(o, NULL, cells);
+	/* what the data centre's inventory knows the machine by; root alone reads the serial */
+	cells[0] = "Serial number";
+	cells[1] = E(o, h->serial[0] ? h->serial : "unknown (DMI product_serial is root's)");
+	row(o, NULL, cells);
+	cells[0] = "Asset tag";
+	cells[1] = E(o, h->asset_tag[0] ? h->asset_tag : "unknown");
 	row(o, NULL, cells);
 	cells[0] = "BIOS";
 	cells[1] = E(o, gp_trim(bios));
@@ -435,6 +477,33 @@ static void topo_paths(struct doc *o, const struct gp_dossier *d, const int *ite
 	table_end(o);
 }
 
+/* topo's Devices, with the names people know them by (the system's pci.ids). */
+static void topo_devices(struct doc *o, const struct gp_dossier *d, const int *items,
+			 char (*labels)[16], int n)
+{
+	char ids[16], link[48];
+	const char *cells[6];
+	int i;
+
+	heading(o, "Devices");
+	table(o, "devices", "Label|Address|IDs|Name (pci.ids)|Link|Interface");
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *v = &d->h->devs[items[i]];
+		int f = gp_host_iface(d->h, v->bdf);
+
+		snprintf(ids, sizeof(ids), "%04x:%04x", v->vendor, v->device);
+		gp_link_text(&v->link, link, sizeof(link));
+		cells[0] = labels[i];
+		cells[1] = E(o, v->bdf);
+		cells[2] = ids;
+		cells[3] = E(o, d->names[items[i]][0] ? d->names[items[i]] : "not in pci.ids");
+		cells[4] = link[0] ? link : "unknown";
+		cells[5] = f >= 0 ? E(o, d->h->ifaces[f].name) : "";
+		row(o, NULL, cells);
+	}
+	table_end(o);
+}
+
 static void topo(struct doc *o, const struct gp_dossier *d)
 {
 	const struct gp_host *h = d->h;
@@ -479,6 +548,7 @@ static void topo(struct doc *o, const struct gp_dossier *d)
 	     "PXB several bridges, PHB through a host bridge, NODE between host bridges of one "
 	     "NUMA node, SYS across the SMP interconnect (the classes of nvidia-smi topo -m); NV# "
 	     "the NVLinks joining two GPUs, where NVML told them (or apply recorded them).");
+	topo_devices(o, d, items, labels, n);
 	topo_paths(o, d, items, labels, n);
 	free(labels);
 	free(nvs);
@@ -754,6 +824,360 @@ static void domain(struct doc *o, const struct gp_dossier *d)
 		     strcmp(h->vm_digest, d->vm->digest) ? "differs" : "the same");
 }
 
+/* ---- the change: its impact, duration, checks afterwards, when to roll back ---- */
+
+/* A list item of already escaped text. */
+static void item(const struct doc *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void item(const struct doc *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(o->html ? "<li>" : "- ", o->f);
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+	fputs(o->html ? "</li>\n" : "\n", o->f);
+}
+
+static void list_begin(const struct doc *o, const char *cls)
+{
+	if (o->html)
+		out(o, "<ul class=\"%s\">\n", cls);
+}
+
+static void list_end(const struct doc *o)
+{
+	fputs(o->html ? "</ul>\n" : "\n", o->f);
+}
+
+static const char *risk(const struct doc *o, const char *word)
+{
+	static char buf[2][64];
+	static unsigned next;
+	char *b = buf[next++ % 2];
+
+	snprintf(b, sizeof(buf[0]), o->html ? "<span class=\"risk\">%s</span>" : "**%s**", word);
+	return b;
+}
+
+/* Who holds device i now: its processes and the profile's VM when it runs. */
+static void holders_of(const struct gp_dossier *d, int i, char *buf, size_t len)
+{
+	const struct gp_host *h = d->h;
+	size_t k;
+
+	buf[0] = '\0';
+	for (k = 0; k < h->nholders; k++) {
+		const struct gp_holder *x = &h->holders[k];
+
+		if (x->dev != i && !(x->dev < 0 && h->devs[i].role == GP_ROLE_GPU))
+			continue;
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s (pid %d) on %s",
+			 buf[0] ? "; " : "", x->comm, x->pid, x->path);
+	}
+	if (d->p->has_vm && h->vm_running == 1)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sthe VM %s, running",
+			 buf[0] ? "; " : "", d->p->vm.name);
+}
+
+static void impact_devices(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+	char who[1024], now[96], after[96];
+	const char *cells[5];
+	size_t i;
+	int n = 0, dev;
+
+	heading(o, "Devices that change driver");
+	for (i = 0; i < d->plan->n; i++) {
+		const struct gp_step *st = &d->plan->steps[i];
+
+		if (st->kind != GP_S_DEVICE_BIND || (dev = gp_host_find(h, st->subject)) < 0)
+			continue;
+		if (!n++)
+			table(o, "impact", "Device|Name|Driver now|After|Who loses it");
+		holders_of(d, dev, who, sizeof(who));
+		snprintf(now, sizeof(now), "%s",
+			 h->devs[dev].driver[0] ? h->devs[dev].driver : "no driver");
+		snprintf(after, sizeof(after), "%s%s%s", st->target, d->p->has_vm ? ", for " : "",
+			 d->p->has_vm ? d->p->vm.name : "");
+		cells[0] = E(o, st->subject);
+		cells[1] = E(o, d->names[dev][0] ? d->names[dev] : "not in pci.ids");
+		cells[2] = E(o, now);
+		cells[3] = E(o, after);
+		cells[4] =
+			who[0] ? E(o, who) : "nothing holds it now (processes read with the host)";
+		row(o, who[0] ? "class=\"WARN\"" : NULL, cells);
+	}
+	if (n)
+		table_end(o);
+	else
+		para(o, "No device changes driver.");
+}
+
+/* What a port loses when it joins the bond: its own addresses, routes and MTU. */
+static void impact_ports(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+	char was[300];
+	size_t i;
+	int n = 0, k;
+
+	heading(o, "Network ports that flap");
+	for (i = 0; i < d->plan->n; i++) {
+		const struct gp_step *st = &d->plan->steps[i];
+		const struct gp_iface *f;
+
+		if (st->kind != GP_S_BOND_ENSLAVE)
+			continue;
+		k = gp_host_iface(h, st->subject);
+		f = k >= 0 ? &h->ifaces[k] : NULL;
+		snprintf(was, sizeof(was), "address %s, %d route%s, MTU %d, %d TCP connection%s",
+			 f && f->addr[0] ? f->addr : "none", f ? f->routes : 0,
+			 f && f->routes == 1 ? "" : "s", f ? f->mtu : 0, f ? f->tcp : 0,
+			 f && f->tcp == 1 ? "" : "s");
+		if (!n++)
+			list_begin(o, "ports");
+		item(o,
+		     "%s: goes down and up as it joins %s, and loses its own configuration (%s); "
+		     "%s carries the address from then on",
+		     E(o, st->subject), E(o, d->p->bond.name), E(o, was), E(o, d->p->bond.name));
+	}
+	if (n)
+		list_end(o);
+	else
+		para(o, "No step touches a network port.");
+}
+
+/* The SSH path: bond.mgmt's verdict, or where the default route goes. */
+static void impact_mgmt(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+	const char *route = NULL;
+	size_t i;
+
+	heading(o, "The management (SSH) path");
+	for (i = 0; i < d->r->n; i++) {
+		const struct gp_finding *f = &d->r->items[i];
+
+		if (strcmp(f->id, "bond.mgmt") || f->severity == GP_OK)
+			continue;
+		para(o, "%s: %s %s", risk(o, "AT RISK"), E(o, f->subject), E(o, f->message));
+		return;
+	}
+	for (i = 0; i < h->nifaces && !route; i++)
+		if (h->ifaces[i].default_route)
+			route = h->ifaces[i].name;
+	if (!d->p->has_bond)
+		para(o, "Not at risk: no step touches the network%s%s.",
+		     route ? "; the default route is on " : "", route ? E(o, route) : "");
+	else
+		para(o,
+		     "Not at risk by what was read: no port of %s carries the default route or a "
+		     "connection (bond.mgmt)%s%s. Keep a console open all the same.",
+		     E(o, d->p->bond.name), route ? "; the default route is on " : "",
+		     route ? E(o, route) : "");
+}
+
+static void impact_reboot(struct doc *o, const struct gp_dossier *d)
+{
+	char ids[400] = "";
+	size_t i;
+
+	heading(o, "Reboot");
+	/* a BIOS setting or the kernel's command line take a reboot; the steps never do */
+	for (i = 0; i < d->r->n; i++) {
+		const struct gp_finding *f = &d->r->items[i];
+
+		if (f->severity == GP_OK ||
+		    (!strstr(f->hint, "BIOS") && !strstr(f->hint, "command line")))
+			continue;
+		if (!strstr(ids, f->id))
+			snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%s",
+				 ids[0] ? ", " : "", f->id);
+	}
+	if (ids[0])
+		para(o,
+		     "%s before apply: the BIOS or the kernel command line must change first (%s); "
+		     "the steps themselves need none.",
+		     risk(o, "Reboot needed"), E(o, ids));
+	else
+		para(o, "No reboot: every step takes effect at once; the files persist.vfio and "
+			"persist.bond write make the next boot the same.");
+}
+
+static void impact(struct doc *o, const struct gp_dossier *d)
+{
+	section(o, "impact", "Impact");
+	impact_devices(o, d);
+	impact_ports(o, d);
+	impact_mgmt(o, d);
+	impact_reboot(o, d);
+}
+
+/* Seconds a step takes, usually and at worst (its waits: unbind, LACP). */
+static void step_seconds(const struct gp_dossier *d, enum gp_step_kind k, unsigned *usual,
+			 unsigned *worst)
+{
+	unsigned lacp = d->p->bond.lacp_timeout			? d->p->bond.lacp_timeout
+			: !strcmp(d->p->bond.lacp_rate, "fast") ? 15
+								: 90;
+
+	*usual = *worst = 1;
+	if (k == GP_S_DEVICE_UNBIND) {
+		*usual = 2;
+		*worst = d->unbind_timeout + 1;
+	} else if (k == GP_S_LINK_UP) {
+		*usual = 5;
+		*worst = lacp + 1;
+	} else if (k == GP_S_DOMAIN_DEFINE || k == GP_S_BOND_ENSLAVE) {
+		*usual = *worst = 2;
+	}
+}
+
+static void duration(struct doc *o, const struct gp_dossier *d)
+{
+	unsigned usual = 0, worst = 0, u, w;
+	size_t i;
+
+	section(o, "duration", "Expected duration");
+	for (i = 0; i < d->plan->n; i++) {
+		step_seconds(d, d->plan->steps[i].kind, &u, &w);
+		usual += u;
+		worst += w;
+	}
+	para(o,
+	     "apply: about %u s for the %zu step%s, at most %u s (an unbind waits up to %u s for "
+	     "its device to be let go, the bond up to its LACP timeout for a partner); a failed "
+	     "step is undone in about as long. With the VM's start and the checks below, plan a "
+	     "window of %u minutes.",
+	     usual, d->plan->n, d->plan->n == 1 ? "" : "s", worst, d->unbind_timeout,
+	     (worst + 2 * usual + 15 * 60 + 59) / 60);
+}
+
+/* A word of a command to type: quoted for the shell unless plainly safe. */
+static const char *shq(const char *s)
+{
+	static char buf[4][GP_OUTPUT_LEN * 4 + 8];
+	static unsigned next;
+	char *b = buf[next++ % 4], *p = b;
+
+	if (s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+			      "_./:@%+=,-") == strlen(s))
+		return s;
+	*p++ = '\'';
+	for (; *s && p < b + sizeof(buf[0]) - 6; s++)
+		if (*s == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *s;
+		}
+	*p++ = '\'';
+	*p = '\0';
+	return b;
+}
+
+/* A command to type, as a block of its own. */
+static void command(const struct doc *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void command(const struct doc *o, const char *fmt, ...)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	va_list ap;
+
+	if (!f)
+		abort(); /* no memory, as gp_xcalloc */
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+	if (o->html)
+		out(o, "<pre class=\"cmd\">%s</pre>\n", gp_xml(text));
+	else
+		fence(o, "sh", text);
+	free(text);
+}
+
+/* The GPU pairs' ceilings, for what verify in the guest should come near. */
+static void expected_pairs(struct doc *o, const struct gp_dossier *d)
+{
+	const struct gp_host *h = d->h;
+	struct gp_hop_words w = { .n = 0 };
+	int *g = gp_xcalloc(h->ndevs + 1, sizeof(*g)), n = 0, i, j;
+	size_t k;
+
+	for (k = 0; k < h->ndevs; k++)
+		if (h->devs[k].role == GP_ROLE_GPU)
+			g[n++] = (int)k;
+	for (i = 0; i < n && i < 8; i++)
+		for (j = i + 1; j < n && j < 8; j++) {
+			struct gp_hop s = gp_topo_slowest(h, g[i], g[j]);
+
+			if (!s.width)
+				continue;
+			gp_hop_words(&w, &s);
+			item(o,
+			     "GPU%d-GPU%d (%s): P2P read and write, read-back ok; at least %.1f "
+			     "GB/s "
+			     "one way (verify's threshold, %.0f%% of the %s GB/s ceiling of %s), "
+			     "below it verify exits 1",
+			     i, j, gp_path_name(gp_topo_classify(h, g[i], g[j])),
+			     GP_VERIFY_WARN_FRACTION * gp_link_bandwidth(s.speed, s.width),
+			     GP_VERIFY_WARN_FRACTION * 100, w.gbs, w.link);
+		}
+	free(g);
+}
+
+static void verification(struct doc *o, const struct gp_dossier *d)
+{
+	const char *prof = shq(d->profile_path ? d->profile_path : "PROFILE");
+
+	section(o, "verification", "Verification after the change");
+	para(o, "On the host, as root:");
+	command(o,
+		"gpuprov -p %s plan    # nothing to do: exit 0\n"
+		"gpuprov -p %s check   # no FAIL\n",
+		prof, prof);
+	if (d->p->has_bond)
+		command(o,
+			"gpuprov bond %s   # every port in the active aggregator, a partner MAC\n",
+			shq(d->p->bond.name));
+	if (!d->p->has_vm) {
+		para(o, "The profile has no [vm] section: no VM to start.");
+		return;
+	}
+	command(o, "virsh -c %s start %s\n", shq(d->vm ? d->vm->uri : "qemu:///system"),
+		shq(d->p->vm.name));
+	para(o, "Inside the VM, with gpuprov installed there:");
+	command(o, "gpuprov verify        # exit 0: every GPU pair ok\n");
+	para(o, "What verify should report: %u GPU%s; for each pair:", (unsigned)d->map.ngpus,
+	     d->map.ngpus == 1 ? "" : "s");
+	list_begin(o, "expected");
+	expected_pairs(o, d);
+	list_end(o);
+}
+
+static void rollback_criteria(struct doc *o, const struct gp_dossier *d)
+{
+	heading(o, "Roll back when");
+	list_begin(o, "criteria");
+	item(o, "apply exits 6 (it undid every step itself: nothing to roll back) or 7 (an undo "
+		"failed: do what its messages say by hand, then gpuprov rollback RUN-ID)");
+	item(o, "a check above fails: plan has steps left, check a FAIL%s",
+	     d->p->has_bond ? ", the bond has no partner or a port outside the aggregator" : "");
+	if (d->p->has_bond)
+		item(o, "the management (SSH) path is lost: from the console");
+	if (d->p->has_vm)
+		item(o, "the VM does not start, or verify in it exits 2 (P2P missing, a read-back "
+			"mismatch) or 3 (a GPU missing, no driver)");
+	list_end(o);
+}
+
 static void rollback(struct doc *o, const struct gp_dossier *d)
 {
 	size_t i;
@@ -775,6 +1199,7 @@ static void rollback(struct doc *o, const struct gp_dossier *d)
 			para(o, "%s %s", E(o, gp_step_name(d->plan->steps[i].kind)),
 			     E(o, d->plan->steps[i].subject));
 		}
+	rollback_criteria(o, d);
 }
 
 /* The findings after f with the same hint: one checklist item for them all. */
@@ -840,6 +1265,8 @@ static void bios(struct doc *o, const struct gp_dossier *d)
 static void body(struct doc *o, const struct gp_dossier *d)
 {
 	verdict(o, d);
+	impact(o, d);
+	duration(o, d);
 	pci(o, d);
 	topo(o, d);
 	findings(o, d);
@@ -848,6 +1275,7 @@ static void body(struct doc *o, const struct gp_dossier *d)
 	steps(o, d);
 	files(o, d);
 	domain(o, d);
+	verification(o, d);
 	rollback(o, d);
 	bios(o, d);
 }
@@ -895,6 +1323,8 @@ static const char css[] =
 	".pcimap .iommu rect{fill:none;stroke:#bf8700;stroke-dasharray:5 3;stroke-width:1.5}"
 	".pcimap .iommu text{fill:#7d4e00;font-size:10px}\n"
 	"ul.checklist{list-style:none;padding-left:.5em}\n"
+	".banner{font-size:1.2em;border:2px solid var(--warn);background:#fff8c5;padding:.5em;"
+	"border-radius:4px}.risk{color:var(--bad);font-weight:bold}\n"
 	"@page wide{size:A3 landscape}\n"
 	"@media print{body{max-width:none;font-size:11px}section{break-before:page}"
 	"section#pci{page:wide}"
@@ -915,6 +1345,7 @@ void gp_report_html(FILE *f, const struct gp_dossier *d)
 	    "<title>gpuprov report: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n"
 	    "<header>\n<h1>gpuprov report: %s</h1>\n",
 	    gp_xml(host), css, gp_xml(host));
+	banner(&o, d);
 	header(&o, d);
 	out(&o, "</header>\n<section id=\"start\">\n");
 	body(&o, d);
@@ -926,6 +1357,7 @@ void gp_report_md(FILE *f, const struct gp_dossier *d)
 	struct doc o = { .f = f, .html = false };
 
 	out(&o, "# gpuprov report: %s\n\n", gp_md(d->h->product[0] ? d->h->product : "host"));
+	banner(&o, d);
 	header(&o, d);
 	body(&o, d);
 }

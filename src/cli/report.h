@@ -32,6 +32,12 @@ struct gp_dossier {
 	char model_sha[65]; /* of what was read of the host (the scan document) */
 	const char *version;
 	char date[40]; /* UTC, SOURCE_DATE_EPOCH when set */
+	/* the change request's fields (--change-id, --owner, --approver); NULL: not given */
+	const char *change_id, *owner, *approver;
+	const char *profile_path; /* -p, as given: the commands the report asks for name it */
+	/* by device index: its name in the system's pci.ids, "" none (GPUs and NICs only) */
+	char (*names)[GP_NAME_LEN];
+	unsigned unbind_timeout; /* seconds apply waits for a device to be let go */
 };
 
 void gp_report_svg(FILE *f, const struct gp_dossier *d);

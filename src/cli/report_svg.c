@@ -137,6 +137,8 @@ static void node_title(FILE *f, const struct gp_dossier *d, const struct gp_map_
 	if (n->dev >= 0) {
 		const struct gp_dev *v = &d->h->devs[n->dev];
 
+		if (d->names[n->dev][0]) /* as people know it: the box has room for its IDs only */
+			fprintf(f, "; %s", gp_xml(d->names[n->dev]));
 		gp_link_text(&v->link, link, sizeof(link));
 		if (link[0])
 			fprintf(f, "; link %s%s", link,

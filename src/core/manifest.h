@@ -29,6 +29,7 @@ extern const char *const gp_modprobe_dirs[GP_MODPROBE_DIRS];
 #define GP_DMI_PRODUCT	   "/sys/class/dmi/id/product_name"
 #define GP_DMI_SERIAL	   "/sys/class/dmi/id/product_serial" /* 0400: root's */
 #define GP_DMI_VENDOR	   "/sys/class/dmi/id/sys_vendor"     /* the snapshot's, for the record */
+#define GP_DMI_ASSET	   "/sys/class/dmi/id/chassis_asset_tag"
 
 /* the files persist.vfio owns (GP_PERSIST_FILES, core/model.h): the reader
  * reads them, the plan compares, act/files.c writes */

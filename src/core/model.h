@@ -275,7 +275,8 @@ struct gp_host {
 	char bios_version[GP_NAME_LEN];
 	char bios_vendor[GP_NAME_LEN];
 	char product[GP_NAME_LEN];
-	char serial[GP_NAME_LEN]; /* DMI product_serial (root may read it), "" when unknown */
+	char serial[GP_NAME_LEN];    /* DMI product_serial (root may read it), "" when unknown */
+	char asset_tag[GP_NAME_LEN]; /* DMI chassis_asset_tag, "" when unknown */
 	char kernel_release[GP_NAME_LEN];
 	char hostname[GP_NAME_LEN]; /* /proc/sys/kernel/hostname, "" when unknown */
 	int phys_bits, virt_bits;   /* 0 when unknown */

@@ -25,4 +25,7 @@ void gp_host_qemu_binary(struct gp_host *host);
 /* Whether each file the VM's XML names exists under the host's root (n <= GP_VM_FILES). */
 void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
 
+/* Each of devs' names in the system's pci.ids (lspci's), "" where it has none (pci.c). */
+void gp_pci_names(const struct gp_host *h, const int *devs, int n, char (*names)[GP_NAME_LEN]);
+
 #endif

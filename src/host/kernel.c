@@ -281,6 +281,7 @@ void gp_read_kernel(struct gp_host *h)
 	read_text(h, gp_rootp(h, path, GP_DMI_BIOS_VENDOR), h->bios_vendor, sizeof(h->bios_vendor));
 	read_text(h, gp_rootp(h, path, GP_DMI_PRODUCT), h->product, sizeof(h->product));
 	read_text(h, gp_rootp(h, path, GP_DMI_SERIAL), h->serial, sizeof(h->serial));
+	read_text(h, gp_rootp(h, path, GP_DMI_ASSET), h->asset_tag, sizeof(h->asset_tag));
 	read_cpu_bits(h);
 	h->iommu_groups = count_entries(h, gp_rootp(h, path, GP_SYS_IOMMU_GROUPS));
 }

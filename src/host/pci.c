@@ -26,6 +26,7 @@
 #include "core/hostq.h"
 #include "core/model.h"
 #include "core/pcicfg.h"
+#include "host/host.h"
 #include "host/read.h"
 
 /* read_text of a name in a directory opened once (a device's attributes) */
@@ -669,4 +670,39 @@ out:
 	gp_root_dir_close(&devs);
 	pci_cleanup(pacc);
 	return rc;
+}
+
+/*
+ * The names people know devices by: the system's pci.ids, as lspci prints
+ * them ("GA100 [A100 PCIe 80GB]"), also for a -r tree (whose own ids file,
+ * if it has one, is the snapshot's data, not a database to trust).  Neither
+ * udev's hwdb nor the network is asked: the same names on every machine
+ * with the same pci.ids.  "" where the database does not know the device.
+ */
+void gp_pci_names(const struct gp_host *h, const int *devs, int n, char (*names)[GP_NAME_LEN])
+{
+	struct pci_access *pacc = pci_alloc();
+	char buf[GP_NAME_LEN];
+	volatile int i = 0;
+
+	pacc->error = pci_error_cb;
+	pacc->warning = pci_warning_cb;
+	pacc->debug = pci_debug_cb;
+	if (setjmp(pci_jump)) { /* an unreadable database: the ones left unnamed */
+		gp_debug("pci.ids: %s", pci_errmsg);
+		for (; i < n; i++)
+			names[i][0] = '\0';
+		pci_cleanup(pacc);
+		return;
+	}
+	for (; i < n; i++) {
+		const struct gp_dev *d = &h->devs[devs[i]];
+
+		names[i][0] = '\0';
+		if (pci_lookup_name(pacc, buf, sizeof(buf),
+				    PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB,
+				    d->vendor, d->device))
+			gp_strlcpy(names[i], buf, sizeof(names[i]));
+	}
+	pci_cleanup(pacc);
 }

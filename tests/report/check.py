@@ -228,6 +228,16 @@ def check_dom(name, d, tree, profile):
         fail(f"{name}: findings {len(shown)} rows {sorted(set(shown))}, want "
              f"{len(check['findings'])} {sorted(ids)}")
     topo_order(name, d, tree, profile)
+    # a guessed slot map: said before anything else of the page
+    first = [e for e in d.elems if e["tag"] in ("p", "table", "h2") and "body" in e["parents"]]
+    guessed = "verified = no" in open(profile).read()
+    if guessed != ("banner" in classes(first[0]) and
+                   "slot map not verified" in first[0]["text"]):
+        fail(f"{name}: slot map {'not ' if guessed else ''}verified, the page begins "
+             f"with {first[0]['tag']} {first[0]['text'][:60]!r}")
+    for section in ("impact", "duration", "verification"):
+        if not any(e["tag"] == "section" and e["attrs"].get("id") == section for e in d.elems):
+            fail(f"{name}: no {section} section")
     steps = [e for e in d.elems if e["tag"] == "table" and "steps" in classes(e)]
     if name == "failing" and (not steps or "blocked" not in classes(steps[0])):
         fail(f"{name}: a NO-GO plan's steps are not marked blocked")
