@@ -14,6 +14,7 @@
 #include "core/check_health.h"
 #include "core/check_host.h"
 #include "core/check_p2p.h"
+#include "core/check_persist.h"
 #include "core/check_server.h"
 #include "core/check_vm.h"
 #include "core/checks.h"
@@ -43,6 +44,7 @@ static const struct gp_check_family {
 	{ "host", gp_check_vfio, NULL },
 	{ "vm", gp_check_vm, NULL },
 	{ "bond", gp_check_bond, NULL },
+	{ "persist", gp_check_persist, NULL }, /* where apply writes: after what it writes */
 };
 
 void gp_checks_run(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)

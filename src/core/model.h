@@ -221,6 +221,12 @@ struct gp_block {
 	char holder[32]; /* dm-0, md0, ...: LVM, MD, device mapper */
 };
 
+/* A mount point and whether it is mounted read-only (/proc/self/mountinfo). */
+struct gp_mount {
+	char point[GP_OUTPUT_LEN];
+	bool ro;
+};
+
 /* A framebuffer's memory in /proc/iomem (efifb, simplefb, BOOTFB, ...). */
 struct gp_fb {
 	uint64_t start, end;
@@ -268,7 +274,10 @@ struct gp_host {
 	size_t nblocks;
 	struct gp_fb *fbs;
 	size_t nfbs;
-	bool fbcon; /* a virtual console is bound to a frame buffer */
+	struct gp_mount *mounts; /* in mountinfo's order: the last of a point is on top */
+	size_t nmounts;
+	int etc_gpuprov; /* /etc/gpuprov: 1 a directory, 0 absent, -1 unknown (not read) */
+	bool fbcon;	 /* a virtual console is bound to a frame buffer */
 	/* whether each source of the companion checks could be read */
 	bool seen_blocks, seen_mounts, seen_sockets, seen_iomem;
 	char cmdline[4096];

@@ -134,6 +134,7 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	int rc = 0, fd;
 
 	memset(h, 0, sizeof(*h));
+	h->etc_gpuprov = -1; /* read with what gpuprov wrote (owned.c) */
 	/* "/" and "" both mean the live host; a trailing slash is dropped */
 	h->root = gp_xstrdup(root && strcmp(root, "/") ? root : "");
 	if (h->root[0] && h->root[strlen(h->root) - 1] == '/')
@@ -219,5 +220,6 @@ void gp_host_release(struct gp_host *h)
 	free(h->holders);
 	free(h->blocks);
 	free(h->fbs);
+	free(h->mounts);
 	memset(h, 0, sizeof(*h));
 }

@@ -135,6 +135,17 @@ static void read_vm(struct gp_host *h, const struct gp_profile *p)
 		h->vm_running = running_in_tree(h, p->vm.name);
 }
 
+/* Whether /etc/gpuprov is there (apply makes it): 1 a directory, 0 absent, -1 cannot tell. */
+static int etc_dir(const struct gp_host *h)
+{
+	struct stat st;
+	int rc = gp_root_stat(h->rootfd, GP_ETC_DIR, &st);
+
+	if (rc == -ENOENT)
+		return 0;
+	return rc ? -1 : S_ISDIR(st.st_mode) ? 1 : -1;
+}
+
 int gp_host_read_owned(struct gp_host *h, const struct gp_profile *p)
 {
 	int i;
@@ -147,6 +158,7 @@ int gp_host_read_owned(struct gp_host *h, const struct gp_profile *p)
 		h->rootfd = -1;
 		return rc;
 	}
+	h->etc_gpuprov = etc_dir(h);
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		h->persist[i] = read_owned(h, gp_persist_paths[i]);
 	read_overrides(h, GP_OVERRIDE_DIR, "");

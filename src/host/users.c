@@ -85,10 +85,25 @@ static struct gp_block *block_named(struct gp_host *h, const char *majmin, const
 	return NULL;
 }
 
+/* A mount point and its options ("ro,relatime"): where apply could not write. */
+static void add_mount(struct gp_host *h, const char *point, const char *opts)
+{
+	struct gp_mount *m;
+	char *o = gp_xstrdup(opts), *save = NULL, *w;
+
+	h->mounts = gp_xrealloc(h->mounts, h->nmounts + 1, sizeof(*h->mounts));
+	m = &h->mounts[h->nmounts++];
+	gp_strlcpy(m->point, point, sizeof(m->point));
+	m->ro = false;
+	for (w = strtok_r(o, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		m->ro |= !strcmp(w, "ro");
+	free(o);
+}
+
 /* mountinfo: "36 35 98:0 /mnt1 /mnt2 rw - ext4 /dev/vda1 rw"; by number and by name. */
 static void read_mounts(struct gp_host *h)
 {
-	char path[PATH_LEN], majmin[32], point[PATH_LEN], source[PATH_LEN];
+	char path[PATH_LEN], majmin[32], point[PATH_LEN], source[PATH_LEN], opts[256];
 	char *text = read_file(h, gp_rootp(h, path, GP_PROC_MOUNTINFO)), *cur = text, *line;
 	struct gp_block *b;
 
@@ -98,9 +113,10 @@ static void read_mounts(struct gp_host *h)
 	while ((line = strsep(&cur, "\n"))) {
 		const char *dash = strstr(line, " - ");
 
-		if (sscanf(line, "%*s %*s %31s %*s %4095s", majmin, point) != 2 || !dash ||
-		    sscanf(dash + 3, "%*s %4095s", source) != 1)
+		if (sscanf(line, "%*s %*s %31s %*s %4095s %255s", majmin, point, opts) != 3 ||
+		    !dash || sscanf(dash + 3, "%*s %4095s", source) != 1)
 			continue;
+		add_mount(h, point, opts);
 		if ((b = block_named(h, majmin, source)) && !b->mount[0])
 			gp_strlcpy(b->mount, point, sizeof(b->mount));
 	}
