@@ -75,9 +75,10 @@ extern const char *const gp_host_files[];
 extern const char *const gp_networkd_dirs[GP_NETWORKD_DIRS];
 
 /* the persisted overrides: gpuprov's, and driverctl's (pci-BDF) */
-#define GP_OVERRIDE_DIR	 "/etc/gpuprov/override.d"
-#define GP_ETC_DIR	 "/etc/gpuprov"	    /* gpuprov's own, made by apply when absent */
-#define GP_STATE_DIR	 "/var/lib/gpuprov" /* the journals, the VM's files by default */
+#define GP_OVERRIDE_DIR "/etc/gpuprov/override.d"
+#define GP_ETC_DIR \
+	"/etc/gpuprov" /* not copied: only its files (a snapshot without one says absent) */
+#define GP_STATE_DIR	 "/var/lib/gpuprov" /* not copied: a name, never read (the journals' place) */
 #define GP_DRIVERCTL_DIR "/etc/driverctl.d"
 
 /* the VM preflight: names only, never a disk image's content */
