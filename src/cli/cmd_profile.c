@@ -13,28 +13,25 @@
 #include "core/profile.h"
 #include "host/host.h"
 
+/* "FILE: ok: 2 GPUs, ..." or, under --json, file, valid and error; a bad one said on stderr. */
 static int validate(struct gp_ctx *ctx, const char *path)
 {
 	struct gp_profile p;
 	int rc = gp_profile_load(path, &p);
 
-	if (ctx->json) {
-		json_object *doc = gp_json_doc("profile");
-
-		json_object_object_add(doc, "file", json_object_new_string(path));
-		json_object_object_add(doc, "valid", json_object_new_boolean(!rc));
-		json_object_object_add(doc, "error",
-				       rc ? json_object_new_string(gp_profile_error(&p)) : NULL);
-		gp_json_print(doc);
-	}
+	gp_cmd_begin("profile", ctx->json);
+	gp_print_str("file", rc ? NULL : "%s: ok: ", path);
+	gp_print_bool("valid", NULL, !rc);
+	gp_print_str("error", NULL, rc ? gp_profile_error(&p) : NULL);
+	if (!rc) /* what the profile holds, for the operator: JSON's readers load it */
+		gp_text("%d GPU%s, %d slot%s%s%s\n", p.count, p.count == 1 ? "" : "s", p.nslots,
+			p.nslots == 1 ? "" : "s", p.has_vm ? ", vm" : "",
+			p.has_bond ? ", bond" : "");
+	gp_doc_end();
 	if (rc) {
 		gp_err("%s", gp_profile_error(&p));
 		return GP_EXIT_INPUT;
 	}
-	if (!ctx->json)
-		printf("%s: ok: %d GPU%s, %d slot%s%s%s\n", gp_tv(path), p.count,
-		       p.count == 1 ? "" : "s", p.nslots, p.nslots == 1 ? "" : "s",
-		       p.has_vm ? ", vm" : "", p.has_bond ? ", bond" : "");
 	return GP_EXIT_OK;
 }
 

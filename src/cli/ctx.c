@@ -168,16 +168,17 @@ static int output_json(const struct gp_ctx *ctx, const char *text, size_t len, m
 		       enum keep keep)
 {
 	const char *output = ctx->opt[GP_OPT_OUTPUT];
-	json_object *doc;
 	int rc = output ? output_file(output, text, len, mode, keep) : 0;
 
 	if (rc)
 		return rc;
-	doc = gp_json_doc(ctx->command);
-	json_object_object_add(doc, "file", output ? json_object_new_string(output) : NULL);
-	json_object_object_add(doc, "text",
-			       output ? NULL : json_object_new_string_len(text, (int)len));
-	gp_json_print(doc);
+	gp_doc_begin(NULL, ctx->command);
+	gp_print_str("file", NULL, output);
+	if (output)
+		gp_print_null("text");
+	else
+		gp_print_strn("text", text, len);
+	gp_doc_end();
 	return 0;
 }
 

@@ -357,6 +357,33 @@ void gp_print_bool(const char *key, const char *fmt, bool v)
 		raw(key, "false", 5);
 }
 
+void gp_print_flag(const char *key, const char *fmt, bool v, const char *yes, const char *no)
+{
+	if (wr.json)
+		gp_print_bool(key, NULL, v);
+	else if (fmt)
+		text(fmt, v ? yes : no);
+}
+
+void gp_print_strn(const char *key, const char *v, size_t n)
+{
+	if (!wr.json)
+		return;
+	member(key);
+	put_string(v, n);
+}
+
+void gp_text(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (wr.json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(wr.o.f ? wr.o.f : stdout, fmt, ap);
+	va_end(ap);
+}
+
 void gp_print_null(const char *key)
 {
 	if (wr.json)
@@ -473,6 +500,14 @@ void gp_doc_begin(FILE *f, const char *command)
 	/* which gpuprov wrote it: a fleet's documents come from several releases */
 	gp_print_str("version", NULL, gp_version);
 	gp_print_str("command", NULL, command);
+}
+
+void gp_cmd_begin(const char *command, bool json)
+{
+	if (json)
+		gp_doc_begin(NULL, command);
+	else
+		gp_out_begin(NULL, false);
 }
 
 void gp_doc_end(void)

@@ -65,6 +65,11 @@ void gp_out_end(void);
 bool gp_out_is_json(void);
 /* The document of command: its object opened, schema_version, version and command in it. */
 void gp_doc_begin(FILE *f, const char *command);
+/*
+ * A command's output on stdout: its document under --json (gp_doc_begin),
+ * else its text.  gp_doc_end() ends either.
+ */
+void gp_cmd_begin(const char *command, bool json);
 void gp_doc_end(void);
 /* "host" (hostname, product, kernel) and "profile": which host and profile a document is of */
 void gp_doc_host(const struct gp_host *h, const struct gp_profile *p);
@@ -86,14 +91,26 @@ void gp_print_uint(const char *key, const char *fmt, unsigned long long v);
 /* negative: null */
 void gp_print_int_or_null(const char *key, const char *fmt, long v);
 void gp_print_bool(const char *key, const char *fmt, bool v);
+/* A bool whose text says it in words of its own ("up"/"down"): fmt takes yes or no. */
+void gp_print_flag(const char *key, const char *fmt, bool v, const char *yes, const char *no);
 void gp_print_null(const char *key);
 /* as json-c writes a double */
 void gp_print_double(const char *key, const char *fmt, double v);
 /* GT/s as a plain number: 16 rather than 16.0, 2.5 stays 2.5 */
 void gp_print_gts(const char *key, double v);
+/* n bytes of v as a JSON string (a NUL among them too); nothing as text */
+void gp_print_strn(const char *key, const char *v, size_t n);
+/*
+ * Text the text output shows and JSON has no member for: a heading, a
+ * sentence around values, a value JSON does not carry.  Nothing under --json.
+ */
+void gp_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "10de": v as a string of digits hex digits at least */
 void gp_print_hex(const char *key, unsigned v, int digits);
-/* A json-c value (NULL: null) written by this writer; takes o's reference. */
+/*
+ * A json-c value (NULL: null) written by this writer; takes o's reference.
+ * For JSON that is data rather than output (a step's record, the journal).
+ */
 void gp_print_tree(const char *key, json_object *o);
 
 /*

@@ -268,9 +268,37 @@ static void test_text_mode(void **state)
 	gp_print_int("n", "%lld items\n", 3);
 	gp_print_int_or_null("numa", NULL, -1);
 	gp_print_tree("tree", json_object_new_int(1));
+	gp_print_flag("up", "link %s\n", false, "up", "down");
+	gp_print_strn("text", "a\0b", 3);
+	gp_text("%d of %s\n", 2, "3");
 	gp_close_object();
 	got = out_close();
-	assert_string_equal(got, "name eth\\x0a0\n3 items\n");
+	assert_string_equal(got, "name eth\\x0a0\n3 items\nlink down\n2 of 3\n");
+	free(got);
+}
+
+/*
+ * Under --json the text's own words are left out, a flag is a bool and a
+ * string with a NUL in it is whole, as json-c writes them.
+ */
+static void test_json_mode(void **state)
+{
+	json_object *doc = json_object_new_object();
+	char want[256], *got;
+
+	(void)state;
+	json_object_object_add(doc, "up", json_object_new_boolean(1));
+	json_object_object_add(doc, "text", json_object_new_string_len("a\0b\n", 4));
+	snprintf(want, sizeof(want), "%s\n", json_object_to_json_string_ext(doc, JSON_FLAGS));
+	json_object_put(doc);
+	out_open(true);
+	gp_open_object(NULL);
+	gp_text("%s\n", "heading");
+	gp_print_flag("up", "link %s\n", true, "up", "down");
+	gp_print_strn("text", "a\0b\n", 4);
+	gp_close_object();
+	got = out_close();
+	assert_string_equal(got, want);
 	free(got);
 }
 
@@ -281,7 +309,7 @@ int main(void)
 		cmocka_unit_test(test_long_word),     cmocka_unit_test(test_units_quotes),
 		cmocka_unit_test(test_utf8),	      cmocka_unit_test(test_term_words),
 		cmocka_unit_test(test_json_as_jsonc), cmocka_unit_test(test_json_strings),
-		cmocka_unit_test(test_text_mode),
+		cmocka_unit_test(test_text_mode),     cmocka_unit_test(test_json_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
