@@ -771,14 +771,17 @@ static int do_snapshot(struct gp_ctx *ctx)
 		       rc == -EIO ? "tar failed" : gp_write_strerror(rc));
 		return GP_EXIT_INPUT;
 	}
+	/*
+	 * The archive is the output: as text, what was written is a message on
+	 * stderr (-q quiets it), stdout stays empty; under --json, the one
+	 * document every command prints.
+	 */
 	gp_info("wrote %s: %d files and links", ctx->opt[GP_OPT_OUTPUT], s.files);
-	if (ctx->json) { /* one document, as every command prints under --json */
-		json_object *doc = gp_json_doc("snapshot");
-
-		json_object_object_add(doc, "file",
-				       json_object_new_string(ctx->opt[GP_OPT_OUTPUT]));
-		json_object_object_add(doc, "files", json_object_new_int(s.files));
-		gp_json_print(doc);
+	if (ctx->json) {
+		gp_doc_begin(NULL, "snapshot");
+		gp_print_str("file", NULL, ctx->opt[GP_OPT_OUTPUT]);
+		gp_print_int("files", NULL, s.files);
+		gp_doc_end();
 	}
 	return GP_EXIT_OK;
 }
