@@ -167,119 +167,137 @@ static int overall_synopsis(const struct gp_cmd *const *cmds, char words[][SYNOP
 }
 
 /* The words from "usage: gpuprov", wrapped under it: no line over 80 columns. */
-static void print_wrapped(FILE *f, char words[][SYNOPSIS_WORD], int n)
+static void print_wrapped(char words[][SYNOPSIS_WORD], int n)
 {
-	int col = fprintf(f, "usage: gpuprov"), i, len;
+	int col = (int)strlen("usage: gpuprov"), i, len;
 
+	gp_text("usage: gpuprov");
 	for (i = 0; i < n; i++) {
 		len = (int)strlen(words[i]);
-		if (col + 1 + len > HELP_COLUMNS)
-			col = fprintf(f, "\n%*s", SYNOPSIS_INDENT - 1, "") - 1;
-		col += fprintf(f, " %s", words[i]);
+		if (col + 1 + len > HELP_COLUMNS) {
+			gp_text("\n%*s", SYNOPSIS_INDENT - 1, "");
+			col = SYNOPSIS_INDENT - 1;
+		}
+		gp_text(" %s", words[i]);
+		col += 1 + len;
 	}
-	fputc('\n', f);
+	gp_text("\n");
 }
 
 /* An option's line of --help: "  -p, --profile FILE  the server profile ..." */
-static void option_line(FILE *f, const struct gp_option *o)
+static void option_line(const struct gp_option *o)
 {
 	char left[GP_OPT_NAME + SYNOPSIS_WORD];
 
 	snprintf(left, sizeof(left), "--%s%s%s", o->name, o->value ? " " : "",
 		 o->value ? o->value : "");
 	if (o->letter)
-		fprintf(f, "  -%c, %-15s %s\n", o->letter, left, o->help);
+		gp_text("  -%c, %-15s %s\n", o->letter, left, o->help);
 	else
-		fprintf(f, "      %-15s %s\n", left, o->help);
+		gp_text("      %-15s %s\n", left, o->help);
 }
 
-void gp_usage(FILE *f, const struct gp_cmd *const *cmds)
+/* c's synopsis as one line, as help --json gives it: the words joined by blanks */
+static void synopsis_line(char words[][SYNOPSIS_WORD], int n, char *line, size_t len)
 {
-	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD];
-	const struct gp_cmd *const *c;
-	enum gp_opt id;
+	int w;
 
-	print_wrapped(f, words, overall_synopsis(cmds, words));
-	fputc('\n', f);
-	for (c = cmds; *c; c++)
-		fprintf(f, "  %-10s %s\n", (*c)->name, (*c)->help);
-	fprintf(f, "\noptions:\n");
-	for (id = GP_OPT_NONE + 1; id < GP_OPT_COUNT; id++)
-		option_line(f, &gp_options[id]);
-	fprintf(f, "\nexit: 0 ok, 1 warnings / changes pending, 2 failure / refused (nothing\n"
-		   "      changed), 3 host unreadable, 4 bad input (apply not as root too),\n"
-		   "      5 locked, 6 apply failed and rolled back, 7 an undo failed: the host\n"
-		   "      is left changed\n");
+	for (w = 0, line[0] = '\0'; w < n; w++)
+		snprintf(line + strlen(line), len - strlen(line), "%s%s", w ? " " : "", words[w]);
 }
 
-/* help --json's entry of a command: its synopsis and options. */
-static json_object *command_json(const struct gp_cmd *c)
+/*
+ * One command: under --json its entry (name, synopsis, summary, options);
+ * as text a line of --help's list, or alone (help COMMAND) its synopsis
+ * wrapped under "usage: gpuprov" (a word is never broken: the text's own
+ * layout of the words JSON joins) and its summary.
+ */
+static void command_out(const struct gp_cmd *c, bool alone)
 {
 	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD], line[SYNOPSIS_WORDS * SYNOPSIS_WORD];
-	json_object *o = json_object_new_object(), *opts = json_object_new_array();
 	enum gp_opt ids[GP_CMD_OPTS + 2];
 	char name[GP_OPT_NAME];
+	int n = synopsis(c, words);
 	size_t i;
-	int n, w;
 
-	n = synopsis(c, words);
-	for (w = 0, line[0] = '\0'; w < n; w++)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", w ? " " : "",
-			 words[w]);
+	gp_open_object(NULL);
+	gp_print_str("name", alone ? NULL : "  %-10s ", c->name);
+	if (alone)
+		print_wrapped(words, n);
+	synopsis_line(words, n, line, sizeof(line));
+	gp_print_str("synopsis", NULL, line);
+	gp_print_str("summary", alone ? "\n  %s\n\nSee gpuprov(8), COMMANDS.\n" : "%s\n", c->help);
 	options_of(c, ids);
+	gp_open_array("options");
 	for (i = 0; ids[i]; i++)
-		json_object_array_add(
-			opts, json_object_new_string(gp_opt_name(ids[i], name, sizeof(name))));
-	json_object_object_add(o, "name", json_object_new_string(c->name));
-	json_object_object_add(o, "synopsis", json_object_new_string(line));
-	json_object_object_add(o, "summary", json_object_new_string(c->help));
-	json_object_object_add(o, "options", opts);
-	return o;
+		gp_print_str(NULL, NULL, gp_opt_name(ids[i], name, sizeof(name)));
+	gp_close_array();
+	gp_close_object();
 }
 
-/* help --json: each command (or the one asked) with its synopsis and options. */
 /* The ids --accept takes: a failure of theirs blocks a step, and it is not a safety rule. */
-static json_object *accept_json(void)
+static void accept_out(void)
 {
-	json_object *arr = json_object_new_array();
 	int i;
 
+	gp_open_array("accept");
 	for (i = 0; i < GP_F_COUNT; i++)
 		if (gp_finding_kinds[i].groups && gp_finding_kinds[i].acceptable)
-			json_object_array_add(arr, json_object_new_string(gp_finding_kinds[i].id));
-	return arr;
+			gp_print_str(NULL, NULL, gp_finding_kinds[i].id);
+	gp_close_array();
 }
 
-static void help_json(const struct gp_cmd *const *cmds, const struct gp_cmd *only)
+/* --help's text after the list of commands: every option, the exit statuses. */
+static void options_text(void)
 {
-	json_object *doc = gp_json_doc("help"), *arr = json_object_new_array();
+	enum gp_opt id;
 
-	for (; *cmds; cmds++)
-		if (!only || only == *cmds)
-			json_object_array_add(arr, command_json(*cmds));
-	json_object_object_add(doc, "commands", arr);
-	if (!only)
-		json_object_object_add(doc, "accept", accept_json());
-	gp_json_print(doc);
+	gp_text("\noptions:\n");
+	for (id = GP_OPT_NONE + 1; id < GP_OPT_COUNT; id++)
+		option_line(&gp_options[id]);
+	gp_text("\nexit: 0 ok, 1 warnings / changes pending, 2 failure / refused (nothing\n"
+		"      changed), 3 host unreadable, 4 bad input (apply not as root too),\n"
+		"      5 locked, 6 apply failed and rolled back, 7 an undo failed: the host\n"
+		"      is left changed\n");
 }
 
-/* help COMMAND: its synopsis and line */
-static void command_text(const struct gp_cmd *c)
+/*
+ * --help, help COMMAND, help --json: each command (or the one asked) said
+ * once; the text's synopsis and options list are its own (help --json gives
+ * each command's synopsis and options instead).
+ */
+static void help_out(const struct gp_cmd *const *cmds, const struct gp_cmd *only)
 {
 	char words[SYNOPSIS_WORDS][SYNOPSIS_WORD];
 
-	print_wrapped(stdout, words, synopsis(c, words));
-	printf("\n  %s\n\nSee gpuprov(8), COMMANDS.\n", c->help);
+	if (!only) {
+		print_wrapped(words, overall_synopsis(cmds, words));
+		gp_text("\n");
+	}
+	gp_open_array("commands");
+	for (; *cmds; cmds++)
+		if (!only || only == *cmds)
+			command_out(*cmds, only != NULL);
+	gp_close_array();
+	if (only)
+		return;
+	accept_out();
+	options_text();
+}
+
+/* The usage on f: stderr when no command was given. */
+void gp_usage(FILE *f, const struct gp_cmd *const *cmds)
+{
+	gp_out_begin(f, false);
+	help_out(cmds, NULL);
+	gp_out_end();
 }
 
 int gp_help(const struct gp_cmd *const *cmds, const struct gp_cmd *c, bool json)
 {
-	if (json)
-		help_json(cmds, c);
-	else if (c)
-		command_text(c);
-	else
-		gp_usage(stdout, cmds);
+	gp_cmd_begin("help", json);
+	help_out(cmds, c);
+	gp_doc_end();
 	return GP_EXIT_OK;
 }
 
