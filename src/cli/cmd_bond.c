@@ -12,57 +12,39 @@
 #include "cli/cmd.h"
 #include "cli/out.h"
 
-static void print_json(const char *name, const struct gp_bond_state *s, bool formed)
+/*
+ * The bond's settings and LACP's state as JSON.  The text says them in a
+ * sentence of its own (print_text): its state first and only the options
+ * its mode uses, wrapped as one line, where JSON's members keep their order.
+ */
+static void settings_json(const char *name, const struct gp_bond_state *s, bool formed)
 {
-	json_object *doc = gp_json_doc("bond"), *ports = json_object_new_array();
 	char mac[24];
-	int i;
 
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", s->partner_mac[0],
 		 s->partner_mac[1], s->partner_mac[2], s->partner_mac[3], s->partner_mac[4],
 		 s->partner_mac[5]);
-	json_object_object_add(doc, "name", json_object_new_string(name));
-	json_object_object_add(doc, "mode",
-			       json_object_new_string(gp_bond_mode_name(s->opts.mode)));
-	json_object_object_add(doc, "miimon", json_object_new_int((int)s->opts.miimon));
-	json_object_object_add(
-		doc, "lacp_rate",
-		json_object_new_string(GP_BOND_NAME(gp_bond_rates, s->opts.lacp_rate)));
-	json_object_object_add(
-		doc, "xmit_hash_policy",
-		json_object_new_string(GP_BOND_NAME(gp_bond_hashes, s->opts.xmit_hash_policy)));
-	json_object_object_add(
-		doc, "ad_select",
-		json_object_new_string(GP_BOND_NAME(gp_bond_selects, s->opts.ad_select)));
-	json_object_object_add(doc, "min_links", json_object_new_int((int)s->opts.min_links));
-	json_object_object_add(doc, "up", json_object_new_boolean(s->up));
-	json_object_object_add(doc, "mtu", json_object_new_int(s->mtu));
-	json_object_object_add(doc, "aggregator", json_object_new_int(s->aggregator));
-	json_object_object_add(doc, "num_ports", json_object_new_int(s->num_ports));
-	json_object_object_add(doc, "partner_mac", json_object_new_string(mac));
-	json_object_object_add(doc, "lacp_formed", json_object_new_boolean(formed));
-	for (i = 0; i < s->nports; i++) {
-		const struct gp_bond_port *p = &s->ports[i];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "name", json_object_new_string(p->name));
-		json_object_object_add(o, "up", json_object_new_boolean(p->up));
-		json_object_object_add(o, "mii_up", json_object_new_boolean(p->mii_up == 1));
-		json_object_object_add(o, "aggregator", json_object_new_int(p->aggregator));
-		json_object_object_add(o, "actor_state", json_object_new_int(p->actor_state));
-		json_object_object_add(o, "partner_state", json_object_new_int(p->partner_state));
-		json_object_array_add(ports, o);
-	}
-	json_object_object_add(doc, "ports", ports);
-	gp_json_print(doc);
+	gp_print_str("name", NULL, name);
+	gp_print_str("mode", NULL, gp_bond_mode_name(s->opts.mode));
+	gp_print_int("miimon", NULL, (int)s->opts.miimon);
+	gp_print_str("lacp_rate", NULL, GP_BOND_NAME(gp_bond_rates, s->opts.lacp_rate));
+	gp_print_str("xmit_hash_policy", NULL,
+		     GP_BOND_NAME(gp_bond_hashes, s->opts.xmit_hash_policy));
+	gp_print_str("ad_select", NULL, GP_BOND_NAME(gp_bond_selects, s->opts.ad_select));
+	gp_print_int("min_links", NULL, (int)s->opts.min_links);
+	gp_print_bool("up", NULL, s->up);
+	gp_print_int("mtu", NULL, s->mtu);
+	gp_print_int("aggregator", NULL, s->aggregator);
+	gp_print_int("num_ports", NULL, s->num_ports);
+	gp_print_str("partner_mac", NULL, mac);
+	gp_print_bool("lacp_formed", NULL, formed);
 }
 
-/* The bond's settings, wrapped to 80 columns; the LACP state; a line per port. */
-static void print_text(const char *name, const struct gp_bond_state *s, bool formed)
+/* The bond's settings, wrapped to 80 columns; the LACP state. */
+static void settings_text(const char *name, const struct gp_bond_state *s, bool formed)
 {
 	char line[512];
 	size_t o;
-	int i;
 
 	o = (size_t)snprintf(line, sizeof(line), "%s: %s, %s, mtu %d, miimon %u", gp_tv(name),
 			     gp_bond_mode_name(s->opts.mode), s->up ? "up" : "down", s->mtu,
@@ -86,10 +68,38 @@ static void print_text(const char *name, const struct gp_bond_state *s, bool for
 			 s->num_ports == 1 ? "" : "s", s->partner_mac[0], s->partner_mac[1],
 			 s->partner_mac[2], s->partner_mac[3], s->partner_mac[4],
 			 s->partner_mac[5]);
-	for (i = 0; i < s->nports; i++)
-		printf("  %-16s %-5s mii %-4s aggregator %d\n", gp_tv(s->ports[i].name),
-		       s->ports[i].up ? "up" : "down", s->ports[i].mii_up == 1 ? "up" : "down",
-		       s->ports[i].aggregator);
+}
+
+/* A line a port, said once: its name, state and aggregator; LACP's states JSON's alone. */
+static void ports_out(const struct gp_bond_state *s)
+{
+	int i;
+
+	gp_open_array("ports");
+	for (i = 0; i < s->nports; i++) {
+		const struct gp_bond_port *p = &s->ports[i];
+
+		gp_open_object(NULL);
+		gp_print_str("name", "  %-16s ", p->name);
+		gp_print_flag("up", "%-5s ", p->up, "up", "down");
+		gp_print_flag("mii_up", "mii %-4s ", p->mii_up == 1, "up", "down");
+		gp_print_int("aggregator", "aggregator %lld\n", p->aggregator);
+		gp_print_int("actor_state", NULL, p->actor_state);
+		gp_print_int("partner_state", NULL, p->partner_state);
+		gp_close_object();
+	}
+	gp_close_array();
+}
+
+static void bond_out(const char *name, const struct gp_bond_state *s, bool formed, bool json)
+{
+	gp_cmd_begin("bond", json);
+	if (json)
+		settings_json(name, s, formed);
+	else
+		settings_text(name, s, formed);
+	ports_out(s);
+	gp_doc_end();
 }
 
 static int do_bond(struct gp_ctx *ctx)
@@ -119,10 +129,7 @@ static int do_bond(struct gp_ctx *ctx)
 		return GP_EXIT_FAIL;
 	}
 	formed = s.opts.mode != GP_BOND_MODE_8023AD || gp_bond_lacp_formed(&s, s.nports);
-	if (ctx->json)
-		print_json(name, &s, formed);
-	else
-		print_text(name, &s, formed);
+	bond_out(name, &s, formed, ctx->json);
 	return formed ? GP_EXIT_OK : GP_EXIT_WARN;
 }
 
