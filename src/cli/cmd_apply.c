@@ -62,41 +62,46 @@ static int templates_safe(const struct gp_ctx *ctx)
 	return 0;
 }
 
-/* The journal without file contents or the previous domain XML: digests stand in. */
+/*
+ * The journal without file contents or the previous domain XML: digests
+ * stand in.  The journal is data apply keeps (json-c parses and writes it):
+ * its members follow the document's head as they are, but for the head's
+ * own keys.
+ */
 static void print_journal(struct gp_journal *j, const char *command)
 {
-	json_object *doc = gp_json_doc(command), *pub = gp_journal_public(j);
+	json_object *pub = gp_journal_public(j);
 
+	gp_doc_begin(NULL, command);
 	json_object_object_foreach (pub, key, val) {
-		if (strcmp(key, "schema_version"))
-			json_object_object_add(doc, key, json_object_get(val));
+		if (strcmp(key, "schema_version") && strcmp(key, "version") &&
+		    strcmp(key, "command"))
+			gp_print_tree(key, json_object_get(val));
 	}
+	gp_doc_end();
 	json_object_put(pub);
-	gp_json_print(doc);
 }
 
 /* --json: one document also when refusing; exit status 2. */
 static int refused(const struct gp_ctx *ctx, const char *command, const struct gp_run *r)
 {
-	json_object *doc;
-
 	if (!ctx->json)
 		return GP_EXIT_FAIL;
-	doc = gp_json_doc(command);
-	json_object_object_add(doc, "error", json_object_new_string(gp_last_error));
-	json_object_object_add(doc, "pending_run", json_object_new_string(r->run_id));
-	gp_json_print(doc);
+	gp_doc_begin(NULL, command);
+	gp_print_str("error", NULL, gp_last_error);
+	gp_print_str("pending_run", NULL, r->run_id);
+	gp_doc_end();
 	return GP_EXIT_FAIL;
 }
 
 /* apply --json with nothing to do: no run was made, no step taken. */
 static void print_nothing(const struct gp_ctx *ctx)
 {
-	json_object *doc = gp_json_doc(ctx->command);
-
-	json_object_object_add(doc, "run_id", NULL);
-	json_object_object_add(doc, "steps", json_object_new_array());
-	gp_json_print(doc);
+	gp_doc_begin(NULL, ctx->command);
+	gp_print_null("run_id");
+	gp_open_array("steps");
+	gp_close_array();
+	gp_doc_end();
 }
 
 /* Every journaled run, or GP_EXIT_INPUT (said) when the journals cannot be read. */
@@ -361,16 +366,16 @@ static const char *shown_status(const struct gp_run *r)
 }
 
 /* --json's "confirm": null without --confirm-within */
-static json_object *confirm_json(const struct gp_run *r)
+static void confirm_out(const struct gp_run *r)
 {
-	json_object *o;
-
-	if (!r->confirm[0])
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "state", json_object_new_string(r->confirm));
-	json_object_object_add(o, "deadline", json_object_new_int64(r->deadline));
-	return o;
+	if (!r->confirm[0]) {
+		gp_print_null("confirm");
+		return;
+	}
+	gp_open_object("confirm");
+	gp_print_str("state", NULL, r->confirm);
+	gp_print_int("deadline", NULL, r->deadline);
+	gp_close_object();
 }
 
 /*
@@ -406,13 +411,68 @@ static void live(struct gp_run *runs, size_t n)
 		}
 }
 
+/* A run of rollback --list --json. */
+static void run_json(const struct gp_run *r, bool next)
+{
+	gp_open_object(NULL);
+	gp_print_str("run_id", NULL, r->run_id);
+	gp_print_int("seq", NULL, r->seq);
+	gp_print_str("status", NULL, r->status);
+	gp_print_bool("interrupted", NULL, r->interrupted);
+	gp_print_uint("steps", NULL, r->nsteps);
+	gp_print_uint("to_undo", NULL, r->undoable);
+	gp_print_str("profile", NULL, r->profile);
+	gp_print_bool("next", NULL, next);
+	confirm_out(r);
+	if (!r->valid)
+		gp_print_str("error", NULL, r->error);
+	gp_close_object();
+}
+
+/*
+ * A run of rollback --list as text: a row under the header (-v), a long
+ * profile path wrapped under the run, or a line for a script (porcelain_run).
+ * Its columns are the operator's (seq first, the status as the run is now,
+ * the profile or why the journal is refused); JSON's members are run_json's.
+ */
+static void run_text(const struct gp_run *r, bool next)
+{
+	const char *status = r->interrupted ? "interrupted" : r->status;
+
+	if (!gp_verbosity)
+		porcelain_run(r, status, next);
+	else
+		gp_wrapf(0, 5, "%-4lld %-28s %-16s %zu/%-5zu %s%s", r->seq, gp_tv(r->run_id),
+			 shown_status(r), r->undoable, r->nsteps,
+			 gp_tv(r->valid ? r->profile : r->error), next ? "  <- next" : "");
+}
+
+static void runs_out(const struct gp_ctx *ctx, const struct gp_run *runs, size_t n)
+{
+	const struct gp_run *next = gp_run_next(runs, n);
+	size_t i;
+
+	gp_cmd_begin("rollback", ctx->json);
+	if (gp_verbosity > 0 && !n)
+		gp_text("no runs: nothing gpuprov applied is journaled in '%s'\n",
+			gp_tv(gp_journal_dir()));
+	else if (gp_verbosity > 0)
+		gp_text("%-4s %-28s %-16s %-7s %s\n", "SEQ", "RUN", "STATUS", "UNDO", "PROFILE");
+	gp_open_array("runs");
+	for (i = 0; i < n; i++)
+		if (ctx->json)
+			run_json(&runs[i], &runs[i] == next);
+		else
+			run_text(&runs[i], &runs[i] == next);
+	gp_close_array();
+	gp_doc_end();
+}
+
 static int list_runs(const struct gp_ctx *ctx)
 {
-	json_object *doc, *arr;
-	const struct gp_run *next;
 	struct gp_run *runs;
 	char why[256] = "";
-	size_t n, i;
+	size_t n;
 	int rc;
 
 	if (strcmp(ctx->root, "/")) {
@@ -430,44 +490,7 @@ static int list_runs(const struct gp_ctx *ctx)
 		return GP_EXIT_INPUT;
 	}
 	live(runs, n);
-	next = gp_run_next(runs, n);
-	doc = gp_json_doc("rollback");
-	arr = json_object_new_array();
-	if (!ctx->json && gp_verbosity > 0 && !n)
-		printf("no runs: nothing gpuprov applied is journaled in '%s'\n",
-		       gp_tv(gp_journal_dir()));
-	else if (!ctx->json && gp_verbosity > 0)
-		printf("%-4s %-28s %-16s %-7s %s\n", "SEQ", "RUN", "STATUS", "UNDO", "PROFILE");
-	for (i = 0; i < n; i++) {
-		const struct gp_run *r = &runs[i];
-		const char *status = r->interrupted ? "interrupted" : r->status;
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "run_id", json_object_new_string(r->run_id));
-		json_object_object_add(o, "seq", json_object_new_int64(r->seq));
-		json_object_object_add(o, "status", json_object_new_string(r->status));
-		json_object_object_add(o, "interrupted", json_object_new_boolean(r->interrupted));
-		json_object_object_add(o, "steps", json_object_new_int64((int64_t)r->nsteps));
-		json_object_object_add(o, "to_undo", json_object_new_int64((int64_t)r->undoable));
-		json_object_object_add(o, "profile", json_object_new_string(r->profile));
-		json_object_object_add(o, "next", json_object_new_boolean(r == next));
-		json_object_object_add(o, "confirm", confirm_json(r));
-		if (!r->valid)
-			json_object_object_add(o, "error", json_object_new_string(r->error));
-		json_object_array_add(arr, o);
-		if (!ctx->json && !gp_verbosity)
-			porcelain_run(r, status, r == next);
-		else if (!ctx->json) /* a long profile path goes on under the run */
-			gp_wrapf(0, 5, "%-4lld %-28s %-16s %zu/%-5zu %s%s", r->seq,
-				 gp_tv(r->run_id), shown_status(r), r->undoable, r->nsteps,
-				 gp_tv(r->valid ? r->profile : r->error),
-				 r == next ? "  <- next" : "");
-	}
-	json_object_object_add(doc, "runs", arr);
-	if (ctx->json)
-		gp_json_print(doc);
-	else
-		json_object_put(doc);
+	runs_out(ctx, runs, n);
 	free(runs);
 	return GP_EXIT_OK;
 }
@@ -503,8 +526,10 @@ static int pick_run(const struct gp_ctx *ctx, char *run_id, size_t len)
 		gp_strlcpy(run_id, r->run_id, len);
 	} else {
 		gp_info("nothing to roll back");
-		if (ctx->json)
-			gp_json_print(gp_json_doc("rollback"));
+		if (ctx->json) { /* no run: the document's head alone */
+			gp_doc_begin(NULL, "rollback");
+			gp_doc_end();
+		}
 		rc = -1;
 	}
 	free(runs);
