@@ -331,32 +331,26 @@ static int name_width(const struct vrun *v)
 	return w;
 }
 
-static void gpus_text(const struct vrun *v)
+/* A GPU's row: its cells as sizes and words, a note wrapped under it. */
+static void gpu_text(const struct gp_vgpu *g, int i, int nw)
 {
 	char bar1[32], bar[32], links[64];
-	int i, nw = name_width(v);
 
-	printf("%-5s %-13s %-*s  %-8s %-8s %s\n", "GPU", "ADDRESS", nw, "NAME", "BAR1", "BAR",
-	       "NVLINKS");
-	for (i = 0; i < v->n; i++) {
-		const struct gp_vgpu *g = &v->g[i];
-
-		size_text(g->nv.bar1, bar1, sizeof(bar1));
-		size_text(g->bar_bytes, bar, sizeof(bar));
-		snprintf(links, sizeof(links), "%d up", gp_nv_links_up(&g->nv));
-		if (gp_nv_links_up(&g->nv) && gp_nv_link_rate(&g->nv) > 0)
-			snprintf(links + strlen(links), sizeof(links) - strlen(links),
-				 ", %.3f GB/s each", gp_nv_link_rate(&g->nv));
-		gp_wrapf(0, 6, "GPU%-2d %-13s %-*s  %-8s %-8s %s%s", i, gp_tv(g->nv.bdf), nw,
-			 gp_tv(g->nv.name), bar1, bar, links,
-			 g->cuda < 0 ? "  (not visible to CUDA: not tested)" : "");
-		if (g->bar_small) {
-			printf("%6s", "");
-			gp_wrapf(6, 6,
-				 "vm.mmio: BAR1 is %s, the card advertises %s: the VM's 64-bit "
-				 "MMIO window is too small (see gpuprov check on the host)",
-				 bar1, bar);
-		}
+	size_text(g->nv.bar1, bar1, sizeof(bar1));
+	size_text(g->bar_bytes, bar, sizeof(bar));
+	snprintf(links, sizeof(links), "%d up", gp_nv_links_up(&g->nv));
+	if (gp_nv_links_up(&g->nv) && gp_nv_link_rate(&g->nv) > 0)
+		snprintf(links + strlen(links), sizeof(links) - strlen(links), ", %.3f GB/s each",
+			 gp_nv_link_rate(&g->nv));
+	gp_wrapf(0, 6, "GPU%-2d %-13s %-*s  %-8s %-8s %s%s", i, gp_tv(g->nv.bdf), nw,
+		 gp_tv(g->nv.name), bar1, bar, links,
+		 g->cuda < 0 ? "  (not visible to CUDA: not tested)" : "");
+	if (g->bar_small) {
+		printf("%6s", "");
+		gp_wrapf(6, 6,
+			 "vm.mmio: BAR1 is %s, the card advertises %s: the VM's 64-bit "
+			 "MMIO window is too small (see gpuprov check on the host)",
+			 bar1, bar);
 	}
 }
 
@@ -482,190 +476,229 @@ static void host_line(void)
 		 gp_tv(u.release));
 }
 
-static void verify_text(const struct vrun *v, int rc)
-{
-	char sz[32];
-	int i;
-
-	gp_format_size(v->bytes, sz, sizeof(sz));
-	host_line();
-	gp_wrapf(0, 2, "NVIDIA driver %s; peer copies of %s x %d, timed with CUDA events",
-		 v->driver[0] ? gp_tv(v->driver) : "unknown", sz, v->iters);
-	printf("\n");
-	gpus_text(v);
-	printf("\n%-11s %-12s %-5s %-9s %-11s %-11s %s\n", "PAIR", "P2P R/W/N/A", "PEER",
-	       "READBACK", "ONE WAY", "BOTH WAYS", "VERDICT");
-	for (i = 0; i < v->np; i++)
-		pair_text(&v->p[i]);
-	nccl_text(v);
-	topo_text(v);
-	printf("\nverdict: %s (below %.0f%% of a ceiling warns)\n",
-	       rc == GP_EXIT_OK	    ? "ok"
-	       : rc == GP_EXIT_WARN ? "warn"
-				    : "fail",
-	       GP_VERIFY_WARN_FRACTION * 100);
-}
-
 /* ---- JSON ---- */
 
-static json_object *jp2p(int s)
+/* NVML's P2P status by name, null when it could not be asked */
+static void print_p2p(const char *key, int s)
 {
-	return s < 0 ? NULL : json_object_new_string(gp_nvml_p2p_name(s));
+	gp_print_str(key, NULL, s < 0 ? NULL : gp_nvml_p2p_name(s));
 }
 
-static json_object *jgbps(double v)
+/* GB/s, null when not measured */
+static void print_gbps(const char *key, double v)
 {
-	return v > 0 ? json_object_new_double(v) : NULL;
+	if (v > 0)
+		gp_print_double(key, NULL, v);
+	else
+		gp_print_null(key);
 }
 
-static json_object *gpu_json(const struct gp_vgpu *g)
+/* bytes, null when unknown */
+static void print_bytes(const char *key, uint64_t b)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "bdf", json_object_new_string(g->nv.bdf));
-	json_object_object_add(o, "name", json_object_new_string(g->nv.name));
-	json_object_object_add(o, "cuda_device",
-			       g->cuda >= 0 ? json_object_new_int(g->cuda) : NULL);
-	json_object_object_add(o, "bar1_bytes",
-			       g->nv.bar1 ? json_object_new_uint64(g->nv.bar1) : NULL);
-	json_object_object_add(o, "bar_bytes",
-			       g->bar_bytes ? json_object_new_uint64(g->bar_bytes) : NULL);
-	json_object_object_add(o, "bar_small", json_object_new_boolean(g->bar_small));
-	json_object_object_add(o, "nvlinks", json_object_new_int(gp_nv_links_up(&g->nv)));
-	json_object_object_add(o, "nvlink_gbps", jgbps(gp_nv_link_rate(&g->nv)));
-	return o;
+	if (b)
+		gp_print_uint(key, NULL, b);
+	else
+		gp_print_null(key);
 }
 
-static json_object *pair_json(const struct gp_vpair *p)
+static void gpu_json(const struct gp_vgpu *g)
 {
-	json_object *o = json_object_new_object(), *s = json_object_new_object();
-
-	json_object_object_add(o, "from", json_object_new_int(p->from));
-	json_object_object_add(o, "to", json_object_new_int(p->to));
-	json_object_object_add(s, "read", jp2p(p->p2p[GP_P2P_READ]));
-	json_object_object_add(s, "write", jp2p(p->p2p[GP_P2P_WRITE]));
-	json_object_object_add(s, "atomics", jp2p(p->p2p[GP_P2P_ATOMICS]));
-	json_object_object_add(s, "nvlink", jp2p(p->p2p[GP_P2P_NVLINK]));
-	json_object_object_add(o, "p2p", s);
-	json_object_object_add(o, "can_access_peer",
-			       p->can_access < 0 ? NULL : json_object_new_boolean(p->can_access));
-	json_object_object_add(o, "peer_enabled", json_object_new_boolean(p->peer_enabled));
-	json_object_object_add(o, "readback_ok",
-			       p->readback_done ? json_object_new_boolean(p->readback_ok) : NULL);
-	json_object_object_add(
-		o, "readback_by",
-		!p->readback_done ? NULL
-				  : json_object_new_string(p->readback_kernel ? "kernel" : "copy"));
-	json_object_object_add(o, "readback_mismatches", json_object_new_uint64(p->mismatches));
-	json_object_object_add(o, "gbps_uni", jgbps(p->gbps_uni));
-	json_object_object_add(o, "gbps_bidir", jgbps(p->gbps_bidir));
-	json_object_object_add(o, "ceiling_gbps", jgbps(p->ceiling_gbps));
-	json_object_object_add(o, "ceiling_from",
-			       p->ceiling_from ? json_object_new_string(p->ceiling_from) : NULL);
-	json_object_object_add(o, "nvlinks", json_object_new_int(p->nvlinks));
-	json_object_object_add(o, "verdict", json_object_new_string(gp_verdict_name(p->verdict)));
-	json_object_object_add(o, "why", p->why[0] ? json_object_new_string(p->why) : NULL);
-	return o;
+	gp_open_object(NULL);
+	gp_print_str("bdf", NULL, g->nv.bdf);
+	gp_print_str("name", NULL, g->nv.name);
+	gp_print_int_or_null("cuda_device", NULL, g->cuda);
+	print_bytes("bar1_bytes", g->nv.bar1);
+	print_bytes("bar_bytes", g->bar_bytes);
+	gp_print_bool("bar_small", NULL, g->bar_small);
+	gp_print_int("nvlinks", NULL, gp_nv_links_up(&g->nv));
+	print_gbps("nvlink_gbps", gp_nv_link_rate(&g->nv));
+	gp_close_object();
 }
 
-static json_object *points_json(const struct gp_nccl_runs *r)
+static void readback_json(const struct gp_vpair *p)
 {
-	json_object *a = json_object_new_array();
+	if (p->readback_done)
+		gp_print_bool("readback_ok", NULL, p->readback_ok);
+	else
+		gp_print_null("readback_ok");
+	gp_print_str("readback_by", NULL,
+		     !p->readback_done	  ? NULL
+		     : p->readback_kernel ? "kernel"
+					  : "copy");
+	gp_print_uint("readback_mismatches", NULL, p->mismatches);
+}
+
+static void pair_json(const struct gp_vpair *p)
+{
+	gp_open_object(NULL);
+	gp_print_int("from", NULL, p->from);
+	gp_print_int("to", NULL, p->to);
+	gp_open_object("p2p");
+	print_p2p("read", p->p2p[GP_P2P_READ]);
+	print_p2p("write", p->p2p[GP_P2P_WRITE]);
+	print_p2p("atomics", p->p2p[GP_P2P_ATOMICS]);
+	print_p2p("nvlink", p->p2p[GP_P2P_NVLINK]);
+	gp_close_object();
+	if (p->can_access < 0)
+		gp_print_null("can_access_peer");
+	else
+		gp_print_bool("can_access_peer", NULL, p->can_access);
+	gp_print_bool("peer_enabled", NULL, p->peer_enabled);
+	readback_json(p);
+	print_gbps("gbps_uni", p->gbps_uni);
+	print_gbps("gbps_bidir", p->gbps_bidir);
+	print_gbps("ceiling_gbps", p->ceiling_gbps);
+	gp_print_str("ceiling_from", NULL, p->ceiling_from);
+	gp_print_int("nvlinks", NULL, p->nvlinks);
+	gp_print_str("verdict", NULL, gp_verdict_name(p->verdict));
+	gp_print_str_or_null("why", NULL, p->why);
+	gp_close_object();
+}
+
+/* One all-reduce (with P2P or without), null when not tried. */
+static void runs_json(const char *key, const struct gp_nccl_runs *r)
+{
 	int i;
 
-	for (i = 0; i < r->npoints; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "bytes", json_object_new_uint64(r->points[i].bytes));
-		json_object_object_add(o, "time_ms", json_object_new_double(r->points[i].ms));
-		json_object_object_add(o, "algbw_gbps", json_object_new_double(r->points[i].algbw));
-		json_object_object_add(o, "busbw_gbps", json_object_new_double(r->points[i].busbw));
-		json_object_array_add(a, o);
+	if (!r->tried) {
+		gp_print_null(key);
+		return;
 	}
-	return a;
+	gp_open_object(key);
+	gp_print_bool("ok", NULL, r->ok);
+	gp_print_str_or_null("why", NULL, r->why);
+	gp_open_array("results");
+	for (i = 0; i < r->npoints; i++) {
+		gp_open_object(NULL);
+		gp_print_uint("bytes", NULL, r->points[i].bytes);
+		gp_print_double("time_ms", NULL, r->points[i].ms);
+		gp_print_double("algbw_gbps", NULL, r->points[i].algbw);
+		gp_print_double("busbw_gbps", NULL, r->points[i].busbw);
+		gp_close_object();
+	}
+	gp_close_array();
+	gp_close_object();
 }
 
-static json_object *runs_json(const struct gp_nccl_runs *r)
+static void nccl_json(const struct vrun *v)
 {
-	json_object *o;
-
-	if (!r->tried)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "ok", json_object_new_boolean(r->ok));
-	json_object_object_add(o, "why", r->why[0] ? json_object_new_string(r->why) : NULL);
-	json_object_object_add(o, "results", points_json(r));
-	return o;
+	gp_open_object("nccl");
+	gp_print_int_or_null("version", NULL, v->nccl.version ? v->nccl.version : -1);
+	gp_print_bool("ran", NULL, v->nccl.tried);
+	gp_print_str_or_null("why", NULL, v->nccl.tried ? NULL : v->nccl.why);
+	runs_json("p2p", &v->nccl);
+	runs_json("no_p2p", &v->cmp);
+	gp_print_str("verdict", NULL, gp_verdict_name(v->nccl_verdict));
+	gp_print_str_or_null("verdict_why", NULL, v->nccl_why);
+	gp_close_object();
 }
 
-static json_object *nccl_json(const struct vrun *v)
+static void ids_json(const char *key, const char (*ids)[GP_BDF_LEN], int n)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "version",
-			       v->nccl.version ? json_object_new_int(v->nccl.version) : NULL);
-	json_object_object_add(o, "ran", json_object_new_boolean(v->nccl.tried));
-	json_object_object_add(
-		o, "why",
-		!v->nccl.tried && v->nccl.why[0] ? json_object_new_string(v->nccl.why) : NULL);
-	json_object_object_add(o, "p2p", runs_json(&v->nccl));
-	json_object_object_add(o, "no_p2p", runs_json(&v->cmp));
-	json_object_object_add(o, "verdict",
-			       json_object_new_string(gp_verdict_name(v->nccl_verdict)));
-	json_object_object_add(o, "verdict_why",
-			       v->nccl_why[0] ? json_object_new_string(v->nccl_why) : NULL);
-	return o;
-}
-
-static json_object *ids_json(const char (*ids)[GP_BDF_LEN], int n)
-{
-	json_object *a = json_object_new_array();
 	int i;
 
+	gp_open_array(key);
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_string(ids[i]));
-	return a;
+		gp_print_str(NULL, NULL, ids[i]);
+	gp_close_array();
 }
 
-static json_object *topo_json(const struct vrun *v)
+static void topo_json(const struct vrun *v)
 {
-	json_object *o;
-
-	if (!v->topo_path)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "set", json_object_new_boolean(true));
-	json_object_object_add(o, "path", json_object_new_string(v->topo_path));
-	json_object_object_add(o, "match",
-			       topo_error(v) ? NULL : json_object_new_boolean(topo_matches(v)));
-	json_object_object_add(o, "missing", ids_json(v->topo.missing, v->topo.nmissing));
-	json_object_object_add(o, "extra", ids_json(v->topo.unknown, v->topo.nunknown));
-	json_object_object_add(o, "error",
-			       topo_error(v) ? json_object_new_string(topo_error(v)) : NULL);
-	return o;
+	if (!v->topo_path) {
+		gp_print_null("nccl_topo_file");
+		return;
+	}
+	gp_open_object("nccl_topo_file");
+	gp_print_bool("set", NULL, true);
+	gp_print_str("path", NULL, v->topo_path);
+	if (topo_error(v))
+		gp_print_null("match");
+	else
+		gp_print_bool("match", NULL, topo_matches(v));
+	ids_json("missing", v->topo.missing, v->topo.nmissing);
+	ids_json("extra", v->topo.unknown, v->topo.nunknown);
+	gp_print_str("error", NULL, topo_error(v));
+	gp_close_object();
 }
 
-static void verify_json(const struct vrun *v, int rc)
+/*
+ * ---- the output ----
+ * Said once, section by section in the document's order (the run, the
+ * GPUs, the pairs, NCCL, NCCL_TOPO_FILE, the verdict).  Within a section a
+ * GPU, a pair, an all-reduce is a table row as text and an object as JSON:
+ * the text's cells are derived from the values (sizes in GiB, "ok/no/?",
+ * a percentage of the ceiling) and wrapped in the table's column order,
+ * where JSON keeps the raw values in its members' order.
+ */
+
+static void head_out(const struct vrun *v)
 {
-	json_object *doc = gp_json_doc("verify"), *g = json_object_new_array();
-	json_object *p = json_object_new_array();
+	char sz[32];
+
+	if (!gp_out_is_json()) {
+		gp_format_size(v->bytes, sz, sizeof(sz));
+		host_line();
+		gp_wrapf(0, 2, "NVIDIA driver %s; peer copies of %s x %d, timed with CUDA events",
+			 v->driver[0] ? gp_tv(v->driver) : "unknown", sz, v->iters);
+	}
+	gp_print_str("driver", NULL, v->driver);
+	gp_print_uint("bytes", NULL, v->bytes);
+	gp_print_int("iterations", NULL, v->iters);
+	gp_print_double("warn_fraction", NULL, GP_VERIFY_WARN_FRACTION);
+}
+
+static void gpus_out(const struct vrun *v)
+{
+	int i, nw = name_width(v);
+
+	gp_text("\n%-5s %-13s %-*s  %-8s %-8s %s\n", "GPU", "ADDRESS", nw, "NAME", "BAR1", "BAR",
+		"NVLINKS");
+	gp_open_array("gpus");
+	for (i = 0; i < v->n; i++)
+		if (gp_out_is_json())
+			gpu_json(&v->g[i]);
+		else
+			gpu_text(&v->g[i], i, nw);
+	gp_close_array();
+}
+
+static void pairs_out(const struct vrun *v)
+{
 	int i;
 
-	json_object_object_add(doc, "driver", json_object_new_string(v->driver));
-	json_object_object_add(doc, "bytes", json_object_new_uint64(v->bytes));
-	json_object_object_add(doc, "iterations", json_object_new_int(v->iters));
-	json_object_object_add(doc, "warn_fraction",
-			       json_object_new_double(GP_VERIFY_WARN_FRACTION));
-	for (i = 0; i < v->n; i++)
-		json_object_array_add(g, gpu_json(&v->g[i]));
+	gp_text("\n%-11s %-12s %-5s %-9s %-11s %-11s %s\n", "PAIR", "P2P R/W/N/A", "PEER",
+		"READBACK", "ONE WAY", "BOTH WAYS", "VERDICT");
+	gp_open_array("pairs");
 	for (i = 0; i < v->np; i++)
-		json_object_array_add(p, pair_json(&v->p[i]));
-	json_object_object_add(doc, "gpus", g);
-	json_object_object_add(doc, "pairs", p);
-	json_object_object_add(doc, "nccl", nccl_json(v));
-	json_object_object_add(doc, "nccl_topo_file", topo_json(v));
-	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
-	gp_json_print(doc);
+		if (gp_out_is_json())
+			pair_json(&v->p[i]);
+		else
+			pair_text(&v->p[i]);
+	gp_close_array();
+}
+
+static void verify_out(const struct vrun *v, int rc, bool json)
+{
+	gp_cmd_begin("verify", json);
+	head_out(v);
+	gpus_out(v);
+	pairs_out(v);
+	if (json) {
+		nccl_json(v);
+		topo_json(v);
+	} else {
+		nccl_text(v);
+		topo_text(v);
+	}
+	gp_print_int("exit_status", NULL, rc);
+	gp_text("\nverdict: %s (below %.0f%% of a ceiling warns)\n",
+		rc == GP_EXIT_OK     ? "ok"
+		: rc == GP_EXIT_WARN ? "warn"
+				     : "fail",
+		GP_VERIFY_WARN_FRACTION * 100);
+	gp_doc_end();
 }
 
 /* ---- the run ---- */
@@ -770,10 +803,7 @@ static int do_verify(struct gp_ctx *ctx)
 	if (!rc) {
 		topo_check(&v);
 		rc = overall(&v);
-		if (ctx->json)
-			verify_json(&v, rc);
-		else
-			verify_text(&v, rc);
+		verify_out(&v, rc, ctx->json);
 	}
 	gp_nv_view_release(&v.nv);
 	free(v.g);
