@@ -182,14 +182,13 @@ static int take_option(struct gp_ctx *ctx, int c, char **argv, const struct opti
 /* --json promises one document on stdout, errors included. */
 static void json_error(const char *command, int rc)
 {
-	json_object *doc = gp_json_doc(command);
 	char why[32];
 
 	snprintf(why, sizeof(why), "exit status %d", rc);
-	json_object_object_add(doc, "error",
-			       json_object_new_string(gp_last_error[0] ? gp_last_error : why));
-	json_object_object_add(doc, "exit_status", json_object_new_int(rc));
-	gp_json_print(doc);
+	gp_doc_begin(NULL, command);
+	gp_print_str("error", NULL, gp_last_error[0] ? gp_last_error : why);
+	gp_print_int("exit_status", NULL, rc);
+	gp_doc_end();
 }
 
 /*
@@ -239,13 +238,12 @@ static const char *command_named(int argc, char **argv)
 	return "gpuprov";
 }
 
-/* Under --json the header's "version" is the answer. */
+/* Under --json the document's head, its "version", is the answer. */
 static int version(bool json)
 {
-	if (json)
-		gp_json_print(gp_json_doc("version"));
-	else
-		printf("gpuprov %s\n", gp_version);
+	gp_cmd_begin("version", json);
+	gp_text("gpuprov %s\n", gp_version);
+	gp_doc_end();
 	return GP_EXIT_OK;
 }
 

@@ -474,24 +474,6 @@ void gp_print_tree(const char *key, json_object *o)
 	json_object_put(o);
 }
 
-json_object *gp_json_doc(const char *command)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "schema_version", json_object_new_int(1));
-	/* which gpuprov wrote it: a fleet's documents come from several releases */
-	json_object_object_add(o, "version", json_object_new_string(gp_version));
-	json_object_object_add(o, "command", json_object_new_string(command));
-	return o;
-}
-
-void gp_json_print(json_object *doc)
-{
-	gp_out_begin(NULL, true);
-	gp_print_tree(NULL, doc);
-	gp_out_end();
-}
-
 void gp_doc_begin(FILE *f, const char *command)
 {
 	gp_out_begin(f, true);

@@ -113,14 +113,6 @@ void gp_print_hex(const char *key, unsigned v, int digits);
  */
 void gp_print_tree(const char *key, json_object *o);
 
-/*
- * The commands whose document is a json-c tree: its head (schema_version,
- * version, command), and the whole printed on stdout through the writer
- * (takes the reference).
- */
-json_object *gp_json_doc(const char *command);
-void gp_json_print(json_object *doc);
-
 /* ---- text laid out for a reader ---- */
 
 /*

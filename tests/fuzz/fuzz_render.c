@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer: a JSON document of hostile strings, printed as gpuprov prints
- * it (gp_json_print through gp_term_streams' terminal filter), must parse
+ * it (the writer through gp_term_streams' terminal filter), must parse
  * back as JSON and hold the same strings (bytes that are not UTF-8 as
  * U+FFFD): the filter never changes a document (review2 F3).  Both ways of
- * writing one: a json-c tree, and the writer's values (cli/out.h).
+ * writing one: a json-c tree (data gpuprov keeps, the journal: gp_print_tree),
+ * and the writer's values (cli/out.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,13 +90,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_object *doc;
 
 	setup();
-	/* a json-c tree, as the commands that build one print it */
+	/* a json-c tree, as apply prints its journal's members */
 	rewind_out();
-	doc = gp_json_doc("fuzz");
+	doc = json_object_new_object();
 	json_object_object_add(doc, "value", json_object_new_string(s));
 	json_object_object_add(doc, "list", json_object_new_array());
 	json_object_array_add(json_object_object_get(doc, "list"), json_object_new_string(s));
-	gp_json_print(doc);
+	gp_doc_begin(NULL, "fuzz");
+	json_object_object_foreach (doc, key, val)
+		gp_print_tree(key, json_object_get(val));
+	gp_doc_end();
+	json_object_put(doc);
 	check(want);
 	/* written a value at a time, as scan, topo, check and plan write theirs; the string as a key too */
 	rewind_out();
