@@ -89,14 +89,13 @@ static int settled(struct gp_journal *j, const char *state)
 	return GP_EXIT_FAIL;
 }
 
+/* The run and its confirm record, as the journal keeps it (data, not a tree built to print). */
 static void print_confirmed(struct gp_journal *j)
 {
-	json_object *doc = gp_json_doc("confirm");
-
-	json_object_object_add(doc, "run_id", json_object_new_string(j->run_id));
-	json_object_object_add(doc, "confirm",
-			       json_object_get(json_object_object_get(j->doc, "confirm")));
-	gp_json_print(doc);
+	gp_doc_begin(NULL, "confirm");
+	gp_print_str("run_id", NULL, j->run_id);
+	gp_print_tree("confirm", json_object_get(json_object_object_get(j->doc, "confirm")));
+	gp_doc_end();
 }
 
 /* Under the lock: the watcher cannot act between the check and the save. */
