@@ -42,6 +42,12 @@ struct gp_actuator {
 	int (*verify)(const struct gp_apply_ctx *ctx, const struct gp_step *st);
 	int (*undo)(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo);
 	/*
+	 * Whether undo may begin now, asked of every step to undo before the
+	 * first is (a running VM holds the devices the other undos give back):
+	 * 0, or -EBUSY after gp_err says why; NULL: always.
+	 */
+	int (*undo_ready)(const struct gp_step *st, json_object *undo);
+	/*
 	 * After a failed undo, the command that gives back what the step changed,
 	 * into how; false (or NULL): the files of its undo record are to be put
 	 * back (the journal keeps their previous content for rollback to retry).

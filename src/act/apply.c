@@ -239,10 +239,39 @@ int gp_apply_run(const struct gp_apply_ctx *ctx, struct gp_plan *plan, const cha
 	return gp_journal_save(j);
 }
 
+/*
+ * Every step left to undo may be undone now: a domain the run defined that
+ * is running holds the devices (QEMU has their VFIO groups open; unbinding
+ * one waits on QEMU), so nothing is undone while it runs.
+ */
+static int undo_ready(struct gp_journal *j)
+{
+	size_t i, n = gp_journal_nsteps(j);
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *o = gp_journal_step(j, i);
+		const char *state = json_object_get_string(json_object_object_get(o, "state"));
+		const struct gp_actuator *a;
+		struct gp_step st;
+
+		if (!state || (strcmp(state, "done") && strcmp(state, "doing")))
+			continue;
+		a = gp_step_from_json(o, &st) ? NULL : gp_actuator_find(st.kind);
+		if (a && a->undo_ready && a->undo_ready(&st, json_object_object_get(o, "undo")))
+			rc = -EBUSY;
+	}
+	return rc;
+}
+
 int gp_rollback_run(struct gp_journal *j)
 {
 	int rc;
 
+	if (undo_ready(j)) {
+		gp_err("nothing was undone");
+		return -ECANCELED;
+	}
 	gp_journal_status(j, "rolling_back"); /* killed now, it is still interrupted */
 	rc = gp_journal_save(j);
 	if (rc)

@@ -83,6 +83,29 @@ static int define_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	return gp_virt_undefine(json_object_get_string(uri), json_object_get_string(name));
 }
 
+/*
+ * Undone while the domain runs, the run's other undos would take its devices
+ * from under QEMU (unbinding a device QEMU holds waits on QEMU): rollback
+ * refuses until it is shut down.  Unreachable libvirt is define_undo's to say.
+ */
+static int define_undo_ready(const struct gp_step *st, json_object *undo)
+{
+	const char *uri = json_object_get_string(json_object_object_get(undo, "uri"));
+	const char *name = json_object_get_string(json_object_object_get(undo, "name"));
+	char digest[24], why[8], u[300], n[300];
+	int running;
+
+	(void)st;
+	if (!uri || !name ||
+	    gp_virt_digest(uri, name, digest, sizeof(digest), &running, why, sizeof(why)) != 1 ||
+	    running != 1)
+		return 0;
+	gp_err("domain '%s' is running at %s and holds its devices: shut it down first "
+	       "(virsh -c %s shutdown %s), then run rollback again",
+	       name, uri, gp_sh_word(uri, u, sizeof(u)), gp_sh_word(name, n, sizeof(n)));
+	return -EBUSY;
+}
+
 static bool define_by_hand(const struct gp_step *st, char *how, size_t len)
 {
 	char word[300];
@@ -100,5 +123,6 @@ const struct gp_actuator gp_act_domain_define = {
 	.run = define_run,
 	.verify = define_verify,
 	.undo = define_undo,
+	.undo_ready = define_undo_ready,
 	.by_hand = define_by_hand,
 };

@@ -359,6 +359,23 @@ static int libvirt_dbus(struct walk *w, const char *path, const struct stat *st)
 	return acl_ok(w, path);
 }
 
+/*
+ * A socket in a tree (a running domain's monitor.sock, which QEMU makes mode
+ * 0775) is never opened as a file: its mode says who may connect, not who
+ * may change what libvirt reads, and its directory is held to the tree's
+ * rule.  In a libvirt root it passes when root's: 0; else 1 (the tree's
+ * rule decides).
+ */
+static int libvirt_socket(struct walk *w, const char *path, const struct stat *st)
+{
+	if (!tree_dbus[0] || !S_ISSOCK(st->st_mode)) /* tree_dbus: a libvirt root's walk */
+		return 1;
+	if (st->st_uid != 0)
+		return refuse(w, "'%s' is owned by uid %lu, not root", path,
+			      (unsigned long)st->st_uid);
+	return 0;
+}
+
 static int subtree(struct walk *w, const char *dir);
 
 /*
@@ -402,6 +419,8 @@ static int tree_entry(const char *path, const struct stat *st, int flag, struct 
 		return -EPERM;
 	}
 	rc = libvirt_dbus(&w, path, st);
+	if (rc > 0)
+		rc = libvirt_socket(&w, path, st);
 	if (rc > 0)
 		rc = owner_ok(&w, path, st, true);
 	if (!rc)

@@ -44,6 +44,44 @@ $G -p "$d/p.ini" nccl-topo | cmp -s - "$d/out/gp-test-vm.nccl-topo.xml" ||
 virsh -q -c "$uri" dumpxml --inactive gp-test-vm | grep -q "urn:gpuprov:1" || fail "no digest"
 $G -p "$d/p.ini" --only vm --accept vm.kvm plan >"$d/plan2" || { cat "$d/plan2"; fail "second plan not empty"; }
 
+# A running VM holds its devices: while the domain runs, a second apply is
+# blocked by vm.running and rollback refuses, both exit 2 and change nothing.
+# libvirt starts no KVM domain here, nor host-passthrough under TCG, nor a disk
+# that is not there: the defined domain is redefined with those changed, its
+# metadata (gpuprov's digest) kept, and started paused.  The embedded driver
+# leaves QEMU running when virsh exits, with its monitor socket in the root
+# (mode 0775), which the root's walk lets pass.
+printf 'stdio_handler = "file"\n' >>"$d/embed/etc/qemu.conf"
+virsh -q -c "$uri" dumpxml --inactive gp-test-vm |
+	sed -e '/<disk /,/<\/disk>/d' -e '/<interface /,/<\/interface>/d' \
+		-e "s/<domain type=[\"']kvm[\"']/<domain type='qemu'/" \
+		-e "s/<cpu mode=[\"']host-passthrough[\"']/<cpu mode='maximum'/" >"$d/tcg.xml"
+virsh -q -c "$uri" define "$d/tcg.xml" >/dev/null 2>&1 || fail "the TCG copy is not defined"
+virsh -q -c "$uri" start --paused gp-test-vm >"$d/start.log" 2>&1 || true # virsh may crash at exit
+running() { [ "$(virsh -q -c "$uri" domstate gp-test-vm 2>/dev/null | head -1)" = paused ]; }
+running || { cat "$d/start.log"; fail "the domain did not start"; }
+set +e
+$G -p "$d/p.ini" --only vm --accept vm.kvm apply --yes >"$d/apply2.out" 2>&1; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "vm.running gp-test-vm: a domain of this name is running" "$d/apply2.out" ||
+	{ cat "$d/apply2.out"; fail "a second apply while the domain runs: exit $rc, want 2 (vm.running)"; }
+set +e
+$G rollback --yes 2>"$d/rbrun.log"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "domain 'gp-test-vm' is running at $uri and holds its devices" "$d/rbrun.log" &&
+	grep -q "nothing was undone" "$d/rbrun.log" ||
+	{ cat "$d/rbrun.log"; fail "rollback while the domain runs: exit $rc, want 2"; }
+running || fail "rollback stopped the domain"
+[ -f "$d/out/gp-test-vm.xml" ] && defined || fail "a refused rollback undid something"
+$G rollback --list -q | grep -q "	done	3	3	next$" || fail "the refused rollback marked the run"
+virsh -q -c "$uri" destroy gp-test-vm >/dev/null 2>&1 || true
+i=0
+while running && [ $i -lt 20 ]; do
+	virsh -q -c "$uri" destroy gp-test-vm >/dev/null 2>&1 || sleep 1
+	i=$((i + 1))
+done
+! running || fail "the domain cannot be stopped"
+
 $G rollback --yes 2>"$d/rb.log" || { cat "$d/rb.log"; fail "rollback failed"; }
 [ ! -e "$d/out/gp-test-vm.xml" ] || fail "the XML is still there"
 [ "$(cat "$d/out/gp-test-vm.nccl-topo.xml")" = '<system version="1"/>' ] ||

@@ -9,7 +9,9 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -58,6 +60,19 @@ static void dir_gid(const char *name, mode_t mode, uid_t uid, gid_t gid)
 static void dir(const char *name, mode_t mode, uid_t uid)
 {
 	dir_gid(name, mode, uid, 0);
+}
+
+static void sock(const char *name, mode_t mode, uid_t uid)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", at(name));
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	close(fd);
+	assert_int_equal(chmod(at(name), mode), 0);
+	assert_int_equal(chown(at(name), uid, 0), 0);
 }
 
 static void link_to(const char *name, const char *target, uid_t uid)
@@ -188,6 +203,12 @@ static int setup(void **state)
 	acl("embed3/run/qemu/dbus", 0x02, NOBODY, 7, 7);
 	dir("embed4", 0700, 0);
 	dir("embed4/run", 0770, 0);
+	/* a running domain's monitor socket, mode 0775 as QEMU makes it */
+	dir("embed5", 0700, 0);
+	dir("embed5/d", 0750, 0);
+	sock("embed5/d/monitor.sock", 0775, 0);
+	dir("embed6", 0700, 0);
+	sock("embed6/monitor.sock", 0755, NOBODY);
 	/* a -r tree whose library paths are walked (gp_trust_lib_paths) */
 	dir("lib", 0755, 0);
 	dir("lib/d", 0755, 0);
@@ -363,6 +384,13 @@ static void test_tree_libvirt(void **state)
 	assert_int_equal(gp_trust(at("embed4"), GP_TRUST_LIBVIRT), -EPERM);
 	assert_non_null(strstr(gp_last_error, "embed4/run' is writable by group"));
 	assert_int_equal(gp_trust(at("sticky"), GP_TRUST_LIBVIRT), -EPERM);
+	/* a running domain's monitor: a socket of root's passes whatever its
+	 * mode, in a libvirt root alone; another user's does not */
+	assert_int_equal(gp_trust(at("embed5"), GP_TRUST_LIBVIRT), 0);
+	assert_int_equal(gp_trust(at("embed5"), GP_TRUST_TREE), -EPERM);
+	assert_non_null(strstr(gp_last_error, "monitor.sock' is writable by group"));
+	assert_int_equal(gp_trust(at("embed6"), GP_TRUST_LIBVIRT), -EPERM);
+	assert_non_null(strstr(gp_last_error, "monitor.sock' is owned by uid 65534"));
 }
 
 /* one path (and its entries) under the tree at "lib", as a library resolves it */
