@@ -76,7 +76,7 @@ python_rootfs() {
 	cp -r "$TOP/ansible/plugins" "$ROOTFS/usr/lib/python3/dist-packages/ansible_collections/gpuprov/fleet/"
 }
 
-MODULES="virtio_pci virtio_net virtio_blk e1000e vfio-pci vfio_iommu_type1 bonding bridge veth ext4 crc32c_generic 9pnet_virtio 9p"
+MODULES="virtio_pci virtio_net virtio_blk e1000e vfio-pci vfio_iommu_type1 bonding bridge veth ext4 crc32c_generic 9pnet_virtio 9p overlay"
 
 initramfs() {
 	topo=$1
@@ -110,6 +110,10 @@ initramfs() {
 	cp "$TOP"/templates/* "$ROOTFS/usr/local/share/gpuprov/templates/"
 	if [ "$topo" = ansible ]; then python_rootfs; fi
 	cp "$LAB/tap.sh" "$ROOTFS/tap.sh"
+	# where the tree and the kernel cache are, for a scenario that reads them
+	# through the host's root (vmstart)
+	echo "$TOP" >"$ROOTFS/lab-top"
+	echo "$CACHE" >"$ROOTFS/lab-cache"
 	cp "$LAB/scenarios/$topo.sh" "$ROOTFS/scenario.sh"
 	cp "$LAB/init" "$ROOTFS/init"
 	chmod +x "$ROOTFS/init"
@@ -159,9 +163,11 @@ run() {
 	rel=$(cat "$CACHE/release")
 	log "booting $topo"
 	start=$(date +%s)
+	# a topology's "#timeout N" line: N times the boot timeout (a nested VM)
+	mult=$(sed -n 's/^#timeout \([0-9]*\)$/\1/p' "$LAB/topo/$topo.qemu")
 	# shellcheck disable=SC2046
 	set +e
-	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 4 \
+	timeout $((BOOT_TIMEOUT * ${mult:-1})) qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 4 \
 		-display none -no-reboot -nodefaults -serial stdio -monitor none \
 		-kernel "$CACHE/root/boot/vmlinuz-$rel" -initrd "$WORK/$topo/initrd" \
 		-append "console=ttyS0 intel_iommu=on iommu=pt quiet panic=-1" \

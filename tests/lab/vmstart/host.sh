@@ -1,0 +1,103 @@
+# The nested start, in the lab host (chroot, see scenarios/vmstart.sh):
+# check, apply (vfio-pci, the domain defined through qemu:///embed), start
+# paused (QEMU opens the VFIO groups), QMP query-pci, a second apply and a
+# rollback refused while it runs, the guest's own view (OVMF, the lab kernel,
+# an init listing its PCI functions), stop, rollback.  Every prediction of
+# gpuprov checked by predict.py.  usage: host.sh TOP
+TOP=$1
+V=$TOP/tests/lab/vmstart
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+. /tmp/tap.sh
+G=$TOP/build/gpuprov
+P=/etc/gpuprov/lab-vmstart.ini
+W=/var/lib/gpuprov-lab
+URI=qemu:///embed?root=/run/lab-embed
+TIMEOUT=600
+cp "$TOP/tests/lab/profiles/lab-vmstart.ini" "$P"
+cp "$V/template.xml" /etc/gpuprov/lab-vmstart.xml
+mkdir -p /run/lab-embed/etc /run/lock
+chmod 700 /run/lab-embed
+# no cgroups, no mount namespace, no virtlogd in the lab host
+printf 'user = "root"\ngroup = "root"\nstdio_handler = "file"\nnamespaces = []\ncgroup_controllers = []\n' \
+	>/run/lab-embed/etc/qemu.conf
+drv() { basename "$(readlink /sys/bus/pci/devices/$1/driver 2>/dev/null)" 2>/dev/null; }
+DEVS="0000:41:00.0 0000:42:00.0 0000:81:00.0"
+t0=$(date +%s)
+say() { echo "# vmstart: $* at $(( $(date +%s) - t0 )) s"; }
+
+$G -v -p $P check >$W/check.wrapped 2>&1
+unwrap $W/check.wrapped >$W/check.txt
+cp $W/check.txt /out/check.txt
+t_grep "check: no KVM here (vm.kvm)" $W/check.txt '^FAIL +vm\.kvm'
+t_grep "check: no GPUDirect clique on the stand-ins (not NVIDIA)" $W/check.txt \
+	'^ok +vm\.qemu_clique +0000:81:00\.0 +vendor 1af4 is not NVIDIA'
+t_ok "apply: vfio-pci, the domain written and defined" sh -c "$G -p $P --accept vm.kvm apply --yes >$W/apply.txt 2>&1"
+for d in $DEVS; do t_ok "$d is on vfio-pci" test "$(drv $d)" = vfio-pci; done
+$G -p $P nccl-topo >$W/nccl.xml 2>/dev/null
+say applied
+# the domain as gpuprov defined it, made to run here: TCG's CPU, and the guest
+# booted from the lab kernel and an init that lists its PCI functions
+mkdir -p $W/g/bin
+cp /bin/busybox $W/g/bin/busybox
+cp "$V/guest-init" $W/g/init
+chmod +x $W/g/init
+(cd $W/g && find . | cpio -o -H newc --quiet) >$W/guest.initrd
+virsh -q -c "$URI" dumpxml --inactive lab-vm >$W/defined.xml
+python3 - $W/defined.xml $W/tcg.xml $(cat /lab-cache-path)/root/boot/vmlinuz-$(uname -r) $W/guest.initrd $W/console.log <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+src, out, kernel, initrd, console = sys.argv[1:6]
+ET.register_namespace("qemu", "http://libvirt.org/schemas/domain/qemu/1.0")
+t = ET.parse(src)
+d = t.getroot()
+cpu = d.find("cpu")
+cpu.set("mode", "maximum")
+for m in cpu.findall("maxphysaddr"):
+    cpu.remove(m)
+os_ = d.find("os")
+ET.SubElement(os_, "kernel").text = kernel
+ET.SubElement(os_, "initrd").text = initrd
+ET.SubElement(os_, "cmdline").text = "console=ttyS0 panic=-1 quiet"
+devs = d.find("devices")
+ser = ET.SubElement(devs, "serial", type="file")
+ET.SubElement(ser, "source", path=console)
+t.write(out)
+PY
+t_ok "the TCG copy of the defined domain is defined" virsh -q -c "$URI" define $W/tcg.xml
+virsh -q -c "$URI" start --paused lab-vm >$W/start.log 2>&1
+st() { virsh -q -c "$URI" domstate lab-vm 2>/dev/null | head -1; }
+t_ok "virsh start --paused: QEMU opened the VFIO groups" test "$(st)" = paused
+say started
+virsh -q -c "$URI" qemu-monitor-command lab-vm '{"execute":"query-pci"}' >$W/query-pci.json 2>&1
+t_exit "a second apply while the VM runs is refused (vm.running)" 2 $G -p $P --accept vm.kvm apply --yes
+t_exit "rollback while the VM runs is refused" 2 $G rollback --yes
+t_grep "... naming the running domain" /tmp/t.out "domain 'lab-vm' is running"
+for d in $DEVS; do t_ok "... and $d stays on vfio-pci" test "$(drv $d)" = vfio-pci; done
+virsh -q -c "$URI" resume lab-vm >/dev/null 2>&1
+i=0
+while [ $i -lt $TIMEOUT ] && ! grep -q GPUPROV-GUEST-END $W/console.log 2>/dev/null; do
+	sleep 2
+	i=$((i + 2))
+done
+say "the guest ran"
+t_grep "the nested guest ran OVMF, the kernel and its init" $W/console.log GPUPROV-GUEST-END
+tr -d '\r' <$W/console.log >/out/guest-console.txt
+cp $W/tcg.xml $W/nccl.xml $W/query-pci.json /out/ 2>/dev/null
+python3 "$V/predict.py" $((T_N + 1)) $W/defined.xml $W/nccl.xml $W/query-pci.json \
+	/out/guest-console.txt >/tmp/predict.tap 2>&1
+grep -v '^COUNT' /tmp/predict.tap
+T_N=$(sed -n 's/^COUNT //p' /tmp/predict.tap)
+[ -n "$T_N" ] || { T_N=99; echo "not ok 99 - predict.py failed"; }
+i=0
+while [ "$(st)" = running ] || [ "$(st)" = paused ]; do
+	virsh -q -c "$URI" destroy lab-vm >/dev/null 2>&1 || sleep 1
+	i=$((i + 1))
+	[ $i -lt 20 ] || break
+done
+t_ok "the domain is stopped" test "$(st)" = "shut off"
+t_ok "rollback, the VM stopped" $G rollback --yes
+t_exit "... the domain is gone" 1 sh -c "virsh -q -c '$URI' domstate lab-vm"
+for d in 0000:41:00.0 0000:42:00.0; do t_ok "$d is back on e1000e" test "$(drv $d)" = e1000e; done
+t_ok "0000:81:00.0 has no driver again" test -z "$(drv 0000:81:00.0)"
+say done
+t_done
