@@ -36,6 +36,7 @@ struct virt_api {
 	__typeof__(virEventRegisterDefaultImpl) *event_register_default;
 	__typeof__(virConnectOpen) *connect_open;
 	__typeof__(virConnectClose) *connect_close;
+	__typeof__(virConnectRef) *connect_ref;
 	__typeof__(virGetLastError) *last_error;
 	__typeof__(virGetLastErrorMessage) *last_error_message;
 	__typeof__(virDomainLookupByName) *lookup;
@@ -57,7 +58,7 @@ static bool resolve(void *dl)
 	return NEED(set_error_func, "virSetErrorFunc") &&
 	       NEED(event_register_default, "virEventRegisterDefaultImpl") &&
 	       NEED(connect_open, "virConnectOpen") && NEED(connect_close, "virConnectClose") &&
-	       NEED(last_error, "virGetLastError") &&
+	       NEED(connect_ref, "virConnectRef") && NEED(last_error, "virGetLastError") &&
 	       NEED(last_error_message, "virGetLastErrorMessage") &&
 	       NEED(lookup, "virDomainLookupByName") && NEED(xml_desc, "virDomainGetXMLDesc") &&
 	       NEED(is_active, "virDomainIsActive") && NEED(define_xml, "virDomainDefineXML") &&
@@ -131,6 +132,24 @@ static int may_open(const char *uri)
 	return 0;
 }
 
+/*
+ * The embedded driver shuts down when its last connection closes; with a
+ * domain running, its reconnect to that domain's monitor may still be at
+ * work then, and libvirt 9.0 crashes (SIGSEGV, as virsh does at exit too):
+ * a refused apply exited 139 instead of 2.  The first connection to an
+ * embedded root is held until gpuprov exits, so the driver is never shut
+ * down under it.
+ */
+static void hold_embedded(const char *uri, virConnectPtr c)
+{
+	static virConnectPtr held;
+
+	if (!c || held || strncmp(uri, GP_URI_EMBED, strlen(GP_URI_EMBED)))
+		return;
+	if (!api.connect_ref(c))
+		held = c;
+}
+
 /* A connection to uri, which may_open passed. */
 static virConnectPtr open_uri(const char *uri, bool complain)
 {
@@ -157,6 +176,7 @@ static virConnectPtr open_uri(const char *uri, bool complain)
 	if (!loop && !api.event_register_default())
 		loop = true;
 	c = api.connect_open(uri);
+	hold_embedded(uri, c);
 	if (!c && complain)
 		gp_err("cannot connect to libvirt at '%s': %s", uri, api.last_error_message());
 	else if (!c)

@@ -11,6 +11,13 @@
 # into the cache, tests/lab/debian-image.sh), applies, reboots it for real,
 # checks what came back, rolls back and reboots again.
 #
+# "vmstart" is a topology whose lab host runs this machine's own userland
+# (its root over 9p under an overlay: libvirt, QEMU, OVMF) and starts the VM
+# gpuprov defines with the devices it bound (tests/lab/vmstart/host.sh);
+# GP_LAB_VMSTART_GUEST=1 also runs that nested guest and compares its view of
+# its PCI functions with gpuprov's predictions (far slower: raise
+# GP_LAB_TIMEOUT, e.g. 900).
+#
 # For each topology: build an initramfs (busybox, iproute2, build/gpuprov and
 # its libraries, the kernel modules with depmod, the lab profiles, the
 # scenario), boot it, read TAP from the serial console, then run the host-side
@@ -114,6 +121,8 @@ initramfs() {
 	# through the host's root (vmstart)
 	echo "$TOP" >"$ROOTFS/lab-top"
 	echo "$CACHE" >"$ROOTFS/lab-cache"
+	# vmstart's nested guest run (tests/lab/vmstart/host.sh), when asked for
+	[ -z "${GP_LAB_VMSTART_GUEST:-}" ] || : >"$ROOTFS/lab-guest-stage"
 	cp "$LAB/scenarios/$topo.sh" "$ROOTFS/scenario.sh"
 	cp "$LAB/init" "$ROOTFS/init"
 	chmod +x "$ROOTFS/init"

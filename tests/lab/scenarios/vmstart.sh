@@ -17,10 +17,9 @@ for m in sys dev dev/pts; do mount --bind /$m /h/$m || fail_setup "no /$m in the
 for t in run tmp var/lib/gpuprov var/lib/gpuprov-lab etc/gpuprov; do
 	mkdir -p /h/$t && mount -t tmpfs -o mode=0755 tmpfs /h/$t || fail_setup "no tmpfs at /$t"
 done
-grep ' /h' /proc/mounts | sed 's/^/# /'
-ls -ld "/h$TOP/tests/lab/profiles" | sed 's/^/# /'
 mkdir -p /h/lib/modules && mount --bind /lib/modules /h/lib/modules
 mkdir -p /h/out && mount --bind /out /h/out
 cp /tap.sh /h/tmp/tap.sh
 cp /lab-cache /h/lab-cache-path
+[ ! -e /lab-guest-stage ] || touch /h/lab-guest-stage
 chroot /h /bin/sh "$TOP/tests/lab/vmstart/host.sh" "$TOP"

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """The nested start's comparisons, as TAP lines (numbered from FIRST):
 what gpuprov predicted (its domain XML, `gpuprov nccl-topo`) against QEMU's
-own view (QMP query-pci of the paused domain) and the nested guest's
+own view (QMP qom-get of the paused domain's devices) and the nested guest's
 (its kernel's PCI functions, read from its console), with the lab host's
 BAR sizes from sysfs.
-usage: predict.py FIRST XML NCCL QUERY_PCI_JSON CONSOLE"""
+usage: predict.py aliases 0 XML           (each hostdev's alias and host address)
+       predict.py qom FIRST XML QOM        (QOM: lines "ALIAS JSON", qom-get's
+                                            answer for ALIAS's property host)
+       predict.py guest FIRST XML NCCL CONSOLE"""
 import json
 import sys
 import xml.etree.ElementTree as ET
 
-first, xml_path, nccl_path, qmp_path, console_path = sys.argv[1:6]
+mode, first, xml_path = sys.argv[1:4]
 n = int(first) - 1
 
 
@@ -22,15 +25,18 @@ def tap(ok, desc, detail=""):
             print(f"# {line}")
 
 
+MEM = 0x200  # IORESOURCE_MEM: the memory BARs (an I/O BAR may get no room behind a root port)
+
+
 def host_bars(bdf):
-    """The sizes of the lab host's BARs 0-5 of bdf, non-zero ones."""
+    """The sizes of the lab host's memory BARs (0-5) of bdf."""
     sizes = []
     with open(f"/sys/bus/pci/devices/{bdf}/resource") as f:
         for i, line in enumerate(f):
             if i > 5:
                 break
-            s, e, _ = (int(x, 16) for x in line.split())
-            if e:
+            s, e, flags = (int(x, 16) for x in line.split())
+            if e and flags & MEM:
                 sizes.append(e - s + 1)
     return sorted(sizes)
 
@@ -42,33 +48,38 @@ for hd in dom.iter("hostdev"):
     bdf = "%04x:%02x:%02x.%x" % tuple(int(a.get(k), 16) for k in ("domain", "bus", "slot", "function"))
     alias = hd.find("alias").get("name")
     hostdevs.append((bdf, alias))
+if mode == "aliases":
+    for bdf, alias in hostdevs:
+        print(alias, bdf)
+    sys.exit(0)
 ids = {}
 for bdf, _ in hostdevs:
     with open(f"/sys/bus/pci/devices/{bdf}/vendor") as v, open(f"/sys/bus/pci/devices/{bdf}/device") as d:
         ids[bdf] = "%s:%s" % (v.read().strip()[2:], d.read().strip()[2:])
 
-# ---- QEMU's view: each hostdev realized, with the host's BAR sizes ----
-qmp = json.load(open(qmp_path))
-qdevs = {}
 
 
-def walk(devices):
-    for d in devices:
-        if d.get("qdev_id"):
-            qdevs[d["qdev_id"]] = d
-        br = d.get("pci_bridge", {})
-        walk(br.get("devices", []))
+def qom_view(qom_path):
+    """QEMU's view of the paused domain: each alias a device of the host address
+    the XML gives (before the firmware numbers the buses behind the root
+    ports, query-pci lists nothing behind them)."""
+    got = {}
+    for line in open(qom_path):
+        alias, _, answer = line.partition(" ")
+        try:
+            got[alias] = json.loads(answer).get("return")
+        except ValueError:
+            got[alias] = answer.strip()
+    for bdf, alias in hostdevs:
+        tap(got.get(alias) == bdf, f"QMP: {alias} is realized as vfio-pci host {bdf}, as the XML says",
+            f"qom-get {alias} host: {got.get(alias)}")
 
 
-for bus in qmp.get("return", []):
-    walk(bus.get("devices", []))
-for bdf, alias in hostdevs:
-    d = qdevs.get(alias)
-    got = sorted(r["size"] for r in d.get("regions", []) if r.get("bar", 9) <= 5) if d else None
-    tap(d is not None and got == host_bars(bdf),
-        f"QMP query-pci: {alias} (host {bdf}) realized with the host's BAR sizes {host_bars(bdf)}",
-        f"QEMU has {got}")
-
+if mode == "qom":
+    qom_view(sys.argv[4])
+    print(f"COUNT {n}")
+    sys.exit(0)
+nccl_path, console_path = sys.argv[4:6]
 # ---- the guest's view, from its console ----
 guest = {}
 bars = {}
@@ -81,7 +92,7 @@ for line in open(console_path, errors="replace"):
         nodes = int(f[1])
     elif f[:1] == ["dev"] and len(f) == 5:
         guest[f[1]] = (f[2].replace("0x", ""), int(f[4]))
-    elif f[:1] == ["res"] and len(f) == 6 and int(f[2]) <= 5:
+    elif f[:1] == ["res"] and len(f) == 6 and int(f[2]) <= 5 and int(f[5], 16) & MEM:
         bars.setdefault(f[1], []).append(int(f[4], 16) - int(f[3], 16) + 1)
 tap(bool(guest), f"the nested guest listed its PCI functions ({len(guest)})", "no 'dev' line on its console")
 
@@ -107,7 +118,7 @@ for busid, vd, node in predicted:
 # BARs: the host's sizes, device by device (the same IDs: compared as multisets)
 want = sorted((ids[b], tuple(host_bars(b))) for b, _ in hostdevs)
 got = sorted((guest[b][0], tuple(sorted(bars.get(b, [])))) for b, _, _ in predicted if b in guest)
-tap(want == got, "every passed device's BARs are assigned in the guest with the host's sizes",
+tap(want == got, "every passed device's memory BARs are assigned in the guest with the host's sizes",
     f"host {want}\nguest {got}")
 # vCPUs and NUMA cells as the domain XML says
 vcpus = int(dom.find("vcpu").text)
