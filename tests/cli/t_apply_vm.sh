@@ -73,7 +73,7 @@ set -e
 	{ cat "$d/rbrun.log"; fail "rollback while the domain runs: exit $rc, want 2"; }
 running || fail "rollback stopped the domain"
 [ -f "$d/out/gp-test-vm.xml" ] && defined || fail "a refused rollback undid something"
-$G rollback --list -q | grep -q "	done	3	3	next$" || fail "the refused rollback marked the run"
+$G rollback --list -q | grep -q "	done	3	3	next	-$" || fail "the refused rollback marked the run"
 virsh -q -c "$uri" destroy gp-test-vm >/dev/null 2>&1 || true
 i=0
 while running && [ $i -lt 20 ]; do
