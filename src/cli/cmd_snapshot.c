@@ -659,6 +659,9 @@ static void collect(struct snap *s)
 		copy_file(s, *f);
 	if (!gp_root_stat(s->rootfd, GP_SYS_VFIO_PCI, &st))
 		stage_mkdir(s, GP_SYS_VFIO_PCI);
+	/* whether it is there (persist.readonly: apply makes it), not its profiles */
+	if (!gp_root_stat(s->rootfd, GP_ETC_DIR, &st) && S_ISDIR(st.st_mode))
+		stage_mkdir(s, GP_ETC_DIR);
 	each_entry(s, GP_SYS_BLOCK, block_dev);
 	each_entry(s, GP_SYS_VTCONSOLE, vtconsole);
 	each_entry(s, GP_PROC_NVIDIA_GPUS, nvidia_gpu);

@@ -77,7 +77,7 @@ extern const char *const gp_networkd_dirs[GP_NETWORKD_DIRS];
 /* the persisted overrides: gpuprov's, and driverctl's (pci-BDF) */
 #define GP_OVERRIDE_DIR "/etc/gpuprov/override.d"
 #define GP_ETC_DIR \
-	"/etc/gpuprov" /* not copied: only its files (a snapshot without one says absent) */
+	"/etc/gpuprov" /* copied: an empty directory where there is one, and the files named here */
 #define GP_STATE_DIR	 "/var/lib/gpuprov" /* not copied: a name, never read (the journals' place) */
 #define GP_DRIVERCTL_DIR "/etc/driverctl.d"
 

@@ -17,6 +17,10 @@ for m in sys dev dev/pts; do mount --bind /$m /h/$m || fail_setup "no /$m in the
 for t in run tmp var/lib/gpuprov var/lib/gpuprov-lab etc/gpuprov; do
 	mkdir -p /h/$t && mount -t tmpfs -o mode=0755 tmpfs /h/$t || fail_setup "no tmpfs at /$t"
 done
+# a tree under one of those (a clone in /tmp, as CI makes): shown again, read-only
+if [ ! -e "/h$TOP/tests/lab/vmstart/host.sh" ]; then
+	mkdir -p "/h$TOP" && mount --bind "/lower$TOP" "/h$TOP" || fail_setup "no $TOP in the overlay"
+fi
 mkdir -p /h/lib/modules && mount --bind /lib/modules /h/lib/modules
 mkdir -p /h/out && mount --bind /out /h/out
 cp /tap.sh /h/tmp/tap.sh
