@@ -31,6 +31,8 @@ for i, c in enumerate(cells):
     c.set("cpus", str(i))
     c.set("memory", str(per_cell))
 cpu = dom.find("cpu")
+for t in cpu.findall("topology"):  # sized for the real vCPUs, one per cell here
+    cpu.remove(t)
 cpu.set("mode", "maximum")
 cpu.set("check", "none")
 mpa = cpu.find("maxphysaddr")
