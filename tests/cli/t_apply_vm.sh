@@ -57,6 +57,8 @@ virsh -q -c "$uri" dumpxml --inactive gp-test-vm |
 		-e "s/<domain type=[\"']kvm[\"']/<domain type='qemu'/" \
 		-e "s/<cpu mode=[\"']host-passthrough[\"']/<cpu mode='maximum'/" >"$d/tcg.xml"
 virsh -q -c "$uri" define "$d/tcg.xml" >/dev/null 2>&1 || fail "the TCG copy is not defined"
+# a failure below must not leave its QEMU running on this machine
+gp_on_exit 'virsh -q -c "$uri" destroy gp-test-vm >/dev/null 2>&1'
 virsh -q -c "$uri" start --paused gp-test-vm >"$d/start.log" 2>&1 || true # virsh may crash at exit
 running() { [ "$(virsh -q -c "$uri" domstate gp-test-vm 2>/dev/null | head -1)" = paused ]; }
 running || { cat "$d/start.log"; fail "the domain did not start"; }
