@@ -115,10 +115,14 @@ static int confirm_run(const struct gp_ctx *ctx, struct gp_journal *j)
 		return GP_EXIT_FAIL;
 	}
 	if (gp_confirm_num(j, "session") == (long long)getsid(0)) {
+		/* getsid() says 0 where the session leader is outside this PID
+		 * namespace: every such session looks alike, setsid tells them apart */
 		gp_err("refusing to confirm run %s from the session that applied it: an open "
 		       "connection can outlive a path the change broke; open a NEW connection to "
-		       "the host and run 'gpuprov confirm' there",
-		       j->run_id);
+		       "the host and run 'gpuprov confirm' there%s",
+		       j->run_id,
+		       getsid(0) ? "" : " (as 'setsid -w gpuprov confirm': this session is "
+					"outside gpuprov's PID namespace)");
 		return GP_EXIT_FAIL;
 	}
 	gp_confirm_settle(j, "confirmed");

@@ -80,9 +80,11 @@ one 0 --json rollback --list
 one 0 --json rollback --yes
 one 2 --json confirm
 # a run waiting for confirm (a journal as apply --confirm-within leaves it;
-# session 0 is no shell's: this one may confirm it)
+# session 2147483647 is above any pid_max, so no shell's: this one may confirm
+# it; not 0, which getsid() answers where the session leader is outside the
+# PID namespace, as in some CI containers)
 mkdir -p -m 700 "$T/journal"
-printf '{"schema_version": 1, "run_id": "20990101T000000Z-1", "seq": 9, "status": "done", "steps": [], "confirm": {"state": "pending", "within": 60, "deadline": 4102444800, "watcher": 1, "session": 0}}\n' \
+printf '{"schema_version": 1, "run_id": "20990101T000000Z-1", "seq": 9, "status": "done", "steps": [], "confirm": {"state": "pending", "within": 60, "deadline": 4102444800, "watcher": 1, "session": 2147483647}}\n' \
 	>"$T/journal/20990101T000000Z-1.json"
 chmod 600 "$T/journal/20990101T000000Z-1.json"
 one 0 --json confirm
