@@ -68,8 +68,13 @@ lsan_crash() {
 	printf '%s\n' "$1" | grep -q 'LeakSanitizer has encountered a fatal error' &&
 		! printf '%s\n' "$1" | grep -q 'detected memory leaks'
 }
+# each script's seconds, for the line that names the slowest (the suite must
+# stay within its time budget: that line says where the time goes)
+TIMES=$GP_SCRATCH/times
+T_START=$(date +%s)
 for t in tests/cli/t_*.sh; do
 	name=$(basename "$t" .sh)
+	t0=$(date +%s)
 	out=$(sh "$t" 2>&1)
 	rc=$?
 	if [ "$rc" -ne 0 ] && lsan_crash "$out"; then
@@ -78,6 +83,7 @@ for t in tests/cli/t_*.sh; do
 		rc=$?
 	fi
 	notex "$out"
+	echo "$(($(date +%s) - t0)) $name" >>"$TIMES"
 	if [ "$rc" -eq 0 ]; then ok "$name"; else printf '%s\n' "$out" | tail -20; bad "$name"; fi
 done
 
@@ -90,12 +96,19 @@ for f in build/fuzz/fuzz_*; do
 		printf '%s\n' "$out" | tail -20; bad "$name corpus"; fi
 done
 
+echo "scripts: $(($(date +%s) - T_START)) s; slowest: $(sort -rn "$TIMES" | head -6 |
+	awk '{printf "%s%s %d s", NR > 1 ? ", " : "", $2, $1}')"
+
 # ---- the lab's result (started above) ----
 if [ -n "$LAB_PID" ]; then
+	t0=$(date +%s)
 	wait "$LAB_PID"
+	echo "lab: waited $(($(date +%s) - t0)) s for it after the other tests"
 	LAB_PID=
 	notex "$(cat build/lab.log)"
 	grep -E '^(not ok|lab: )' build/lab.log | grep -v '^lab: booting\|QEMU exited' || true
+	echo "lab: topologies: $(sed -n 's/^lab: \([a-z0-9]*\): QEMU exited [0-9]* after \([0-9]*\) s$/\1 \2 s/p' \
+		build/lab.log | paste -sd, - | sed 's/,/, /g')"
 	set -- $(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/lab.log)
 	if [ $# -eq 2 ]; then
 		PASS=$((PASS + $1))
