@@ -121,8 +121,9 @@ static int confirm_run(const struct gp_ctx *ctx, struct gp_journal *j)
 		       "connection can outlive a path the change broke; open a NEW connection to "
 		       "the host and run 'gpuprov confirm' there%s",
 		       j->run_id,
-		       getsid(0) ? "" : " (as 'setsid -w gpuprov confirm': this session is "
-					"outside gpuprov's PID namespace)");
+		       getsid(0) ? ""
+				 : " (as 'setsid -w gpuprov confirm': this session is "
+				   "outside gpuprov's PID namespace)");
 		return GP_EXIT_FAIL;
 	}
 	gp_confirm_settle(j, "confirmed");
