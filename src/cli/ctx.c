@@ -244,6 +244,9 @@ static void vm_files(struct gp_host *h, const char *xml)
 
 	if (n > 0)
 		gp_host_vm_files(h, files, n);
+	n = gp_domxml_nommap(xml, h->vm_nommap, GP_VM_NOMMAP, &h->vm_iommufd);
+	h->vm_xml_read = n >= 0;
+	h->nvm_nommap = n > 0 ? n : 0;
 }
 
 /* The VM's XML and where it goes, when the profile has a [vm]. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The VM's findings (vm.*): its MMIO window, the GPUDirect clique, memory
+ * The VM's findings (vm.*): its MMIO window, the GPUDirect clique, what
+ * the host's QEMU and kernel lack for its GPUs, BAR mmap left on, memory
  * and vCPUs on the GPUs' nodes, and what its first start needs (KVM,
  * firmware, disks, no domain of its name running, libvirt).
  */
@@ -15,6 +16,9 @@
 #include "shared/util.h"
 
 /* ---- vm.* ---- */
+
+/* A BAR from which faulting it 4 KiB at a time slows the VM's start (vm.qemu_version). */
+#define GP_LARGE_BAR (64ull << 30)
 
 /*
  * The window vm.c lays out, where OVMF opens it (the first multiple of its
@@ -390,6 +394,153 @@ static void check_pinning(const struct gp_host *h, const struct gp_profile *p,
 	gp_vm_pins_release(&pins);
 }
 
+/* ---- what the VM's QEMU and the host's kernel give the GPUs ---- */
+
+/* The passed GPU an x-no-mmap names (its alias or host address), or -1. */
+static int nommap_gpu(const struct gp_host *h, const struct gp_vm_layout *l, const char *target)
+{
+	const char *bdf;
+	int i;
+
+	for (i = 0; i < l->ndevs; i++) {
+		if (!l->devs[i].gpu)
+			continue;
+		bdf = h->devs[l->devs[i].dev].bdf;
+		if (!strcmp(target, l->devs[i].alias) || !strcmp(target, bdf) ||
+		    (strlen(target) == 7 && !strcmp(bdf + 5, target)))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * x-no-mmap makes QEMU trap every access to the BAR instead of mapping it,
+ * and QEMU maps into the IOMMU only the BARs it mmaps (RAM device regions):
+ * a peer's DMA to that GPU's BAR then faults.  A template that does it fails.
+ */
+static void check_bar_mmap(const struct gp_host *h, const struct gp_profile *p,
+			   const struct gp_vm_layout *l, struct gp_report *r)
+{
+	bool failed = false;
+	int i, g;
+
+	if (!h->vm_xml_read)
+		return;
+	for (i = 0; i < h->nvm_nommap; i++) {
+		const struct gp_vm_nommap *m = &h->vm_nommap[i];
+		bool all = !strcmp(m->target, "*");
+
+		g = all ? -1 : nommap_gpu(h, l, m->target);
+		if (!all && g < 0)
+			continue;
+		failed = true;
+		gp_report_add(r, GP_F_VM_BAR_MMAP, GP_FAIL,
+			      all ? p->vm.name : h->devs[l->devs[g].dev].bdf,
+			      "remove x-no-mmap from the domain template",
+			      "'%s' turns BAR mmap off on %s: QEMU traps every access to its "
+			      "BARs and leaves them out of the IOMMU, where a peer's DMA to them "
+			      "faults: P2P between the GPUs stops",
+			      m->how, all ? "every passed GPU" : "this GPU");
+	}
+	if (!failed)
+		gp_report_add(r, GP_F_VM_BAR_MMAP, GP_OK, p->vm.name, NULL,
+			      "no x-no-mmap on a passed GPU: QEMU maps their BARs for the "
+			      "guest and for P2P");
+}
+
+/* The largest 64-bit BAR of a passed GPU. */
+static uint64_t largest_bar(const struct gp_host *h, const struct gp_vm_layout *l)
+{
+	uint64_t big = 0;
+	int i, b;
+
+	for (i = 0; i < l->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[l->devs[i].dev];
+
+		for (b = 0; l->devs[i].gpu && b < GP_MAX_BARS; b++)
+			if (d->bars[b].is64 && d->bars[b].size > big)
+				big = d->bars[b].size;
+	}
+	return big;
+}
+
+static void lack(char *buf, size_t len, const char *what)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", n ? "; " : "", what);
+}
+
+/* What QEMU and the kernel lack for BARs this large, said in buf. */
+static void lacks_large_bars(const struct gp_host *h, const struct gp_vm_layout *l, char *buf,
+			     size_t len)
+{
+	char size[32];
+
+	if (largest_bar(h, l) < GP_LARGE_BAR)
+		return;
+	gp_format_size(largest_bar(h, l), size, sizeof(size));
+	if (gp_version_cmp(h->qemu_version, "9.2") < 0)
+		lack(buf, len,
+		     "QEMU 9.2 aligns its BAR mmaps to the BAR's size (commit 00b519c0 "
+		     "'vfio/helpers: Align mmaps'): before it the kernel cannot map a BAR with "
+		     "1 GiB pages");
+	if (h->kernel_release[0] && gp_version_cmp(h->kernel_release, "6.12") < 0)
+		lack(buf, len,
+		     "Linux 6.12 maps BARs with huge pages on a fault (commit f9e54c3a2f5b "
+		     "'vfio/pci: implement huge_fault support')");
+	if (buf[0]) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n,
+			 " (a %s BAR mapped in small pages: the VM can take minutes to start)",
+			 size);
+	}
+}
+
+/*
+ * What the host's QEMU and kernel lack for this VM: a slower start is said
+ * (ok, the gap named: the VM works), a gap that stops P2P warns.
+ */
+static void check_qemu_version(const struct gp_host *h, const struct gp_profile *p,
+			       const struct gp_vm_layout *l, struct gp_report *r)
+{
+	const char *kernel = h->kernel_release[0] ? h->kernel_release : "(unknown)";
+	char buf[900] = "";
+
+	if (h->vm_iommufd &&
+	    (!h->kernel_release[0] || gp_version_cmp(h->kernel_release, "6.19") < 0)) {
+		gp_report_add(r, GP_F_VM_QEMU_VERSION, GP_WARN, p->vm.name,
+			      "leave iommufd off (the VFIO container maps the BARs), or run Linux "
+			      "6.19 or later",
+			      "Linux %s: the VM uses iommufd, which maps a peer's BARs for DMA "
+			      "only from Linux 6.19 (VFIO_DEVICE_FEATURE_DMA_BUF): before it QEMU "
+			      "says 'PCI peer-to-peer transactions on BARs are not supported' and "
+			      "P2P between the GPUs stops",
+			      kernel);
+		return;
+	}
+	if (!h->qemu_version[0]) {
+		gp_report_add(r, GP_F_VM_QEMU_VERSION, GP_OK, p->vm.name, NULL,
+			      "cannot tell QEMU's version: the clique's offset (8.1) and aligned "
+			      "BAR mmaps (9.2) are not judged");
+		return;
+	}
+	if (l->clique_fit == GP_CLIQUE_OLD_QEMU)
+		lack(buf, sizeof(buf),
+		     "QEMU 8.1 moves the GPUDirect clique to config offset 0xD4 (vm.qemu_clique)");
+	lacks_large_bars(h, l, buf, sizeof(buf));
+	if (buf[0])
+		gp_report_add(r, GP_F_VM_QEMU_VERSION, GP_OK, p->vm.name, NULL,
+			      "QEMU %s, Linux %s lack: %s; QEMU 9.2 or later and Linux 6.12 or "
+			      "later (Debian 12: bookworm-backports) have it",
+			      h->qemu_version, kernel, buf);
+	else
+		gp_report_add(r, GP_F_VM_QEMU_VERSION, GP_OK, p->vm.name, NULL,
+			      "QEMU %s, Linux %s: what the GPUs' clique and BARs need is there",
+			      h->qemu_version, kernel);
+}
+
 void gp_check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	struct gp_vm_layout l;
@@ -399,6 +550,8 @@ void gp_check_vm(const struct gp_host *h, const struct gp_profile *p, struct gp_
 	gp_vm_layout(h, p, &l);
 	check_mmio(h, p, &l, r);
 	check_clique(h, p, &l, r);
+	check_qemu_version(h, p, &l, r);
+	check_bar_mmap(h, p, &l, r);
 	check_memory(h, p, &l, r);
 	check_vcpus(h, p, &l, r);
 	check_pinning(h, p, &l, r);

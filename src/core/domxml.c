@@ -830,3 +830,207 @@ int gp_domxml_files(const char *xml, struct gp_vm_file *files, int max)
 	xmlFreeDoc(doc);
 	return n;
 }
+
+/* QEMU's words for a true boolean property (on, yes, true, y; case as it is). */
+static bool qemu_true(const char *v, size_t n)
+{
+	static const char *const yes[] = { "on", "yes", "true", "y" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++)
+		if (n == strlen(yes[i]) && !strncmp(v, yes[i], n))
+			return true;
+	return false;
+}
+
+/* In a comma list "a=b,x-no-mmap=on,...": whether key's value is true. */
+static bool list_true(const char *s, const char *key)
+{
+	size_t k = strlen(key);
+	const char *p = s;
+
+	while (p && *p) {
+		if (!strncmp(p, key, k) && p[k] == '=')
+			return qemu_true(p + k + 1, strcspn(p + k + 1, ","));
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return false;
+}
+
+/* In a comma list, key's value copied to out ("" when absent). */
+static void list_value(const char *s, const char *key, char *out, size_t len)
+{
+	size_t k = strlen(key);
+	const char *p = s;
+
+	out[0] = '\0';
+	while (p && *p) {
+		if (!strncmp(p, key, k) && p[k] == '=') {
+			snprintf(out, len, "%.*s", (int)strcspn(p + k + 1, ","), p + k + 1);
+			return;
+		}
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+}
+
+/* A JSON -device ({"driver":"vfio-pci",...}): "key": true or "on"; its host. */
+static bool json_true(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	p += strspn(p, " \t\n\"");
+	if (*p++ != ':')
+		return false;
+	p += strspn(p, " \t\n\"");
+	return qemu_true(p, strcspn(p, "\", \t\n}"));
+}
+
+static void add_nommap(struct gp_vm_nommap *out, int max, int *n, const char *target,
+		       const char *how)
+{
+	if (*n >= max)
+		return;
+	snprintf(out[*n].target, sizeof(out[*n].target), "%s", target);
+	snprintf(out[*n].how, sizeof(out[*n].how), "%s", how);
+	(*n)++;
+}
+
+/*
+ * One <qemu:arg> after the one before it: -set device.ID.x-no-mmap=on,
+ * -global vfio-pci.x-no-mmap=on (or driver=vfio-pci,property=x-no-mmap,
+ * value=on), -device vfio-pci,host=...,x-no-mmap=on (or its JSON form).
+ */
+static void arg_nommap(const char *prev, const char *a, struct gp_vm_nommap *out, int max, int *n)
+{
+	char how[128], target[64];
+	const char *dot;
+
+	snprintf(how, sizeof(how), "%s %s", prev, a);
+	if (!strcmp(prev, "-set") && !strncmp(a, "device.", 7) && (dot = strchr(a + 7, '.')) &&
+	    list_true(dot + 1, "x-no-mmap")) {
+		snprintf(target, sizeof(target), "%.*s", (int)(dot - a - 7), a + 7);
+		add_nommap(out, max, n, target, how);
+	} else if (!strcmp(prev, "-global") &&
+		   (!strncmp(a, "vfio-pci.", 9)
+			    ? list_true(a + 9, "x-no-mmap")
+			    : strstr(a, "driver=vfio-pci") && strstr(a, "property=x-no-mmap") &&
+				      list_true(strstr(a, "value="), "value"))) {
+		add_nommap(out, max, n, "*", how);
+	} else if (!strcmp(prev, "-device") && !strncmp(a, "vfio-pci,", 9) &&
+		   list_true(a, "x-no-mmap")) {
+		list_value(a, "host", target, sizeof(target));
+		add_nommap(out, max, n, target[0] ? target : "?", how);
+	} else if (!strcmp(prev, "-device") && a[0] == '{' && strstr(a, "vfio-pci") &&
+		   json_true(a, "\"x-no-mmap\"")) {
+		const char *h = strstr(a, "\"host\"");
+
+		target[0] = '\0';
+		if (h && (h = strchr(h + 6, '"')))
+			snprintf(target, sizeof(target), "%.*s", (int)strcspn(h + 1, "\""), h + 1);
+		add_nommap(out, max, n, target[0] ? target : "?", how);
+	}
+}
+
+static bool is_qemu(const xmlNode *n, const char *name)
+{
+	return is(n, name) && n->ns && !xmlStrcmp(n->ns->href, X(QEMU_NS));
+}
+
+static void commandline_nommap(xmlNode *cl, struct gp_vm_nommap *out, int max, int *n,
+			       bool *iommufd)
+{
+	xmlChar *prev = NULL, *v;
+	xmlNode *a;
+
+	for (a = cl->children; a; a = a->next) {
+		if (!is_qemu(a, "arg"))
+			continue;
+		v = xmlGetProp(a, X("value"));
+		if (v && prev)
+			arg_nommap((const char *)prev, (const char *)v, out, max, n);
+		if (v && prev && !xmlStrcmp(prev, X("-object")) && !xmlStrncmp(v, X("iommufd"), 7))
+			*iommufd = true;
+		if (v && xmlStrstr(v, X("iommufd=")))
+			*iommufd = true;
+		xmlFree(prev);
+		prev = v;
+	}
+	xmlFree(prev);
+}
+
+/* <qemu:override><qemu:device alias=A><qemu:frontend><qemu:property name='x-no-mmap' value='true'/> */
+static void override_nommap(xmlNode *ov, struct gp_vm_nommap *out, int max, int *n)
+{
+	xmlNode *dev, *fe, *pr;
+
+	for (dev = ov->children; dev; dev = dev->next) {
+		xmlChar *alias = is_qemu(dev, "device") ? xmlGetProp(dev, X("alias")) : NULL;
+
+		for (fe = alias ? dev->children : NULL; fe; fe = fe->next) {
+			for (pr = is_qemu(fe, "frontend") ? fe->children : NULL; pr;
+			     pr = pr->next) {
+				xmlChar *name =
+					is_qemu(pr, "property") ? xmlGetProp(pr, X("name")) : NULL;
+				xmlChar *val = name ? xmlGetProp(pr, X("value")) : NULL;
+				char how[128];
+
+				if (val && !xmlStrcmp(name, X("x-no-mmap")) &&
+				    qemu_true((const char *)val, strlen((const char *)val))) {
+					snprintf(how, sizeof(how),
+						 "<qemu:override> device '%s' x-no-mmap=%s",
+						 (const char *)alias, (const char *)val);
+					add_nommap(out, max, n, (const char *)alias, how);
+				}
+				xmlFree(val);
+				xmlFree(name);
+			}
+		}
+		xmlFree(alias);
+	}
+}
+
+/* libvirt's <iommufd enabled='yes'/>, or a hostdev's <driver iommufd='yes'/>. */
+static bool dom_iommufd(xmlNode *dom)
+{
+	xmlNode *devs = child(dom, "devices"), *d, *io = child(dom, "iommufd");
+	xmlChar *v = io ? xmlGetProp(io, X("enabled")) : NULL;
+	bool yes = v && !xmlStrcmp(v, X("yes"));
+
+	xmlFree(v);
+	for (d = devs ? devs->children : NULL; d && !yes; d = d->next) {
+		xmlNode *drv = is(d, "hostdev") ? child(d, "driver") : NULL;
+
+		v = drv ? xmlGetProp(drv, X("iommufd")) : NULL;
+		yes = v && !xmlStrcmp(v, X("yes"));
+		xmlFree(v);
+	}
+	return yes;
+}
+
+int gp_domxml_nommap(const char *xml, struct gp_vm_nommap *out, int max, bool *iommufd)
+{
+	struct xml_error x;
+	xmlDoc *doc = read_xml(xml, strlen(xml), "domain.xml", NULL, 0, &x);
+	xmlNode *dom = doc ? xmlDocGetRootElement(doc) : NULL, *n;
+	int count = 0;
+
+	*iommufd = false;
+	if (!is(dom, "domain")) {
+		xmlFreeDoc(doc);
+		return -EINVAL;
+	}
+	*iommufd = dom_iommufd(dom);
+	for (n = dom->children; n; n = n->next) {
+		if (is_qemu(n, "commandline"))
+			commandline_nommap(n, out, max, &count, iommufd);
+		else if (is_qemu(n, "override"))
+			override_nommap(n, out, max, &count);
+	}
+	xmlFreeDoc(doc);
+	return count;
+}

@@ -69,6 +69,8 @@ const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT] = {
 	F(GP_F_GPU_HEALTH, "gpu.health", GP_GROUP_VFIO),
 	F(GP_F_VM_PINNING, "vm.pinning", GP_GROUP_VM),
 	F(GP_F_PERSIST_READONLY, "persist.readonly", GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM),
+	F(GP_F_VM_BAR_MMAP, "vm.bar_mmap", GP_GROUP_VM),
+	F(GP_F_VM_QEMU_VERSION, "vm.qemu_version", GP_GROUP_VM),
 };
 
 const struct gp_finding_kind *gp_finding_kind(const char *id)

@@ -46,6 +46,16 @@ struct gp_vm_file {
 	int exists; /* 1, 0, or -1: cannot tell (its directory is not in the -r tree) */
 };
 
+/*
+ * What in the VM's domain XML turns QEMU's BAR mmap off (vfio-pci's
+ * x-no-mmap): read from the XML gpuprov builds, template included.
+ */
+#define GP_VM_NOMMAP 8
+struct gp_vm_nommap {
+	char target[64]; /* a device alias, a host PCI address (-device), "*" (-global) */
+	char how[128];	 /* the XML's words: "-global vfio-pci.x-no-mmap=on" */
+};
+
 /* ---- the host (host/, pcicfg.c) ---- */
 
 /*
@@ -312,6 +322,11 @@ struct gp_host {
 	int kvm;		 /* /dev/kvm: 1 present, 0 absent, -1 cannot tell (-r) */
 	struct gp_vm_file vm_files[GP_VM_FILES]; /* what the domain XML needs (gp_host_vm_files) */
 	int nvm_files;
+	/* the VM's XML, when it built: what turns BAR mmap off, and the iommufd backend */
+	bool vm_xml_read;
+	struct gp_vm_nommap vm_nommap[GP_VM_NOMMAP];
+	int nvm_nommap;
+	bool vm_iommufd;	     /* <driver iommufd='yes'/> or -object iommufd */
 	char vm_digest[24];	     /* gpuprov's digest in the defined domain, or "" */
 	char net_owner[16];	     /* networkmanager, netplan, networkd, ifupdown, none */
 	char *bond_persisted;	     /* the bond's persistent file as it is, or NULL */

@@ -87,5 +87,12 @@ int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len);
 
 /* domxml.c: the files the domain XML needs on the host; their number, or -EINVAL */
 int gp_domxml_files(const char *xml, struct gp_vm_file *files, int max);
+/*
+ * domxml.c: what in the domain XML turns vfio-pci's BAR mmap off (x-no-mmap
+ * through <qemu:override>, or <qemu:commandline>'s -set, -global, -device),
+ * at most max; *iommufd: a device or the command line uses the iommufd
+ * backend.  Their number, or -EINVAL for XML that does not parse.
+ */
+int gp_domxml_nommap(const char *xml, struct gp_vm_nommap *out, int max, bool *iommufd);
 
 #endif

@@ -351,6 +351,160 @@ static void test_clique(void **state)
 	gp_host_release(&x.h);
 }
 
+/* The finding id's severity after the checks on x; its message in msg. */
+static enum gp_severity sev_of(struct run *x, const char *id, char *msg, size_t len)
+{
+	struct gp_report r = { 0 };
+	enum gp_severity sev;
+
+	gp_vm_layout(&x->h, &x->p, &x->l);
+	gp_checks_run(&x->h, &x->p, &r);
+	sev = finding(&r, id)->severity;
+	snprintf(msg, len, "%s", finding(&r, id)->message);
+	gp_report_release(&r);
+	return sev;
+}
+
+#define DOM_HEAD "<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>"
+
+/* What in a domain XML turns BAR mmap off, read as QEMU would take it. */
+static void test_nommap_xml(void **state)
+{
+	struct gp_vm_nommap m[GP_VM_NOMMAP];
+	bool fd;
+
+	(void)state;
+	assert_int_equal(gp_domxml_nommap(DOM_HEAD "</domain>", m, GP_VM_NOMMAP, &fd), 0);
+	assert_false(fd);
+	assert_int_equal(
+		gp_domxml_nommap(DOM_HEAD
+				 "<qemu:commandline><qemu:arg value='-set'/>"
+				 "<qemu:arg value='device.ua-gpu1.x-no-mmap=on'/>"
+				 "<qemu:arg value='-global'/>"
+				 "<qemu:arg value='vfio-pci.x-no-mmap=true'/>"
+				 "<qemu:arg value='-global'/>"
+				 "<qemu:arg value='vfio-pci.x-no-mmap=off'/>"
+				 "<qemu:arg value='-device'/>"
+				 "<qemu:arg value='vfio-pci,host=41:00.0,x-no-mmap=yes'/>"
+				 "<qemu:arg value='-device'/><qemu:arg value='{\"driver\":"
+				 "\"vfio-pci\",\"host\":\"0000:42:00.0\",\"x-no-mmap\":true}'/>"
+				 "<qemu:arg value='-object'/><qemu:arg value='iommufd,id=i0'/>"
+				 "</qemu:commandline></domain>",
+				 m, GP_VM_NOMMAP, &fd),
+		4);
+	assert_string_equal(m[0].target, "ua-gpu1");
+	assert_string_equal(m[0].how, "-set device.ua-gpu1.x-no-mmap=on");
+	assert_string_equal(m[1].target, "*");
+	assert_string_equal(m[2].target, "41:00.0");
+	assert_string_equal(m[3].target, "0000:42:00.0");
+	assert_true(fd);
+	assert_int_equal(gp_domxml_nommap(DOM_HEAD "<qemu:override><qemu:device alias='hostdev0'>"
+						   "<qemu:frontend><qemu:property name='x-no-mmap' "
+						   "type='bool' value='true'/><qemu:property "
+						   "name='x-no-mmap' type='bool' value='false'/>"
+						   "</qemu:frontend></qemu:device></qemu:override>"
+						   "<iommufd enabled='yes'/></domain>",
+					  m, GP_VM_NOMMAP, &fd),
+			 1);
+	assert_string_equal(m[0].target, "hostdev0");
+	assert_true(fd);
+	/* outside the qemu namespace libvirt ignores it, and so does this */
+	assert_int_equal(gp_domxml_nommap("<domain><commandline><arg value='-global'/><arg "
+					  "value='vfio-pci.x-no-mmap=on'/></commandline></domain>",
+					  m, GP_VM_NOMMAP, &fd),
+			 0);
+	assert_int_equal(gp_domxml_nommap("<domain", m, GP_VM_NOMMAP, &fd), -EINVAL);
+}
+
+/* vm.bar_mmap fails x-no-mmap on a passed GPU, by alias, address or -global. */
+static void test_bar_mmap(void **state)
+{
+	struct run x;
+	char msg[512];
+
+	(void)state;
+	layout(&x, "r5350-ready", "[gpus]\nmatch = 10de:20b5\ncount = 2\n[vm]\nname = v\n");
+	x.h.vm_xml_read = true;
+	assert_int_equal(sev_of(&x, "vm.bar_mmap", msg, sizeof(msg)), GP_OK);
+	x.h.nvm_nommap = 1;
+	strcpy(x.h.vm_nommap[0].target, "hostdev7"); /* not a GPU of this VM */
+	strcpy(x.h.vm_nommap[0].how, "-set device.hostdev7.x-no-mmap=on");
+	assert_int_equal(sev_of(&x, "vm.bar_mmap", msg, sizeof(msg)), GP_OK);
+	strcpy(x.h.vm_nommap[0].target, "ua-gpu1");
+	assert_int_equal(sev_of(&x, "vm.bar_mmap", msg, sizeof(msg)), GP_FAIL);
+	assert_non_null(strstr(msg, "P2P between the GPUs stops"));
+	strcpy(x.h.vm_nommap[0].target, x.h.devs[x.l.devs[0].dev].bdf + 5);
+	assert_int_equal(sev_of(&x, "vm.bar_mmap", msg, sizeof(msg)), GP_FAIL);
+	strcpy(x.h.vm_nommap[0].target, "*");
+	assert_int_equal(sev_of(&x, "vm.bar_mmap", msg, sizeof(msg)), GP_FAIL);
+	assert_non_null(strstr(msg, "every passed GPU"));
+	/* no XML built: nothing to judge, no finding */
+	x.h.vm_xml_read = false;
+	{
+		struct gp_report r = { 0 };
+		size_t i;
+
+		gp_checks_run(&x.h, &x.p, &r);
+		for (i = 0; i < r.n; i++)
+			assert_string_not_equal(r.items[i].id, "vm.bar_mmap");
+		gp_report_release(&r);
+	}
+	gp_host_release(&x.h);
+}
+
+/* vm.qemu_version: 9.2's aligned mmaps and 6.12's huge faults for large BARs. */
+static void test_qemu_version(void **state)
+{
+	struct run x;
+	char msg[1024];
+
+	(void)state;
+	/* two H200s: 256 GiB BARs */
+	layout(&x, "h200x2-guest", "[gpus]\nmatch = 10de:2335\ncount = 2\n[vm]\nname = v\n");
+	strcpy(x.h.qemu_version, "10.0.2");
+	strcpy(x.h.kernel_release, "6.12.48+deb13-amd64");
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_OK);
+	assert_non_null(strstr(msg, "need is there"));
+	/* a slower start is said, not warned: the VM works */
+	strcpy(x.h.qemu_version, "9.1.2");
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_OK);
+	assert_non_null(strstr(msg, "QEMU 9.2 aligns"));
+	assert_null(strstr(msg, "Linux 6.12 maps"));
+	assert_non_null(strstr(msg, "256 GiB BAR"));
+	strcpy(x.h.qemu_version, "9.2.0");
+	strcpy(x.h.kernel_release, "6.1.0-18-amd64");
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_OK);
+	assert_null(strstr(msg, "QEMU 9.2 aligns"));
+	assert_non_null(strstr(msg, "Linux 6.12 maps"));
+	/* iommufd before 6.19: no P2P to a peer's BARs */
+	strcpy(x.h.kernel_release, "6.12.48");
+	x.h.vm_iommufd = true;
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_WARN);
+	assert_non_null(strstr(msg, "iommufd"));
+	strcpy(x.h.kernel_release, "6.19.1");
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_OK);
+	assert_non_null(strstr(msg, "need is there"));
+	strcpy(x.h.qemu_version, "");
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_OK);
+	assert_non_null(strstr(msg, "cannot tell"));
+	/* 32 GiB BARs: an old QEMU and kernel lack nothing such BARs need */
+	strcpy(x.h.qemu_version, "9.1.2");
+	strcpy(x.h.kernel_release, "6.1.0");
+	x.h.vm_iommufd = false;
+	{
+		size_t i;
+		int b;
+
+		for (i = 0; i < x.h.ndevs; i++)
+			for (b = 0; b < GP_MAX_BARS; b++)
+				if (x.h.devs[i].bars[b].size > 32 * GIB)
+					x.h.devs[i].bars[b].size = 32 * GIB;
+	}
+	assert_int_equal(sev_of(&x, "vm.qemu_version", msg, sizeof(msg)), GP_OK);
+	assert_non_null(strstr(msg, "need is there"));
+	gp_host_release(&x.h);
+}
+
 /*
  * One vCPU to one CPU, core by core so that vCPU pairs are SMT sibling
  * pairs; the node's first core (0 and its sibling 128) kept for QEMU.
@@ -440,6 +594,9 @@ int main(void)
 		cmocka_unit_test(test_cards),
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_clique),
+		cmocka_unit_test(test_nommap_xml),
+		cmocka_unit_test(test_bar_mmap),
+		cmocka_unit_test(test_qemu_version),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_check),
 	};
