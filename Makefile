@@ -59,7 +59,7 @@ FUZZ_LIB_OBJ = $(LIB_SRC:src/%.c=build/fuzz/obj/%.o)
 CORE_SRC = $(filter src/shared/% src/core/%,$(SRC))
 TEST_CORE_OBJ = $(CORE_SRC:src/%.c=build/test/obj/%.o)
 FUZZ_CORE_OBJ = $(CORE_SRC:src/%.c=build/fuzz/obj/%.o)
-CORE_UNIT = $(patsubst %,build/test/test_%,pcicfg profile rootfs)
+CORE_UNIT = $(patsubst %,build/test/test_%,pcicfg profile rootfs bandwidth)
 CORE_FUZZ = $(patsubst %,build/fuzz/fuzz_%,pcicfg profile text)
 # the fuzzer of cli's output layer links what the unit tests link
 FUZZ_UNIT_OBJ = $(UNIT_SRC:src/%.c=build/fuzz/obj/%.o)

@@ -7,6 +7,7 @@
 
 #include "cli/cmd.h"
 #include "cli/out.h"
+#include "core/bandwidth.h"
 #include "core/hostq.h"
 #include "core/nvlink.h"
 #include "core/pcicfg.h"
@@ -73,7 +74,21 @@ static const char *cell(const struct gp_host *h, const struct topo_item *it, int
 	return buf;
 }
 
-/* The links of the pair i, j: the slowest hop's, and NVLink's ceiling */
+/* What the pair can be expected to reach one way (NVLink when joined), and why. */
+static void expect_json(const struct gp_host *h, int a, int b)
+{
+	struct gp_expect e;
+
+	if (a == b || gp_bw_expect_pair(h, a, b, &e)) {
+		gp_print_null("expected_bytes_per_second");
+		gp_print_null("expected_basis");
+		return;
+	}
+	gp_print_uint("expected_bytes_per_second", NULL, (uint64_t)(e.gbps * 1e9));
+	gp_print_str("expected_basis", NULL, e.basis);
+}
+
+/* The links of the pair i, j: the slowest hop's, NVLink's ceiling, the expectation */
 static void link_json(const struct gp_host *h, const struct topo_item *it, int i, int j)
 {
 	struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
@@ -95,6 +110,7 @@ static void link_json(const struct gp_host *h, const struct topo_item *it, int i
 	if (nv_links(h, &it[i], &it[j]))
 		gp_print_uint("nvlink_bytes_per_second", NULL,
 			      (uint64_t)(nv_ceiling(h, &it[i], &it[j]) * 1e9));
+	expect_json(h, it[i].dev, it[j].dev);
 	gp_close_object();
 }
 
@@ -186,13 +202,14 @@ static const char *const legend[] = {
 	"  NV#  = Connection traversing a bonded set of # NVLinks",
 };
 
-/* One pair under Paths: its class or NVLinks, the slowest hop, its ceiling. */
+/* One pair under Paths: its class or NVLinks, the slowest hop, its ceiling / expected. */
 static void path_line(const struct gp_host *h, const struct topo_item *it, int i, int j,
 		      struct gp_hop_words *w)
 {
 	struct gp_hop hop = gp_topo_slowest(h, it[i].dev, it[j].dev);
 	char nvbuf[16];
 	const char *c = cell(h, it, i, j, nvbuf, sizeof(nvbuf));
+	struct gp_expect e;
 	struct gp_obuf o;
 
 	o.f = NULL;
@@ -207,9 +224,11 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 	gp_ob_str(&o, "  ");
 	if (nv_links(h, &it[i], &it[j])) {
 		gp_ob_flush(&o);
-		printf("%d NVLinks  %.1f GB/s; PCIe %s  ", nv_links(h, &it[i], &it[j]),
-		       nv_ceiling(h, &it[i], &it[j]),
-		       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+		printf("%d NVLinks  %.1f", nv_links(h, &it[i], &it[j]),
+		       nv_ceiling(h, &it[i], &it[j]));
+		if (!gp_bw_expect_nvlink_pair(h, it[i].dev, it[j].dev, &e))
+			printf(" / %.1f", e.gbps);
+		printf(" GB/s; PCIe %s  ", gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
 	}
 	if (!hop.width) {
 		gp_ob_str(&o, "link unknown\n");
@@ -220,6 +239,10 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 	gp_ob_str(&o, w->link);
 	gp_ob_str(&o, "  ");
 	gp_ob_str(&o, w->gbs);
+	if (!gp_bw_expect_pcie_pair(h, it[i].dev, it[j].dev, &e)) {
+		gp_ob_flush(&o);
+		printf(" / %.1f", e.gbps);
+	}
 	gp_ob_str(&o, " GB/s");
 	if (gp_hop_trained_lower(&hop)) {
 		gp_ob_flush(&o);
@@ -282,7 +305,8 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 		printf("  %-5s %s  %04x:%04x  %s%s%s\n", it[i].label, d->bdf, d->vendor, d->device,
 		       link, it[i].ifname ? "  " : "", it[i].ifname ? gp_tv(it[i].ifname) : "");
 	}
-	printf("\nPaths (slowest hop as both ends support it, P2P ceiling per direction):\n");
+	printf("\nPaths (slowest hop as both ends support it; P2P ceiling / expected, per "
+	       "direction):\n");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			path_line(h, it, i, j, &words);

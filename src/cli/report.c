@@ -13,6 +13,7 @@
 #include "cli/out.h"
 #include "cli/report.h"
 #include "cli/report_doc.h"
+#include "core/bandwidth.h"
 #include "core/checks.h"
 #include "core/hostq.h"
 #include "core/nvlink.h"
@@ -291,18 +292,19 @@ static const char *topo_cell(const struct gp_host *h, int a, int b, char *buf, s
 	return buf;
 }
 
-/* topo's Paths: each pair's class, its slowest hop and the P2P ceiling per direction. */
+/* topo's Paths: each pair's class, its slowest hop, the P2P ceiling and what to expect. */
 static void topo_paths(struct doc *o, const struct gp_dossier *d, const int *items,
 		       char (*labels)[16], int n)
 {
 	const struct gp_host *h = d->h;
 	struct gp_hop_words w = { .n = 0 };
-	char pair[48], cls[48], hop[96], gbs[64];
-	const char *cells[4];
+	char pair[48], cls[48], hop[96], gbs[64], exp[200];
+	const char *cells[5];
+	struct gp_expect e;
 	int i, j;
 
 	heading(o, "Paths");
-	table(o, "paths", "Pair|Class|Slowest hop|P2P ceiling per direction");
+	table(o, "paths", "Pair|Class|Slowest hop|P2P ceiling per direction|Expected (basis)");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
 			struct gp_hop s = gp_topo_slowest(h, items[i], items[j]);
@@ -323,10 +325,15 @@ static void topo_paths(struct doc *o, const struct gp_dossier *d, const int *ite
 						 &h->nv, gp_nv_find(&h->nv, h->devs[items[i]].bdf),
 						 gp_nv_find(&h->nv, h->devs[items[j]].bdf)));
 			}
+			if (gp_bw_expect_pair(h, items[i], items[j], &e))
+				snprintf(exp, sizeof(exp), "?");
+			else
+				snprintf(exp, sizeof(exp), "%.1f GB/s (%s)", e.gbps, e.basis);
 			cells[0] = pair;
 			cells[1] = cls;
 			cells[2] = hop;
 			cells[3] = gbs;
+			cells[4] = exp;
 			row(o, NULL, cells);
 		}
 	table_end(o);

@@ -286,12 +286,19 @@ def topo_order(name, d, tree, profile):
         f = line.split("\t")
         if len(f) == n + 4 and f[0] in rows and f[n + 1] != rows[f[0]][n + 1]:
             fail(f"{name}: {f[0]}'s CPU affinity {rows[f[0]][n + 1]!r}, topo's {f[n + 1]!r}")
-    ceil = [re.search(r"([\d.]+) GB/s", l).group(0) for l in text.splitlines()
-            if l.startswith("  ") and "GB/s" in l]
+    found = [re.search(r"([\d.]+) / ([\d.]+) GB/s", l) for l in text.splitlines()
+             if l.startswith("  ") and "GB/s" in l]
+    ceil = [m.group(1) + " GB/s" for m in found]
     paths = [e["text"] for e in d.elems if e["tag"] in ("th", "td")
              and "tbody" in e["parents"] and e["text"].endswith("GB/s")]
     if ceil != paths or not paths:
         fail(f"{name}: ceilings {paths[:4]}, topo's {ceil[:4]}")
+    # the expectation beside each ceiling, with its basis
+    expect = [m.group(2) + " GB/s" for m in found]
+    cells = [e["text"].split(" (")[0] for e in d.elems if e["tag"] in ("th", "td")
+             and "tbody" in e["parents"] and re.match(r"[\d.]+ GB/s \((measured|NCCL model): ", e["text"])]
+    if cells != expect:
+        fail(f"{name}: expected {cells[:4]}, topo's {expect[:4]}")
 
 
 def check_hostile(md):

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The bandwidth table: docs/BANDWIDTH.md shows every row of the compiled
+ * table with the same figures, NCCL's PCIe model is its formula, and each
+ * expectation comes from the row the rules name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "unit.h"
+#include "core/bandwidth.h"
+
+/* A figure of the document's row as the table has it ("0" for none). */
+static void same(const char *cell, double want, const char *key)
+{
+	double got = strtod(cell, NULL);
+
+	if (got < want - 1e-9 || got > want + 1e-9)
+		fail_msg("%s: docs/BANDWIDTH.md says %s, the table %g", key, cell, want);
+}
+
+/* Every table row in the document, cells split on '|', in the table's order. */
+static void test_doc_matches(void **state)
+{
+	FILE *f = fopen("docs/BANDWIDTH.md", "r");
+	char line[1024], *cell[8], *p;
+	int row = 0, n;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] != '|' || !strncmp(line, "| key", 5) || !strncmp(line, "|---", 4))
+			continue;
+		for (n = 0, p = strtok(line + 1, "|"); p && n < 8; p = strtok(NULL, "|"))
+			cell[n++] = p;
+		assert_true(n >= 5);
+		for (int i = 0; i < n; i++) { /* trim */
+			while (*cell[i] == ' ')
+				cell[i]++;
+			for (p = cell[i] + strlen(cell[i]);
+			     p > cell[i] && (p[-1] == ' ' || p[-1] == '\n');)
+				*--p = '\0';
+		}
+		assert_true(row < gp_bw_nrefs);
+		assert_string_equal(cell[0], gp_bw_refs[row].key);
+		assert_string_equal(cell[1], gp_bw_refs[row].what);
+		same(cell[2], gp_bw_refs[row].theoretical, cell[0]);
+		same(cell[3], gp_bw_refs[row].nccl, cell[0]);
+		same(cell[4], gp_bw_refs[row].measured, cell[0]);
+		assert_string_equal(n > 5 ? cell[5] : "", gp_bw_refs[row].measured_src
+								  ? gp_bw_refs[row].measured_src
+								  : "");
+		row++;
+	}
+	fclose(f);
+	assert_int_equal(row, gp_bw_nrefs);
+}
+
+/* NCCL's kvDictPciGen: width x per-lane / 80. */
+static void test_nccl_pcie(void **state)
+{
+	(void)state;
+	assert_true(gp_bw_nccl_pcie(8.0, 16) == 12.0);
+	assert_true(gp_bw_nccl_pcie(16.0, 16) == 24.0);
+	assert_true(gp_bw_nccl_pcie(32.0, 16) == 48.0);
+	assert_true(gp_bw_nccl_pcie(16.0, 8) == 12.0);
+	assert_true(gp_bw_nccl_pcie(2.5, 1) == 15 / 80.0);
+	assert_true(gp_bw_nccl_pcie(16.0, 0) == 0);
+}
+
+static void test_expect(void **state)
+{
+	struct gp_expect e;
+
+	(void)state;
+	/* Gen4 x16 through one root complex: the measured 25 */
+	assert_int_equal(gp_bw_expect_pcie(16.0, 16, GP_PATH_PHB, true, "AuthenticAMD", 0x19, &e),
+			 0);
+	assert_true(e.gbps == 25.0);
+	assert_non_null(strstr(e.basis, "measured: "));
+	assert_non_null(strstr(e.basis, "nccl-tests#74"));
+	/* Gen5 x16: 54 on one node, 39 across sockets */
+	gp_bw_expect_pcie(32.0, 16, GP_PATH_NODE, true, "AuthenticAMD", 0x19, &e);
+	assert_true(e.gbps == 54.0);
+	gp_bw_expect_pcie(32.0, 16, GP_PATH_SYS, true, "AuthenticAMD", 0x19, &e);
+	assert_true(e.gbps == 39.0);
+	/* Gen5 behind an Intel root complex: NCCL's 48 less the overhead, not AMD's measurement */
+	gp_bw_expect_pcie(32.0, 16, GP_PATH_PHB, true, "GenuineIntel", 6, &e);
+	assert_true(e.gbps == 40.0);
+	/* Gen4 across an AMD Zen 3 pair of sockets: NCCL's 24 (the socket link) */
+	gp_bw_expect_pcie(16.0, 16, GP_PATH_SYS, true, "AuthenticAMD", 0x19, &e);
+	assert_true(e.gbps == 24.0);
+	gp_bw_expect_pcie(16.0, 16, GP_PATH_SYS, true, "AuthenticAMD", 0x17, &e);
+	assert_true(e.gbps == 16.0);
+	assert_non_null(strstr(e.basis, "Zen 1/2"));
+	/* Gen4 x8 behind an Intel root complex: 12 less the 6/5 overhead */
+	gp_bw_expect_pcie(16.0, 8, GP_PATH_PHB, true, "GenuineIntel", 6, &e);
+	assert_true(e.gbps > 9.99 && e.gbps < 10.01);
+	assert_non_null(strstr(e.basis, "Intel"));
+	/* behind one switch the root complex is not crossed */
+	gp_bw_expect_pcie(16.0, 8, GP_PATH_PIX, true, "GenuineIntel", 6, &e);
+	assert_true(e.gbps == 12.0);
+	assert_int_equal(gp_bw_expect_pcie(0, 0, GP_PATH_PIX, true, NULL, 0, &e), -ENOENT);
+	/* a NIC's path: GPU-to-GPU measurements do not apply, NCCL's model does */
+	gp_bw_expect_pcie(16.0, 16, GP_PATH_PHB, false, "AuthenticAMD", 0x19, &e);
+	assert_true(e.gbps == 24.0);
+	assert_non_null(strstr(e.basis, "NCCL model"));
+	/* NVLink: 18 of NVLink 4 measured, else NCCL's per link */
+	assert_int_equal(gp_bw_expect_nvlink(18, 26.5625, &e), 0);
+	assert_true(e.gbps == 380.0);
+	gp_bw_expect_nvlink(12, 25.0, &e);
+	assert_true(e.gbps > 239.99 && e.gbps < 240.01);
+	gp_bw_expect_nvlink(4, 26.5625, &e);
+	assert_true(e.gbps > 82.39 && e.gbps < 82.41);
+	assert_int_equal(gp_bw_expect_nvlink(4, 0, &e), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_doc_matches),
+		cmocka_unit_test(test_nccl_pcie),
+		cmocka_unit_test(test_expect),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
