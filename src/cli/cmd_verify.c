@@ -47,10 +47,11 @@ struct vrun {
 	bool measured;
 	struct gp_nccl_runs nccl, cmp;
 	enum gp_verdict nccl_verdict;
-	char nccl_why[200];
-	const char *topo_path; /* NCCL_TOPO_FILE, NULL when unset */
-	int topo_read_rc;      /* the file could not be read: why */
-	int topo_rc;	       /* -EINVAL: no topology file */
+	char nccl_why[600];
+	struct gp_expect predicted; /* the all-reduce's bus bandwidth; gbps 0 unknown */
+	const char *topo_path;	    /* NCCL_TOPO_FILE, NULL when unset */
+	int topo_read_rc;	    /* the file could not be read: why */
+	int topo_rc;		    /* -EINVAL: no topology file */
 	struct gp_nccl_match topo;
 };
 
@@ -218,6 +219,21 @@ static void pairs(struct vrun *v, struct gp_nvml *nv, struct gp_cuda *c)
 	v->measured = true;
 }
 
+/* Below GP_VERIFY_EXPECT_FRACTION of the prediction: a warning naming the likely cause. */
+static void nccl_vs_prediction(struct vrun *v, const struct gp_nccl_point *last)
+{
+	double nop2p = v->cmp.ok && v->cmp.npoints ? v->cmp.points[v->cmp.npoints - 1].busbw : 0;
+	size_t n = strlen(v->nccl_why);
+
+	if (v->predicted.gbps <= 0 || last->busbw >= GP_VERIFY_EXPECT_FRACTION * v->predicted.gbps)
+		return;
+	v->nccl_verdict = GP_VERDICT_WARN;
+	snprintf(v->nccl_why + n, sizeof(v->nccl_why) - n,
+		 "%sbus bandwidth %.1f GB/s is %.0f%% of the predicted %.1f: %s", n ? "; " : "",
+		 last->busbw, 100 * last->busbw / v->predicted.gbps, v->predicted.gbps,
+		 gp_verify_nccl_cause(last->busbw, nop2p, v->predicted.gbps));
+}
+
 /* The all-reduce: a failure fails, a bus bandwidth below the fraction of the slowest pair warns. */
 static void nccl_judge(struct vrun *v)
 {
@@ -244,6 +260,7 @@ static void nccl_judge(struct vrun *v)
 			 "%.1f GB/s",
 			 last->busbw, GP_VERIFY_WARN_FRACTION * 100, floor);
 	}
+	nccl_vs_prediction(v, last);
 }
 
 static bool topo_matches(const struct vrun *v)
@@ -387,7 +404,14 @@ static void pair_text(const struct gp_vpair *p)
 	       uni, bidir);
 	gp_fprintf_tone(stdout, tone(p->verdict), "%s", gp_verdict_name(p->verdict));
 	printf("\n");
-	if (p->ceiling_gbps > 0)
+	if (p->ceiling_gbps > 0 && p->expected.gbps > 0)
+		gp_wrapf(0, 12,
+			 "%12sone way %.0f%% of the %s ceiling, %.1f GB/s; %.0f%% of the %.1f "
+			 "expected (%s)",
+			 "", 100 * p->gbps_uni / p->ceiling_gbps,
+			 !strcmp(p->ceiling_from, "nvlink") ? "NVLink" : "PCIe", p->ceiling_gbps,
+			 100 * p->gbps_uni / p->expected.gbps, p->expected.gbps, p->expected.basis);
+	else if (p->ceiling_gbps > 0)
 		gp_wrapf(0, 12, "%12sone way %.0f%% of the %s ceiling, %.1f GB/s", "",
 			 100 * p->gbps_uni / p->ceiling_gbps,
 			 !strcmp(p->ceiling_from, "nvlink") ? "NVLink" : "PCIe", p->ceiling_gbps);
@@ -430,6 +454,9 @@ static void nccl_text(const struct vrun *v)
 	nccl_rows(&v->nccl, "P2P");
 	if (v->cmp.tried)
 		nccl_rows(&v->cmp, "no P2P");
+	if (v->predicted.gbps > 0)
+		gp_wrapf(0, 4, "  predicted bus bandwidth %.1f GB/s (%s)", v->predicted.gbps,
+			 v->predicted.basis);
 	if (v->nccl_why[0])
 		gp_wrapf(0, 4, "  %s: %s", gp_verdict_name(v->nccl_verdict), v->nccl_why);
 }
@@ -550,6 +577,8 @@ static void pair_json(const struct gp_vpair *p)
 	print_gbps("gbps_bidir", p->gbps_bidir);
 	print_gbps("ceiling_gbps", p->ceiling_gbps);
 	gp_print_str("ceiling_from", NULL, p->ceiling_from);
+	print_gbps("expected_gbps", p->expected.gbps);
+	gp_print_str_or_null("expected_basis", NULL, p->expected.basis);
 	gp_print_int("nvlinks", NULL, p->nvlinks);
 	gp_print_str("verdict", NULL, gp_verdict_name(p->verdict));
 	gp_print_str_or_null("why", NULL, p->why);
@@ -583,6 +612,14 @@ static void runs_json(const char *key, const struct gp_nccl_runs *r)
 
 static void nccl_json(const struct vrun *v)
 {
+	if (v->predicted.gbps > 0) {
+		gp_open_object("predicted");
+		gp_print_double("busbw_gbps", NULL, v->predicted.gbps);
+		gp_print_str("basis", NULL, v->predicted.basis);
+		gp_close_object();
+	} else {
+		gp_print_null("predicted");
+	}
 	gp_open_object("nccl");
 	gp_print_int_or_null("version", NULL, v->nccl.version ? v->nccl.version : -1);
 	gp_print_bool("ran", NULL, v->nccl.tried);
@@ -647,6 +684,7 @@ static void head_out(const struct vrun *v)
 	gp_print_uint("bytes", NULL, v->bytes);
 	gp_print_int("iterations", NULL, v->iters);
 	gp_print_double("warn_fraction", NULL, GP_VERIFY_WARN_FRACTION);
+	gp_print_double("expect_fraction", NULL, GP_VERIFY_EXPECT_FRACTION);
 }
 
 static void gpus_out(const struct vrun *v)
@@ -693,11 +731,11 @@ static void verify_out(const struct vrun *v, int rc, bool json)
 		topo_text(v);
 	}
 	gp_print_int("exit_status", NULL, rc);
-	gp_text("\nverdict: %s (below %.0f%% of a ceiling warns)\n",
+	gp_text("\nverdict: %s (below %.0f%% of a ceiling or %.0f%% of the expected warns)\n",
 		rc == GP_EXIT_OK     ? "ok"
 		: rc == GP_EXIT_WARN ? "warn"
 				     : "fail",
-		GP_VERIFY_WARN_FRACTION * 100);
+		GP_VERIFY_WARN_FRACTION * 100, GP_VERIFY_EXPECT_FRACTION * 100);
 	gp_doc_end();
 }
 
@@ -723,6 +761,7 @@ static int with_cuda(struct vrun *v, struct gp_nvml *nv)
 		return GP_EXIT_HOST;
 	}
 	pairs(v, nv, c);
+	gp_verify_predict(v->g, v->n, v->p, v->np, &v->predicted);
 	if (nccl_wanted(v->ctx))
 		gp_progress("NCCL all-reduce over %d GPUs, up to 1 GiB", gp_cuda_count(c));
 	if (nccl_wanted(v->ctx))

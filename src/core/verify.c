@@ -7,6 +7,7 @@
  * reaches less than GP_VERIFY_WARN_FRACTION of the ceiling: one direction
  * against the ceiling, both ways against twice it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,16 +32,80 @@ void gp_verify_ceiling(struct gp_vpair *p, const struct gp_vgpu *a, const struct
 {
 	double ca, cb;
 
+	const struct gp_vgpu *slow;
+
+	ca = pcie_ceiling(&a->nv);
+	cb = pcie_ceiling(&b->nv);
+	p->pcie_gbps = !ca ? cb : !cb ? ca : ca < cb ? ca : cb;
+	slow = !ca ? b : !cb ? a : ca < cb ? a : b;
 	p->nvlinks = gp_nv_pair_links(v, ia, ib);
 	p->ceiling_gbps = gp_nv_pair_ceiling(v, ia, ib);
 	if (p->ceiling_gbps > 0) {
 		p->ceiling_from = "nvlink";
+		gp_bw_expect_nvlink(p->nvlinks, gp_nv_link_rate(&a->nv), &p->expected);
 		return;
 	}
-	ca = pcie_ceiling(&a->nv);
-	cb = pcie_ceiling(&b->nv);
-	p->ceiling_gbps = !ca ? cb : !cb ? ca : ca < cb ? ca : cb;
+	p->ceiling_gbps = p->pcie_gbps;
 	p->ceiling_from = p->ceiling_gbps > 0 ? "pcie" : NULL;
+	/* in the guest the path between them is the VM's: taken as one root complex */
+	gp_bw_expect_pcie(gp_pcie_gen_gts(slow->nv.pcie_gen), slow->nv.pcie_width, GP_PATH_PHB,
+			  true, NULL, 0, &p->expected);
+}
+
+/* Why a copy fell short of what the pair can be expected to reach: the likeliest cause. */
+static const char *slow_cause(const struct gp_vpair *p)
+{
+	if (!strcmp(p->ceiling_from, "nvlink") && p->pcie_gbps > 0 &&
+	    p->gbps_uni <= 1.1 * p->pcie_gbps)
+		return "no faster than PCIe: the copy did not take the NVLinks (links down, or "
+		       "the fabric not ready: nvidia-smi nvlink -s, nvidia-smi -q's Fabric)";
+	if (!strcmp(p->ceiling_from, "nvlink"))
+		return "fewer NVLinks carry it than NVML counts, or the GPUs are held back "
+		       "(clocks, power: nvidia-smi -q -d PERFORMANCE)";
+	if (p->gbps_uni < 0.5 * p->expected.gbps)
+		return "P2P likely goes through the CPU or the IOMMU rather than straight between "
+		       "the GPUs (ACS redirect on a bridge, a VM without ATS: gpuprov check's "
+		       "p2p.acs on the host)";
+	return "a link trained below its maximum (lspci's LnkSta), or other traffic on the path";
+}
+
+int gp_verify_predict(const struct gp_vgpu *g, int n, const struct gp_vpair *p, int np,
+		      struct gp_expect *e)
+{
+	const struct gp_bw_ref *ar = gp_bw_find("allreduce-2-nvlink4-x18");
+	double slowest = 0;
+	bool nv18 = n == 2 && np > 0;
+	int i;
+
+	memset(e, 0, sizeof(*e));
+	for (i = 0; i < np; i++) {
+		nv18 = nv18 && p[i].nvlinks == 18 && gp_nv_link_rate(&g[p[i].from].nv) > 26.5 &&
+		       gp_nv_link_rate(&g[p[i].from].nv) < 26.6;
+		if (p[i].expected.gbps > 0 && (!slowest || p[i].expected.gbps < slowest))
+			slowest = p[i].expected.gbps;
+	}
+	if (nv18 && ar) {
+		e->gbps = ar->measured;
+		snprintf(e->basis, sizeof(e->basis), "measured: %s", ar->measured_src);
+		return 0;
+	}
+	if (!slowest)
+		return -ENOENT;
+	e->gbps = slowest;
+	snprintf(e->basis, sizeof(e->basis),
+		 "the slowest pair's expectation (a ring's bus bandwidth is its slowest link's)");
+	return 0;
+}
+
+const char *gp_verify_nccl_cause(double busbw, double nop2p_busbw, double predicted)
+{
+	if (nop2p_busbw > 0 && busbw < 1.5 * nop2p_busbw)
+		return "no faster than with NCCL_P2P_DISABLE=1: NCCL did not use P2P between the "
+		       "GPUs (its transport, below)";
+	if (busbw < 0.5 * predicted)
+		return "NCCL chose a slower path than the links offer (its transport and P2P "
+		       "level, below; NCCL_P2P_LEVEL, the topology file from nccl-topo)";
+	return "other work on the GPUs, or clocks held back (nvidia-smi -q -d PERFORMANCE)";
 }
 
 static void add_why(struct gp_vpair *p, const char *s)
@@ -71,7 +136,7 @@ static void judge_p2p(struct gp_vpair *p)
 
 static void judge_speed(struct gp_vpair *p, bool measured)
 {
-	char s[160];
+	char s[400];
 
 	if (!measured || p->verdict == GP_VERDICT_FAIL)
 		return;
@@ -86,6 +151,13 @@ static void judge_speed(struct gp_vpair *p, bool measured)
 		snprintf(s, sizeof(s), "one way %.1f GB/s is below %.0f%% of the %s ceiling %.1f",
 			 p->gbps_uni, GP_VERIFY_WARN_FRACTION * 100, p->ceiling_from,
 			 p->ceiling_gbps);
+		p->verdict = GP_VERDICT_WARN;
+		add_why(p, s);
+	}
+	if (p->expected.gbps > 0 && p->gbps_uni < GP_VERIFY_EXPECT_FRACTION * p->expected.gbps) {
+		snprintf(s, sizeof(s), "one way %.1f GB/s is %.0f%% of the %.1f expected: %s",
+			 p->gbps_uni, 100 * p->gbps_uni / p->expected.gbps, p->expected.gbps,
+			 slow_cause(p));
 		p->verdict = GP_VERDICT_WARN;
 		add_why(p, s);
 	}

@@ -10,12 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bandwidth.h"
 #include "core/nvlink.h"
 
 /* Below this fraction of the link ceiling a pair is a warning (exit 1). */
 #define GP_VERIFY_WARN_FRACTION 0.5
+/* Below this fraction of what it can be expected to reach (bandwidth.c), too. */
+#define GP_VERIFY_EXPECT_FRACTION 0.8
 
-#define GP_VERIFY_MAX_SIZES	8
+#define GP_VERIFY_MAX_SIZES	  8
 
 enum gp_verdict {
 	GP_VERDICT_OK,
@@ -42,9 +45,11 @@ struct gp_vpair {
 	double gbps_uni, gbps_bidir; /* 0 when not measured */
 	double ceiling_gbps;	     /* per direction; 0 unknown */
 	const char *ceiling_from;    /* "nvlink", "pcie" or NULL */
+	double pcie_gbps;	     /* the slower PCIe link's ceiling, 0 unknown */
+	struct gp_expect expected;   /* what it can be expected to reach one way; gbps 0 unknown */
 	int nvlinks;
 	enum gp_verdict verdict;
-	char why[256];
+	char why[640];
 };
 
 struct gp_nccl_point {
@@ -68,6 +73,16 @@ double gp_pcie_gen_gts(int gen);
 /* A pair's ceiling per direction: NVLink when joined, else the slower PCIe link. */
 void gp_verify_ceiling(struct gp_vpair *p, const struct gp_vgpu *a, const struct gp_vgpu *b,
 		       const struct gp_nv_view *v, int ia, int ib);
+/*
+ * The all-reduce's predicted bus bandwidth over the n GPUs of g and their
+ * np pairs: the measured reference of two GPUs over 18 NVLink 4 links, else
+ * the slowest pair's expectation (a ring's bus bandwidth is its slowest
+ * link's one-way rate).  -ENOENT when no pair has one.
+ */
+int gp_verify_predict(const struct gp_vgpu *g, int n, const struct gp_vpair *p, int np,
+		      struct gp_expect *e);
+/* Why an all-reduce's bus bandwidth fell short of the prediction, in words. */
+const char *gp_verify_nccl_cause(double busbw, double nop2p_busbw, double predicted);
 /* Verdict and why, from what was measured. */
 void gp_verify_judge(struct gp_vpair *p, bool measured);
 /* nccl-tests' bus bandwidth of an all-reduce over n ranks. */

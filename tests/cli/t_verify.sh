@@ -64,6 +64,9 @@ for p in pairs:
     assert abs(p['ceiling_gbps'] - 18 * 26.5625) < 1e-6, p
     assert 394 < p['gbps_uni'] < 395 and 789 < p['gbps_bidir'] < 790, p
     assert p['verdict'] == 'ok', p
+    # 18 NVLink 4 links: the measured reference, from docs/BANDWIDTH.md's table
+    assert p['expected_gbps'] == 380 and p['expected_basis'].startswith('measured: '), p
+assert doc['predicted']['busbw_gbps'] == 326 and 'two H200' in doc['predicted']['basis'], doc['predicted']
 big = nccl['p2p']['results'][-1]
 assert nccl['version'] == 22803 and big['bytes'] == 1 << 30, nccl
 assert abs(big['busbw_gbps'] - 327.4) < 0.5 and abs(big['algbw_gbps'] - 327.4) < 0.5, big
@@ -173,6 +176,16 @@ assert f[(0, 1)]['verdict'] == 'warn' and 'one way 150.0 GB/s' in f[(0, 1)]['why
 assert 'one way' not in f[(1, 0)]['why'] and 'both ways' in f[(1, 0)]['why'], f
 " --quick
 
+# above half the ceiling but below 80% of the expectation: a warning naming the likely cause
+case_ h200-short h200-short all 1 "
+f = {(p['from'], p['to']): p for p in pairs}
+assert f[(0, 1)]['verdict'] == 'warn' and '74% of the 380.0 expected' in f[(0, 1)]['why'], f
+assert 'below 50% of the nvlink ceiling' not in f[(0, 1)]['why'] and 'held back' in f[(0, 1)]['why'], f
+assert 'no faster than PCIe' in f[(1, 0)]['why'], f
+assert nccl['verdict'] == 'warn' and 'of the predicted 326.0' in nccl['verdict_why'], nccl
+assert 'NCCL chose a slower path' in nccl['verdict_why'], nccl
+"
+
 case_ bar-small bar-small all 1 "
 assert gpus[0]['bar_small'] and gpus[0]['bar1_bytes'] == 256 << 20 and gpus[0]['bar_bytes'] == 256 << 30, gpus
 assert not gpus[1]['bar_small'], gpus
@@ -275,7 +288,8 @@ awk 'length($0) > 80 { print "text: " length($0) " columns: " $0; bad = 1 } END 
 grep -q "^host $(uname -n), kernel $(uname -r)\$" "$d/out" ||
 	{ echo "text: no host line"; cat "$d/out"; bad=1; }
 grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   ok        394.6 GB/s  789.2 GB/s  ok$' "$d/out" &&
-	grep -q '^            one way 83% of the NVLink ceiling, 478.1 GB/s$' "$d/out" &&
+	grep -q '^            one way 83% of the NVLink ceiling, 478.1 GB/s; 104% of the 380.0$' "$d/out" &&
+	grep -q '^  predicted bus bandwidth 326.0 GB/s (measured: ' "$d/out" &&
 	grep -q '^  P2P      64 MiB ' "$d/out" && ! grep -Eq '[0-9](GiB|MiB|GB/s|GT/s)' "$d/out" ||
 	{ echo "text: pair rows or units"; cat "$d/out"; bad=1; }
 exit $bad

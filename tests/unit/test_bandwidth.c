@@ -9,6 +9,7 @@
 
 #include "unit.h"
 #include "core/bandwidth.h"
+#include "core/verify.h"
 
 /* A figure of the document's row as the table has it ("0" for none). */
 static void same(const char *cell, double want, const char *key)
@@ -115,12 +116,45 @@ static void test_expect(void **state)
 	assert_int_equal(gp_bw_expect_nvlink(4, 0, &e), -ENOENT);
 }
 
+/* verify's prediction and the cause it names when NCCL falls short. */
+static void test_verify_predict(void **state)
+{
+	struct gp_vgpu g[3];
+	struct gp_vpair p[2];
+	struct gp_expect e;
+
+	(void)state;
+	memset(g, 0, sizeof(g));
+	memset(p, 0, sizeof(p));
+	/* two PCIe pairs: the slower one's expectation is the ring's */
+	p[0].expected.gbps = 25.0;
+	p[1].expected.gbps = 12.0;
+	p[1].to = 2;
+	assert_int_equal(gp_verify_predict(g, 3, p, 2, &e), 0);
+	assert_true(e.gbps == 12.0);
+	assert_non_null(strstr(e.basis, "slowest pair"));
+	/* two GPUs over 18 NVLink 4 links: the measured all-reduce */
+	g[0].nv.version = 6;
+	p[0].nvlinks = 18;
+	p[0].expected.gbps = 380.0;
+	p[0].to = 1;
+	assert_int_equal(gp_verify_predict(g, 2, p, 1, &e), 0);
+	assert_true(e.gbps == gp_bw_find("allreduce-2-nvlink4-x18")->measured);
+	p[0].expected.gbps = 0;
+	p[0].nvlinks = 0;
+	assert_int_equal(gp_verify_predict(g, 2, p, 1, &e), -ENOENT);
+	assert_non_null(strstr(gp_verify_nccl_cause(30, 27, 326), "NCCL_P2P_DISABLE"));
+	assert_non_null(strstr(gp_verify_nccl_cause(150, 27, 326), "slower path"));
+	assert_non_null(strstr(gp_verify_nccl_cause(250, 27, 326), "clocks"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doc_matches),
 		cmocka_unit_test(test_nccl_pcie),
 		cmocka_unit_test(test_expect),
+		cmocka_unit_test(test_verify_predict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
