@@ -355,6 +355,12 @@ enum gp_companions {
 	GP_COMP_REFUSE,
 	GP_COMP_BIND
 };
+/* [fabric] mode: how an HGX baseboard's NVSwitches go with its GPUs */
+enum gp_fabric_mode {
+	GP_FABRIC_NONE,	  /* no baseboard rules: today's behaviour */
+	GP_FABRIC_FULL,	  /* GPUs and switches to the VM, Fabric Manager in the guest */
+	GP_FABRIC_SHARED, /* GPUs only, switches and Fabric Manager stay on the host */
+};
 
 struct gp_slot {
 	char name[GP_NAME_LEN];
@@ -388,6 +394,7 @@ struct gp_profile {
 	bool same_numa_node;
 	enum gp_p2p p2p;
 	enum gp_companions companions;
+	enum gp_fabric_mode fabric;
 	bool has_vm;
 	struct {
 		char name[GP_NAME_LEN];

@@ -40,7 +40,7 @@ struct parse_state {
 	int seen_line[MAX_SEEN];
 	int nseen;
 	char section[GP_NAME_LEN];
-	int section_line[8]; /* first line of server, gpus, vm, bond */
+	int section_line[8]; /* first line of server, gpus, vm, bond, fabric */
 	int gpus_slots_line;
 	int error_line;
 	char error[512];
@@ -200,6 +200,19 @@ static int v_companions(struct gp_profile *p, const char *v, void *field, const 
 	if (i < 0)
 		return -EINVAL;
 	p->companions = (enum gp_companions)i;
+	return 0;
+}
+
+static int v_fabric(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	static const char *const names[] = { "none", "full", "shared", NULL };
+	int i = choice_index(v, names);
+
+	(void)field;
+	*why = "expected full, shared or none";
+	if (i < 0)
+		return -EINVAL;
+	p->fabric = (enum gp_fabric_mode)i;
 	return 0;
 }
 
@@ -497,6 +510,7 @@ static const struct key_def keys[] = {
 	{ "gpus", "same_numa_node", v_bool, FIELD(same_numa_node), 0, 0 },
 	{ "gpus", "p2p", v_p2p, 0, 0, 0 },
 	{ "gpus", "companions", v_companions, 0, 0, 0 },
+	{ "fabric", "mode", v_fabric, 0, 0, 0 },
 	{ "vm", "name", v_vm_name, 0, 0, 0 },
 	{ "vm", "template", v_path, FIELD(vm.template), 0, 0 },
 	{ "vm", "vcpus", NULL, FIELD(vm.vcpus), 1, 4096 },
@@ -521,7 +535,7 @@ static const struct key_def keys[] = {
 	{ "bond", "lacp_timeout", NULL, FIELD(bond.lacp_timeout), 1, 600 },
 };
 
-static const char *const sections[] = { "server", "gpus", "vm", "bond" };
+static const char *const sections[] = { "server", "gpus", "vm", "bond", "fabric" };
 
 static int section_index(const char *s)
 {

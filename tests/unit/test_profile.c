@@ -52,7 +52,14 @@ static void test_defaults_and_values(void **state)
 	assert_true(p.same_numa_node);
 	assert_int_equal(p.p2p, GP_P2P_REQUIRED);
 	assert_int_equal(p.companions, GP_COMP_REFUSE);
+	assert_int_equal(p.fabric, GP_FABRIC_NONE);
 	assert_false(p.has_vm);
+	unit_profile(GPUS "[fabric]\nmode = full\n", &p);
+	assert_int_equal(p.fabric, GP_FABRIC_FULL);
+	unit_profile(GPUS "[fabric]\nmode = shared\n", &p);
+	assert_int_equal(p.fabric, GP_FABRIC_SHARED);
+	unit_profile(GPUS "[fabric]\nmode = none\n", &p);
+	assert_int_equal(p.fabric, GP_FABRIC_NONE);
 	unit_profile("; comment\n[gpus]\nmatch = 0000:41:00.0, 42:00.0 ; inline\ncount = 2\n"
 		     "p2p = off\ncompanions = bind\nsame_numa_node = no\n"
 		     "[vm]\nname = x\ngpudirect_clique = off\nhugepages = none\n"
@@ -105,6 +112,9 @@ static const struct bad bad[] = {
 	{ "[gpus]\nmatch = 10de:20b5\ncount = 17\n", 3, "expected a number from 1 to 16" },
 	{ GPUS "p2p = sometimes\n", 4, "bad value for p2p" },
 	{ GPUS "companions = share\n", 4, "bad value for companions" },
+	{ GPUS "[fabric]\nmode = nvswitch\n", 5, "bad value for mode: 'nvswitch': expected full" },
+	{ GPUS "[fabric]\npartition = 0\n", 5, "unknown key 'partition' in section [fabric]" },
+	{ GPUS "[fabric]\nmode = full\nmode = none\n", 6, "duplicate key 'mode' in [fabric]" },
 	{ GPUS "same_numa_node = 2\n", 4, "bad value for same_numa_node" },
 	{ GPUS "[slot.1]\nroot_port = 40:01\n", 5, "bad value for root_port" },
 	{ GPUS "[slot.1]\nroot_port = 0000:40:01.1\nnuma_node = -1\n", 6,
