@@ -410,7 +410,7 @@ static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
 		      "held open by %s", who);
 }
 
-static void check_reset(const struct gp_dev *d, struct gp_report *r)
+void gp_check_reset(const struct gp_dev *d, struct gp_report *r)
 {
 	if (!d->has_reset_method) {
 		gp_report_add(r, GP_F_GPU_RESET, GP_OK, d->bdf, NULL,
@@ -578,5 +578,5 @@ void gp_check_gpu(const struct gp_host *h, const struct gp_profile *p, int g, st
 	check_slot(h, p, g, r);
 	check_link(h, g, r);
 	check_in_use(h, g, r);
-	check_reset(&h->devs[g], r);
+	gp_check_reset(&h->devs[g], r);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "core/check_bond.h"
+#include "core/check_fabric.h"
 #include "core/check_gpu.h"
 #include "core/check_health.h"
 #include "core/check_host.h"
@@ -40,6 +41,7 @@ static const struct gp_check_family {
 	{ "gpu", NULL, gp_check_gpu },
 	{ "health", NULL, gp_check_health },
 	{ "p2p", gp_check_p2p, NULL },
+	{ "fabric", gp_check_fabric, NULL }, /* the board's switches, after the GPUs' pairs */
 	{ "gpu", gp_check_companions, NULL },
 	{ "host", gp_check_vfio, NULL },
 	{ "vm", gp_check_vm, NULL },

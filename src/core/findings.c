@@ -71,6 +71,10 @@ const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT] = {
 	F(GP_F_PERSIST_READONLY, "persist.readonly", GP_GROUP_VFIO | GP_GROUP_BOND | GP_GROUP_VM),
 	F(GP_F_VM_BAR_MMAP, "vm.bar_mmap", GP_GROUP_VM),
 	F(GP_F_VM_QEMU_VERSION, "vm.qemu_version", GP_GROUP_VM),
+	F(GP_F_FABRIC_BASEBOARD, "fabric.baseboard", GP_GROUP_VFIO | GP_GROUP_VM),
+	F(GP_F_FABRIC_PARTIAL, "fabric.partial", GP_GROUP_VFIO | GP_GROUP_VM),
+	F(GP_F_FABRIC_MANAGER, "fabric.manager", GP_GROUP_VFIO | GP_GROUP_VM),
+	F(GP_F_FABRIC_VERSION, "fabric.version", GP_GROUP_VFIO | GP_GROUP_VM),
 };
 
 const struct gp_finding_kind *gp_finding_kind(const char *id)

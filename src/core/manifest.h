@@ -56,6 +56,13 @@ extern const char *const gp_host_files[];
 #define GP_LIB_MODULES	    "/lib/modules" /* /RELEASE: libkmod's indexes */
 #define GP_DPKG_STATUS	    "/var/lib/dpkg/status"
 #define GP_DRIVERCTL	    "/usr/sbin/driverctl" /* only whether it exists */
+/* NVIDIA Fabric Manager (host/fabric.c): its unit, where systemd finds it, and its config */
+#define GP_FM_UNIT_ETC	 "/etc/systemd/system/nvidia-fabricmanager.service"
+#define GP_FM_UNIT_LIB	 "/lib/systemd/system/nvidia-fabricmanager.service"
+#define GP_FM_UNIT_USR	 "/usr/lib/systemd/system/nvidia-fabricmanager.service"
+#define GP_FM_WANTS	 "/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service"
+#define GP_FM_CONFIG	 "/usr/share/nvidia/nvswitch/fabricmanager.cfg"
+#define GP_NVIDIA_DRIVER "/sys/module/nvidia/version"
 
 /* the GPU device nodes a process may hold open (a prefix each) */
 #define GP_DEV_NVIDIA "/dev/nvidia"

@@ -268,6 +268,24 @@ struct gp_owned {
 	bool readable; /* others may read it (a secret VM XML that is, is written again) */
 };
 
+/*
+ * NVIDIA Fabric Manager on the host, as its files say (host/fabric.c: read
+ * when the host has an NVSwitch or the profile a [fabric] mode): 1 yes,
+ * 0 no, -1 cannot tell.  Versions "" when not readable.
+ */
+struct gp_fabric_host {
+	bool read;	       /* looked for at all */
+	int installed;	       /* nvidia-fabricmanager.service is a unit file */
+	int enabled;	       /* a *.target.wants link names it */
+	int masked;	       /* /etc/systemd/system/nvidia-fabricmanager.service -> /dev/null */
+	int running;	       /* a process nv-fabricmanager runs */
+	int mode;	       /* FABRIC_MODE= of its config; -1 not read */
+	char config[256];      /* the config file read ("" none) */
+	char driver[32];       /* /sys/module/nvidia/version */
+	char fm_version[64];   /* dpkg: nvidia-fabricmanager[-BRANCH] */
+	char nscq_version[64]; /* dpkg: libnvidia-nscq[-BRANCH] */
+};
+
 struct gp_host {
 	struct gp_strpool strs; /* the devices' strings */
 	char *root;		/* "" for "/" */
@@ -341,6 +359,7 @@ struct gp_host {
 	struct gp_owned *owned;
 	size_t nowned;
 	struct gp_nv_view nv; /* NVLinks: NVML now, or what apply recorded */
+	struct gp_fabric_host fm;
 };
 
 /* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */

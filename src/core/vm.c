@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fabric.h"
 #include "core/hostq.h"
 #include "core/vm.h"
 
@@ -73,13 +74,14 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a ? (v + a - 1) / a * a : v;
 }
 
-/* The GPUs, and with companions = bind the other endpoints of their groups:
- * what is bound to vfio-pci and what goes into the VM. */
+/* The GPUs, with [fabric] mode = full the NVSwitches, and with companions =
+ * bind the other endpoints of their groups: what is bound to vfio-pci and
+ * what goes into the VM. */
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
 {
 	const struct gp_dev *d = &h->devs[i];
 
-	if (d->role == GP_ROLE_GPU)
+	if (d->role == GP_ROLE_GPU || gp_fabric_passed(p, d))
 		return true;
 	return p->companions == GP_COMP_BIND && !d->is_bridge && d->with_gpu;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/fabric.h"
 #include "core/hostq.h"
 #include "core/manifest.h"
 #include "core/model.h"
@@ -113,7 +114,8 @@ void gp_read_binding(struct gp_host *h)
 		struct gp_dev *d = &h->devs[i];
 
 		d->boot_vga = -1;
-		if (!d->with_gpu)
+		/* an NVSwitch: [fabric] mode = full binds it with the GPUs */
+		if (!d->with_gpu && !gp_dev_is_nvswitch(d))
 			continue;
 		if (read_text(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/boot_vga", d->bdf),
 			      text, sizeof(text)) > 0)

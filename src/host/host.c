@@ -91,6 +91,7 @@ static void read_use(struct gp_host *h, const struct gp_profile *p)
 	gp_read_net_use(h);
 	gp_read_holders(h);
 	gp_read_binding(h);
+	gp_read_fabric(h, p);
 	gp_read_health(h);
 	gp_read_host_use(h);
 	gp_read_vm_env(h, p);

@@ -88,6 +88,17 @@ static inline bool is_bdf(const char *s, size_t len)
 	       (size_t)n == len;
 }
 
+/*
+ * dpkg's status, a line at a time, to fn (state: 0 before the first line,
+ * fn's own afterwards).  0, or -errno: no status, or one too large or
+ * unreadable, whose lines told so far are to be forgotten.
+ */
+typedef void (*gp_dpkg_fn)(void *ctx, const char *line, int *state);
+int gp_read_dpkg(const struct gp_host *h, gp_dpkg_fn fn, void *ctx);
+
+/* fabric.c: NVIDIA Fabric Manager's unit, config and versions (with an NVSwitch) */
+void gp_read_fabric(struct gp_host *h, const struct gp_profile *p);
+
 /* pci.c: the PCI functions, through libpci (0, or -errno after gp_err) */
 int gp_read_pci(struct gp_host *h, const struct gp_profile *p);
 /* kernel.c */

@@ -17,8 +17,6 @@
 #include "shared/util.h"
 #include "sys/virt.h"
 
-#define GP_DPKG_MAX (64u << 20) /* dpkg's status of a big host */
-
 /*
  * "1:7.2+dfsg-7+deb12u18" -> "7.2"; what dpkg says qemu-system-x86 is: the
  * first Version of its stanza (*state: 0 another package's, 1 ours, 2 done).
@@ -37,41 +35,15 @@ static void dpkg_line(struct gp_host *h, const char *line, int *state)
 	*state = 2;
 }
 
-/*
- * dpkg's status read through (a server's is megabytes: never held whole):
- * a file over GP_DPKG_MAX, or one that cannot be read through, says
- * nothing; the text ends at a NUL byte; lines are cut at 4 KiB (a Package
- * or Version line that long matches nothing anyway).
- */
+static void qemu_line(void *ctx, const char *line, int *state)
+{
+	dpkg_line(ctx, line, state);
+}
+
 static void qemu_from_dpkg(struct gp_host *h)
 {
-	int fd = gp_root_openat(h->rootfd, GP_DPKG_STATUS, O_RDONLY), state = 0;
-	char buf[4096], line[4096];
-	size_t len = 0, total = 0;
-	bool text = true;
-	ssize_t n, i;
-
-	if (fd < 0)
-		return;
-	while ((n = read(fd, buf, sizeof(buf))) > 0 && (total += (size_t)n) <= GP_DPKG_MAX)
-		for (i = 0; text && i < n; i++) {
-			if (!buf[i])
-				text = false;
-			else if (buf[i] != '\n' && len < sizeof(line) - 1)
-				line[len++] = buf[i];
-			if (buf[i] != '\n')
-				continue;
-			line[len] = '\0';
-			dpkg_line(h, line, &state);
-			len = 0;
-		}
-	close(fd);
-	if (n < 0 || total > GP_DPKG_MAX) {
+	if (gp_read_dpkg(h, qemu_line, h))
 		h->qemu_version[0] = '\0';
-		return;
-	}
-	line[len] = '\0'; /* the last line, without its newline or up to the NUL */
-	dpkg_line(h, line, &state);
 }
 
 /* 1 present, 0 absent, -1 cannot tell: a -r tree without the directory it would be in. */

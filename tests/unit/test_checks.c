@@ -592,6 +592,68 @@ static void test_persist_shadowed(void **state)
 	done(&x);
 }
 
+#define HGX(mode)                                                                \
+	"[gpus]\nmatch = 10de:2335\ncount = 8\np2p = off\nsame_numa_node = no\n" \
+	"[fabric]\nmode = " mode "\n"
+
+/* An HGX board: what each [fabric] mode asks of its switches and Fabric Manager. */
+static void test_fabric(void **state)
+{
+	struct run x;
+	int i;
+
+	(void)state;
+	run_checks(&x, "hgx-board", HGX("full"));
+	expect(&x, "fabric.baseboard", "host", GP_OK, "4 NVSwitches 10de:22a3 in IOMMU group 114");
+	expect(&x, "fabric.baseboard", "host", GP_OK, "8 GPUs (IOMMU groups");
+	expect(&x, "fabric.partial", "host", GP_OK, "8 GPUs and 4 NVSwitches");
+	expect(&x, "fabric.manager", "host", GP_OK, "4 of 4 NVSwitches on nvidia-nvswitch");
+	expect(&x, "fabric.version", "host", GP_OK,
+	       "driver 570.133.20, Fabric Manager 570.133.20-1");
+	for (i = 0x12; i <= 0x15; i++) {
+		char bdf[16];
+
+		snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", i);
+		get(&x, "gpu.reset", bdf);
+	}
+	done(&x);
+	/* Fabric Manager running on the host holds the switches full mode unbinds */
+	run_checks(&x, "hgx-h200", HGX("full"));
+	expect(&x, "fabric.manager", "host", GP_FAIL, "runs on the host");
+	done(&x);
+	/* the same host, shared: FABRIC_MODE=0 is bare metal's, not shared's */
+	run_checks(&x, "hgx-h200", HGX("shared"));
+	expect(&x, "fabric.manager", "host", GP_FAIL, "FABRIC_MODE is 0, not 1");
+	expect(&x, "fabric.partial", "host", GP_OK, "the switches stay on the host");
+	done(&x);
+	run_checks(&x, "hgx-board", HGX("shared"));
+	expect(&x, "fabric.manager", "host", GP_FAIL, "not enabled");
+	done(&x);
+	run_checks(&x, "hgx-shared", HGX("shared"));
+	expect(&x, "fabric.manager", "host", GP_OK, "FABRIC_MODE=1");
+	expect(&x, "fabric.version", "host", GP_OK, NULL);
+	done(&x);
+	run_checks(&x, "hgx-oldfm", HGX("shared"));
+	expect(&x, "fabric.version", "host", GP_FAIL, "driver 575.57.08");
+	done(&x);
+	/* a switch gone from the tree, or half the GPUs: not the whole board */
+	run_checks(&x, "hgx-3sw", HGX("full"));
+	expect(&x, "fabric.partial", "host", GP_FAIL, "3 of its 4 NVSwitches");
+	done(&x);
+	run_checks(&x, "hgx-board",
+		   "[gpus]\nmatch = 0000:01:00.0 0000:02:00.0 0000:03:00.0 0000:04:00.0\n"
+		   "count = 4\np2p = off\n[fabric]\nmode = full\n");
+	expect(&x, "fabric.partial", "host", GP_FAIL, "4 of the board's 8 GPUs");
+	done(&x);
+	/* a board and no [fabric] mode: said; a mode and no board: fails */
+	run_checks(&x, "hgx-board", "[gpus]\nmatch = 10de:2335\ncount = 8\np2p = off\n");
+	expect(&x, "fabric.baseboard", "host", GP_WARN, "no [fabric] mode");
+	done(&x);
+	run_checks(&x, "h200x8", HGX("full"));
+	expect(&x, "fabric.baseboard", "host", GP_FAIL, "no NVSwitch");
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,7 +668,7 @@ int main(void)
 		cmocka_unit_test(test_unreadable),    cmocka_unit_test(test_companions),
 		cmocka_unit_test(test_health),	      cmocka_unit_test(test_ports_taken),
 		cmocka_unit_test(test_slot_nearest),  cmocka_unit_test(test_slot_root_bus),
-		cmocka_unit_test(test_hop_texts),
+		cmocka_unit_test(test_hop_texts),     cmocka_unit_test(test_fabric),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);
