@@ -14,6 +14,7 @@ static const struct gp_actuator *const actuators[GP_S_COUNT] = {
 	[GP_S_BOND_ENSLAVE] = &gp_act_bond_enslave, [GP_S_LINK_UP] = &gp_act_link_up,
 	[GP_S_PERSIST_BOND] = &gp_act_persist_bond, [GP_S_DOMAIN_WRITE] = &gp_act_domain_write,
 	[GP_S_NCCL_WRITE] = &gp_act_nccl_write,	    [GP_S_DOMAIN_DEFINE] = &gp_act_domain_define,
+	[GP_S_FABRIC_MASK] = &gp_act_fabric_mask,
 };
 
 const struct gp_actuator *gp_actuator_find(enum gp_step_kind kind)

@@ -71,6 +71,8 @@ extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write, gp_act
 extern const struct gp_actuator gp_act_bond_create, gp_act_bond_enslave, gp_act_link_up;
 /* domain.c */
 extern const struct gp_actuator gp_act_domain_define;
+/* fabric.c */
+extern const struct gp_actuator gp_act_fabric_mask;
 
 /* persist.vfio's `systemctl enable`: a link it writes and undo puts back */
 #define GP_WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"

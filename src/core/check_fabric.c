@@ -121,20 +121,14 @@ static void manager_full(const struct gp_host *h, const struct gp_board *b, stru
 	const struct gp_fabric_host *fm = &h->fm;
 	int held = switches_on(h, b, "nvidia-nvswitch");
 
-	if (fm->running == 1) {
-		gp_report_add(r, GP_F_FABRIC_MANAGER, GP_FAIL, "host",
-			      "stop it on the host first (" FM_STOP "): in full passthrough "
-			      "Fabric Manager runs in the guest, with FABRIC_MODE=0",
-			      "Fabric Manager runs on the host and holds the NVSwitches that go "
-			      "to the VM");
-		return;
-	}
-	if (fm->enabled == 1 && !fm->masked) {
+	if (fm->running == 1 || (fm->enabled == 1 && !fm->masked)) {
 		gp_report_add(r, GP_F_FABRIC_MANAGER, GP_WARN, "host",
-			      "disable it (" FM_STOP "): at boot it would fail on switches bound "
-			      "to vfio-pci",
-			      "Fabric Manager is enabled on the host; in full passthrough it runs "
-			      "in the guest");
+			      "apply stops and disables it before it unbinds the switches "
+			      "(fabric.mask; by hand: " FM_STOP "); run it in the guest with "
+			      "FABRIC_MODE=0",
+			      "Fabric Manager %s on the host; in full passthrough it runs in "
+			      "the guest",
+			      fm->running == 1 ? "runs" : "is enabled");
 		return;
 	}
 	gp_report_add(r, GP_F_FABRIC_MANAGER, GP_OK, "host", NULL,

@@ -402,6 +402,26 @@ static bool planned_module(const struct gp_plan *plan, const char *module)
 	return false;
 }
 
+/*
+ * Full passthrough: Fabric Manager runs in the guest, not on the host, whose
+ * nv-fabricmanager holds the switches about to be unbound.  Stopped and
+ * disabled before the first unbind; rollback starts and enables it again.
+ */
+static void fabric_step(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
+{
+	const struct gp_fabric_host *fm = &h->fm;
+	bool running = fm->running == 1, enabled = fm->enabled == 1 && !fm->masked;
+	struct gp_step *st;
+
+	if (p->fabric != GP_FABRIC_FULL || !fm->read || (!running && !enabled))
+		return;
+	st = gp_plan_add(plan, GP_S_FABRIC_MASK, "host");
+	snprintf(st->current, sizeof(st->current), "Fabric Manager %s%s%s",
+		 running ? "running" : "", running && enabled ? ", " : "",
+		 enabled ? "enabled" : "");
+	gp_strlcpy(st->target, "stopped, disabled (it runs in the guest)", sizeof(st->target));
+}
+
 static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
 {
@@ -418,6 +438,7 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		if (variant_passed(h, p, i) && !h->devs[i].vfio_module_loaded &&
 		    !planned_module(plan, h->devs[i].vfio_module))
 			module_step(plan, h->devs[i].vfio_module);
+	fabric_step(h, p, plan);
 	for (i = 0; i < h->ndevs; i++)
 		if (gp_vm_passed(h, p, i))
 			device_steps(&h->devs[i], plan);

@@ -39,6 +39,7 @@ enum gp_step_kind {
 	GP_S_DOMAIN_WRITE,
 	GP_S_NCCL_WRITE,
 	GP_S_DOMAIN_DEFINE,
+	GP_S_FABRIC_MASK,
 	GP_S_COUNT
 };
 

@@ -617,9 +617,9 @@ static void test_fabric(void **state)
 		get(&x, "gpu.reset", bdf);
 	}
 	done(&x);
-	/* Fabric Manager running on the host holds the switches full mode unbinds */
+	/* Fabric Manager running on the host holds the switches: fabric.mask stops it */
 	run_checks(&x, "hgx-h200", HGX("full"));
-	expect(&x, "fabric.manager", "host", GP_FAIL, "runs on the host");
+	expect(&x, "fabric.manager", "host", GP_WARN, "runs on the host");
 	done(&x);
 	/* the same host, shared: FABRIC_MODE=0 is bare metal's, not shared's */
 	run_checks(&x, "hgx-h200", HGX("shared"));

@@ -342,6 +342,51 @@ static void test_groups(void **state)
 	assert_int_not_equal(gp_parse_groups("", &g), 0);
 }
 
+#define HGX(mode)                                                                               \
+	"[gpus]\nmatch = 10de:2335\ncount = 8\np2p = off\nsame_numa_node = no\n[fabric]\nmode " \
+	"= " mode "\n"
+
+static int bound(const struct gp_plan *plan, const char *prefix)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < plan->n; i++)
+		n += plan->steps[i].kind == GP_S_DEVICE_BIND &&
+		     !strncmp(plan->steps[i].subject, prefix, strlen(prefix));
+	return n;
+}
+
+/* Full passthrough: twelve functions and Fabric Manager stopped first; shared: the GPUs. */
+static void test_fabric(void **state)
+{
+	struct run x;
+
+	(void)state;
+	plan_for(&x, "hgx-h200", HGX("full"), GP_GROUP_VFIO);
+	assert_int_equal(x.plan.nblockers, 0);
+	assert_int_equal(x.plan.steps[0].kind, GP_S_FABRIC_MASK);
+	assert_string_equal(x.plan.steps[0].current, "Fabric Manager running, enabled");
+	assert_int_equal(bound(&x.plan, "0000:"), 12);
+	assert_int_equal(bound(&x.plan, "0000:1"), 4); /* the switches, 0000:12..15 */
+	done(&x);
+	/* installed but neither running nor enabled: nothing to stop */
+	plan_for(&x, "hgx-board", HGX("full"), GP_GROUP_VFIO);
+	assert_int_not_equal(x.plan.steps[0].kind, GP_S_FABRIC_MASK);
+	assert_int_equal(bound(&x.plan, "0000:"), 12);
+	done(&x);
+	plan_for(&x, "hgx-shared", HGX("shared"), GP_GROUP_VFIO);
+	assert_int_equal(x.plan.nblockers, 0);
+	assert_int_equal(bound(&x.plan, "0000:"), 8);
+	assert_int_equal(bound(&x.plan, "0000:1"), 0);
+	assert_int_not_equal(x.plan.steps[0].kind, GP_S_FABRIC_MASK);
+	done(&x);
+	/* a switch missing: fabric.partial blocks the binding */
+	plan_for(&x, "hgx-3sw", HGX("full"), GP_GROUP_VFIO);
+	assert_true(blocked_by(&x.plan, "fabric.partial"));
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
 		cmocka_unit_test(test_groups),	     cmocka_unit_test(test_owned_apart),
+		cmocka_unit_test(test_fabric),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

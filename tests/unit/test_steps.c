@@ -53,9 +53,10 @@ static void test_actuators(void **state)
 		assert_non_null(a->record);
 		assert_non_null(a->run);
 		assert_non_null(a->undo);
-		/* only the steps that write files may name paths in their undo */
+		/* only the steps that write files (or links) may name paths in their undo */
 		assert_true(!a->owns == (i != GP_S_PERSIST_VFIO && i != GP_S_PERSIST_BOND &&
-					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE));
+					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE &&
+					 i != GP_S_FABRIC_MASK));
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(gp_actuator_find((enum gp_step_kind)j), a);
 	}
@@ -63,6 +64,12 @@ static void test_actuators(void **state)
 	assert_false(gp_path_owned(GP_S_MODULE_LOAD, "/etc/modprobe.d/gpuprov-vfio.conf"));
 	assert_true(gp_path_owned(GP_S_PERSIST_VFIO, "/etc/modprobe.d/gpuprov-vfio.conf"));
 	assert_false(gp_path_owned(GP_S_PERSIST_BOND, "/etc/modprobe.d/gpuprov-vfio.conf"));
+	/* fabric.mask: Fabric Manager's wants link, and no other unit's */
+	assert_true(gp_path_owned(GP_S_FABRIC_MASK, "/etc/systemd/system/multi-user.target.wants/"
+						    "nvidia-fabricmanager.service"));
+	assert_false(gp_path_owned(GP_S_FABRIC_MASK,
+				   "/etc/systemd/system/multi-user.target.wants/ssh.service"));
+	assert_false(gp_path_owned(GP_S_FABRIC_MASK, "/etc/modprobe.d/gpuprov-vfio.conf"));
 }
 
 /* what an operator types after a failed undo: the actuator's, or the records' */
@@ -89,6 +96,17 @@ static void test_by_hand(void **state)
 	gp_strlcpy(st.current, "absent", sizeof(st.current));
 	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
 	assert_null(gp_actuator_find(GP_S_PERSIST_VFIO)->by_hand);
+	/* Fabric Manager given back as the plan found it: running, enabled, or both */
+	st.kind = GP_S_FABRIC_MASK;
+	gp_strlcpy(st.current, "Fabric Manager running, enabled", sizeof(st.current));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "systemctl enable --now nvidia-fabricmanager.service");
+	gp_strlcpy(st.current, "Fabric Manager enabled", sizeof(st.current));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "systemctl enable nvidia-fabricmanager.service");
+	gp_strlcpy(st.current, "Fabric Manager running", sizeof(st.current));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "systemctl start nvidia-fabricmanager.service");
 }
 
 /* A journal of one step of KIND on SUBJECT; its refusal's words in why. */
