@@ -320,6 +320,12 @@ static int overall(const struct vrun *v)
 	for (i = 0; i < v->n; i++)
 		if (v->g[i].bar_small && worst < GP_VERDICT_WARN)
 			worst = GP_VERDICT_WARN;
+	for (i = 0; i < v->n; i++) {
+		char why[400];
+		enum gp_verdict f = gp_verify_fabric(&v->g[i].nv, why, sizeof(why));
+
+		worst = f > worst ? f : worst;
+	}
 	return worst == GP_VERDICT_FAIL	  ? GP_EXIT_FAIL
 	       : worst == GP_VERDICT_WARN ? GP_EXIT_WARN
 					  : GP_EXIT_OK;
@@ -348,6 +354,18 @@ static int name_width(const struct vrun *v)
 	return w;
 }
 
+/* Under a GPU of an NVSwitch fabric: its registration, and what to do while it is not done. */
+static void fabric_text(const struct gp_vgpu *g)
+{
+	char why[400];
+
+	gp_verify_fabric(&g->nv, why, sizeof(why));
+	if (!why[0])
+		return;
+	printf("%6s", "");
+	gp_wrapf(6, 6, "%s", why);
+}
+
 /* A GPU's row: its cells as sizes and words, a note wrapped under it. */
 static void gpu_text(const struct gp_vgpu *g, int i, int nw)
 {
@@ -362,6 +380,7 @@ static void gpu_text(const struct gp_vgpu *g, int i, int nw)
 	gp_wrapf(0, 6, "GPU%-2d %-13s %-*s  %-8s %-8s %s%s", i, gp_tv(g->nv.bdf), nw,
 		 gp_tv(g->nv.name), bar1, bar, links,
 		 g->cuda < 0 ? "  (not visible to CUDA: not tested)" : "");
+	fabric_text(g);
 	if (g->bar_small) {
 		printf("%6s", "");
 		gp_wrapf(6, 6,
@@ -529,6 +548,24 @@ static void print_bytes(const char *key, uint64_t b)
 		gp_print_null(key);
 }
 
+/* NVML's fabric info, null for a GPU without a fabric (or a driver without the call) */
+static void fabric_json(const struct gp_nv_gpu *g)
+{
+	char why[400];
+	enum gp_verdict v = gp_verify_fabric(g, why, sizeof(why));
+
+	if (!g->fabric_read || g->fabric_state == GP_FABRIC_NOT_SUPPORTED) {
+		gp_print_null("fabric");
+		return;
+	}
+	gp_open_object("fabric");
+	gp_print_str("state", NULL, gp_fabric_state_name(g->fabric_state));
+	gp_print_int("status", NULL, g->fabric_status);
+	gp_print_uint("clique", NULL, g->fabric_clique);
+	gp_print_str("verdict", NULL, gp_verdict_name(v));
+	gp_close_object();
+}
+
 static void gpu_json(const struct gp_vgpu *g)
 {
 	gp_open_object(NULL);
@@ -540,6 +577,7 @@ static void gpu_json(const struct gp_vgpu *g)
 	gp_print_bool("bar_small", NULL, g->bar_small);
 	gp_print_int("nvlinks", NULL, gp_nv_links_up(&g->nv));
 	print_gbps("nvlink_gbps", gp_nv_link_rate(&g->nv));
+	fabric_json(&g->nv);
 	gp_close_object();
 }
 

@@ -40,6 +40,19 @@ struct gp_nv_gpu {
 	struct gp_nv_link links[GP_NV_MAX_LINKS];
 	uint64_t bar1;		  /* BAR1 total bytes (NVML), 0 unknown */
 	int pcie_gen, pcie_width; /* the most the GPU's PCIe link can do, 0 unknown */
+	/* NVML's fabric info (nvmlDeviceGetGpuFabricInfo[V]), read live only */
+	bool fabric_read;
+	int fabric_state;  /* enum gp_fabric_state */
+	int fabric_status; /* nvmlReturn_t of the registration, once completed */
+	unsigned fabric_clique;
+};
+
+/* NVML_GPU_FABRIC_STATE_*: an HGX GPU's registration with the NVSwitch fabric */
+enum gp_fabric_state {
+	GP_FABRIC_NOT_SUPPORTED = 0,
+	GP_FABRIC_NOT_STARTED = 1,
+	GP_FABRIC_IN_PROGRESS = 2,
+	GP_FABRIC_COMPLETED = 3,
 };
 
 /* nvmlGpuP2PCapsIndex_t, in the order verify reports them */

@@ -189,6 +189,40 @@ const char *gp_verdict_name(enum gp_verdict v)
 	return names[v];
 }
 
+const char *gp_fabric_state_name(int state)
+{
+	static const char *const names[] = { "Not Supported", "Not Started", "In Progress",
+					     "Completed" };
+
+	return state >= 0 && state < 4 ? names[state] : "unknown";
+}
+
+enum gp_verdict gp_verify_fabric(const struct gp_nv_gpu *g, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (!g->fabric_read || g->fabric_state == GP_FABRIC_NOT_SUPPORTED)
+		return GP_VERDICT_OK;
+	if (g->fabric_state == GP_FABRIC_COMPLETED && !g->fabric_status) {
+		snprintf(why, len, "fabric: Completed, Success, clique %u", g->fabric_clique);
+		return GP_VERDICT_OK;
+	}
+	if (g->fabric_state == GP_FABRIC_COMPLETED) {
+		snprintf(why, len,
+			 "fabric: Completed with NVML error %d: Fabric Manager could not register "
+			 "the GPU (its log says why; driver, Fabric Manager and NSCQ of one "
+			 "version?)",
+			 g->fabric_status);
+		return GP_VERDICT_FAIL;
+	}
+	snprintf(why, len,
+		 "fabric: %s: CUDA fails with error 802 (system not yet initialized) until "
+		 "Fabric Manager has registered the GPU; run Fabric Manager (in the guest in full "
+		 "passthrough, on the host with its partition activated in shared NVSwitch), then "
+		 "power-cycle the guest",
+		 gp_fabric_state_name(g->fabric_state));
+	return GP_VERDICT_WARN;
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

@@ -88,6 +88,16 @@ void gp_verify_judge(struct gp_vpair *p, bool measured);
 /* nccl-tests' bus bandwidth of an all-reduce over n ranks. */
 double gp_allreduce_busbw(double algbw, int n);
 const char *gp_verdict_name(enum gp_verdict v);
+/*
+ * A GPU's NVSwitch fabric registration as NVML says it (HGX boards): ok when
+ * completed with success or when the GPU has no fabric; warn while not
+ * started or in progress (CUDA fails with error 802 meanwhile: Fabric
+ * Manager must run, and the guest be power-cycled after it starts); fail
+ * when completed with an error.  why: what to say, "" when nothing.
+ */
+enum gp_verdict gp_verify_fabric(const struct gp_nv_gpu *g, char *why, size_t len);
+/* NVML's words for a fabric state: "Completed", "In Progress", ... */
+const char *gp_fabric_state_name(int state);
 /* The largest BAR size in the ReBAR capability of config space, 0 without one. */
 uint64_t gp_rebar_max(const uint8_t *cfg, size_t len);
 

@@ -43,6 +43,26 @@ struct nvml_field { /* nvmlFieldValue_t */
 	} value;
 };
 
+/* nvmlGpuFabricInfo_t (v1) and nvmlGpuFabricInfo_v2_t (the V form's, with its version) */
+struct nvml_fabric {
+	unsigned char cluster_uuid[16];
+	nvml_ret status;
+	unsigned clique;
+	unsigned char state;
+};
+
+struct nvml_fabric_v2 {
+	unsigned version;
+	unsigned char cluster_uuid[16];
+	nvml_ret status;
+	unsigned clique;
+	unsigned char state;
+	unsigned health_mask;
+};
+
+#define NVML_FABRIC_V2 \
+	((unsigned)sizeof(struct nvml_fabric_v2) | 2u << 24) /* NVML_STRUCT_VERSION */
+
 #define NVML_SUCCESS		    0
 #define NVML_FI_NVLINK_SPEED_COMMON 90 /* MB/s, common to the active links */
 #define NVML_VALUE_UINT		    0
@@ -72,6 +92,8 @@ struct gp_nvml {
 	nvml_ret (*max_width)(nvml_dev, unsigned *);
 	nvml_ret (*fields)(nvml_dev, int, struct nvml_field *);
 	nvml_ret (*driver_version)(char *, unsigned);
+	nvml_ret (*fabric_v)(nvml_dev, struct nvml_fabric_v2 *);
+	nvml_ret (*fabric)(nvml_dev, struct nvml_fabric *);
 };
 
 static void *sym(void *dl, const char *name)
@@ -88,6 +110,8 @@ static bool resolve(struct gp_nvml *n)
 	MAY(max_gen, "nvmlDeviceGetMaxPcieLinkGeneration");
 	MAY(max_width, "nvmlDeviceGetMaxPcieLinkWidth");
 	MAY(fields, "nvmlDeviceGetFieldValues");
+	MAY(fabric_v, "nvmlDeviceGetGpuFabricInfoV");
+	MAY(fabric, "nvmlDeviceGetGpuFabricInfo");
 	MAY(driver_version, "nvmlSystemGetDriverVersion");
 	if (!MAY(get_pci, "nvmlDeviceGetPciInfo_v3"))
 		MAY(get_pci, "nvmlDeviceGetPciInfo_v2");
@@ -241,6 +265,30 @@ static bool read_nv_link(struct gp_nvml *n, nvml_dev d, unsigned i, struct gp_nv
 	return true;
 }
 
+/*
+ * The GPU's NVLink fabric registration (HGX boards: Fabric Manager's work),
+ * through the V form where the driver has it, else the first form; a GPU
+ * without a fabric (NOT_SUPPORTED) says nothing.
+ */
+static void read_fabric(struct gp_nvml *n, nvml_dev d, struct gp_nv_gpu *g)
+{
+	struct nvml_fabric_v2 v2 = { .version = NVML_FABRIC_V2 };
+	struct nvml_fabric v1;
+
+	memset(&v1, 0, sizeof(v1));
+	if (n->fabric_v && n->fabric_v(d, &v2) == NVML_SUCCESS) {
+		g->fabric_read = true;
+		g->fabric_state = v2.state;
+		g->fabric_status = v2.status;
+		g->fabric_clique = v2.clique;
+	} else if (n->fabric && n->fabric(d, &v1) == NVML_SUCCESS) {
+		g->fabric_read = true;
+		g->fabric_state = v1.state;
+		g->fabric_status = v1.status;
+		g->fabric_clique = v1.clique;
+	}
+}
+
 int gp_nvml_gpu(struct gp_nvml *n, int i, struct gp_nv_gpu *g)
 {
 	nvml_dev d = n->devs[i];
@@ -268,6 +316,7 @@ int gp_nvml_gpu(struct gp_nvml *n, int i, struct gp_nv_gpu *g)
 		g->nlinks = (int)l + 1;
 	if (gp_nv_links_up(g))
 		g->link_gbps = field_rate(n, d);
+	read_fabric(n, d, g);
 	return 0;
 }
 

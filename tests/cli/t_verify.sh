@@ -269,6 +269,29 @@ case_ cuda-hidden cuda-hidden all 3 "
 assert 'CUDA sees 1 of' in doc['error'], doc
 "
 
+# an HGX board's fabric (nvmlDeviceGetGpuFabricInfoV): registered, each GPU's clique said;
+# In Progress warns (error 802 until Fabric Manager is done: power-cycle the guest); a GPU
+# without a fabric says null
+case_ hgx8 hgx8 all 0 "
+assert len(gpus) == 8 and len(pairs) == 56, (len(gpus), len(pairs))
+for g in gpus:
+    assert g['fabric'] == {'state': 'Completed', 'status': 0, 'clique': 1, 'verdict': 'ok'}, g
+" --quick
+case_ hgx8-inprogress hgx8-inprogress all 1 "
+for g in gpus:
+    assert g['fabric']['state'] == 'In Progress' and g['fabric']['verdict'] == 'warn', g
+assert doc['exit_status'] == 1
+" --quick
+case_ fabric-none pcie-only all 0 "
+assert all(g['fabric'] is None for g in gpus), gpus
+" --quick
+GP_FAKE_GPU=tests/fake/gpus/hgx8-inprogress.gpu LD_LIBRARY_PATH=$d/all "$G" verify --quick \
+	>"$d/out" 2>&1
+grep -q 'fabric: In Progress: CUDA fails with error 802' "$d/out" && grep -q 'power-cycle the' "$d/out" ||
+	{ echo "text: fabric In Progress not explained"; cat "$d/out"; bad=1; }
+awk 'length($0) > 80 { print "text: " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
+	"$d/out" || bad=1
+
 # the text: one line per pair with its verdict, the read-back failure said in words
 GP_FAKE_GPU=tests/fake/gpus/mirror.gpu LD_LIBRARY_PATH=$d/all "$G" verify --quick >"$d/out" 2>&1
 grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   MISMATCH .* fail$' "$d/out" &&

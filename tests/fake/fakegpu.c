@@ -18,6 +18,8 @@
  *   bw A B GBPS                             peer copy rate A to B (default 250)
  *   nccl BUSBW NOP2P_BUSBW | nccl fail
  *   nvml initfail | cuda initfail | cuda hide GPU | cuda nojit
+ *   fabric GPU STATE STATUS CLIQUE          nvmlDeviceGetGpuFabricInfo[V] (NVML's
+ *                                           state numbers; without it: NOT_SUPPORTED)
  * Device memory is mmap'd and written only where a test reads it back.
  */
 #include <stdint.h>
@@ -41,6 +43,9 @@ struct fgpu {
 	unsigned gen, width, version, mbps;
 	int nlinks;
 	struct flink links[MAXL];
+	int fabric; /* a fabric line was given */
+	unsigned fabric_state, fabric_clique;
+	int fabric_status;
 };
 
 static struct {
@@ -65,6 +70,7 @@ static void parse_line(char *l)
 {
 	char a[64], b[96], c[64];
 	int x, y, lo, hi, k;
+	unsigned lo_u, hi_u;
 	double v, w;
 
 	if (sscanf(l, "driver %31s", F.driver) == 1)
@@ -122,7 +128,12 @@ static void parse_line(char *l)
 		F.cuda_initfail = 1;
 	else if (!strncmp(l, "cuda nojit", 10))
 		F.nojit = 1;
-	else if (sscanf(l, "cuda hide %d", &x) == 1 && x < MAXG)
+	else if (sscanf(l, "fabric %d %u %d %u", &x, &lo_u, &k, &hi_u) == 4 && x < F.n) {
+		F.g[x].fabric = 1;
+		F.g[x].fabric_state = lo_u;
+		F.g[x].fabric_status = k;
+		F.g[x].fabric_clique = hi_u;
+	} else if (sscanf(l, "cuda hide %d", &x) == 1 && x < MAXG)
 		F.hidden[x] = 1;
 }
 
@@ -221,6 +232,54 @@ int nvmlDeviceGetName(void *h, char *name, unsigned len);
 int nvmlDeviceGetName(void *h, char *name, unsigned len)
 {
 	snprintf(name, len, "%s", F.g[gi(h)].name);
+	return 0;
+}
+
+/* nvmlGpuFabricInfo_t, and the V form's v2 (its version first) */
+struct fabric_v1 {
+	unsigned char uuid[16];
+	int status;
+	unsigned clique;
+	unsigned char state;
+};
+
+int nvmlDeviceGetGpuFabricInfo(void *h, struct fabric_v1 *f);
+int nvmlDeviceGetGpuFabricInfo(void *h, struct fabric_v1 *f)
+{
+	const struct fgpu *g = &F.g[gi(h)];
+
+	if (!g->fabric)
+		return 3; /* NVML_ERROR_NOT_SUPPORTED */
+	memset(f, 0, sizeof(*f));
+	f->status = g->fabric_status;
+	f->clique = g->fabric_clique;
+	f->state = (unsigned char)g->fabric_state;
+	return 0;
+}
+
+struct fabric_v2 {
+	unsigned version;
+	unsigned char uuid[16];
+	int status;
+	unsigned clique;
+	unsigned char state;
+	unsigned health_mask;
+};
+
+/* checks the version as NVML does: a caller's struct of another size is refused */
+int nvmlDeviceGetGpuFabricInfoV(void *h, struct fabric_v2 *f);
+int nvmlDeviceGetGpuFabricInfoV(void *h, struct fabric_v2 *f)
+{
+	const struct fgpu *g = &F.g[gi(h)];
+
+	if (f->version != ((unsigned)sizeof(*f) | 2u << 24))
+		return 25; /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+	if (!g->fabric)
+		return 3;
+	f->status = g->fabric_status;
+	f->clique = g->fabric_clique;
+	f->state = (unsigned char)g->fabric_state;
+	f->health_mask = 0;
 	return 0;
 }
 

@@ -264,6 +264,37 @@ static void test_capture(void **state)
 	gp_host_release(&h);
 }
 
+/* A GPU's fabric registration: said and judged only where NVML has one. */
+static void test_fabric(void **state)
+{
+	struct gp_nv_gpu g;
+	char why[400];
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(gp_verify_fabric(&g, why, sizeof(why)), GP_VERDICT_OK);
+	assert_string_equal(why, "");
+	g.fabric_read = true; /* NOT_SUPPORTED: a PCIe card, nothing to say */
+	assert_int_equal(gp_verify_fabric(&g, why, sizeof(why)), GP_VERDICT_OK);
+	assert_string_equal(why, "");
+	g.fabric_state = GP_FABRIC_COMPLETED;
+	g.fabric_clique = 7;
+	assert_int_equal(gp_verify_fabric(&g, why, sizeof(why)), GP_VERDICT_OK);
+	assert_string_equal(why, "fabric: Completed, Success, clique 7");
+	g.fabric_state = GP_FABRIC_IN_PROGRESS;
+	assert_int_equal(gp_verify_fabric(&g, why, sizeof(why)), GP_VERDICT_WARN);
+	assert_non_null(strstr(why, "In Progress: CUDA fails with error 802"));
+	assert_non_null(strstr(why, "power-cycle the guest"));
+	g.fabric_state = GP_FABRIC_NOT_STARTED;
+	assert_int_equal(gp_verify_fabric(&g, why, sizeof(why)), GP_VERDICT_WARN);
+	assert_non_null(strstr(why, "Not Started"));
+	g.fabric_state = GP_FABRIC_COMPLETED;
+	g.fabric_status = 999;
+	assert_int_equal(gp_verify_fabric(&g, why, sizeof(why)), GP_VERDICT_FAIL);
+	assert_non_null(strstr(why, "NVML error 999"));
+	assert_string_equal(gp_fabric_state_name(9), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_record), cmocka_unit_test(test_record_hostile),
 		cmocka_unit_test(test_judge),  cmocka_unit_test(test_busbw),
 		cmocka_unit_test(test_rebar),  cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_fabric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
