@@ -26,12 +26,12 @@
 #include "act/actuator.h"
 #include "act/fstate.h"
 #include "act/lock.h"
+#include "core/fabric.h"
 #include "core/manifest.h"
 #include "shared/log.h"
 
-#define FM_UNIT	   "nvidia-fabricmanager.service"
-#define FM_PROCESS "nv-fabricmanage" /* comm keeps 15 characters */
-#define FM_WAIT_S  60		     /* systemd's own stop timeout is 90 s; FM stops in seconds */
+#define FM_UNIT	  "nvidia-fabricmanager.service"
+#define FM_WAIT_S 60 /* systemd's own stop timeout is 90 s; FM stops in seconds */
 
 static const char *const systemctl_paths[] = { "/usr/bin/systemctl", "/bin/systemctl" };
 
@@ -53,7 +53,7 @@ static bool fm_running(void)
 		if (!f)
 			continue;
 		found = fgets(comm, sizeof(comm), f) &&
-			!strcmp(strtok(comm, "\n") ?: "", FM_PROCESS);
+			!strcmp(strtok(comm, "\n") ?: "", GP_FM_PROCESS);
 		fclose(f);
 	}
 	if (dir)

@@ -151,9 +151,12 @@ static void manager_shared(const struct gp_host *h, const struct gp_board *b, st
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s", n ? ", " : "",
 				      fm->masked ? "masked" : "not enabled");
 	if (fm->mode != 1 && n < sizeof(why))
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%sFABRIC_MODE is %s%d, not 1",
-				      n ? ", " : "", fm->mode < 0 ? "not set" : "",
-				      fm->mode < 0 ? 0 : fm->mode);
+		n += fm->mode < 0 ? (size_t)snprintf(why + n, sizeof(why) - n,
+						     "%sFABRIC_MODE is %s, not 1", n ? ", " : "",
+						     fm->mode == -2 ? "not a number" : "not set")
+				  : (size_t)snprintf(why + n, sizeof(why) - n,
+						     "%sFABRIC_MODE is %d, not 1", n ? ", " : "",
+						     fm->mode);
 	if (held < b->nswitches && n < sizeof(why))
 		snprintf(why + n, sizeof(why) - n, "%s%d of %d NVSwitches on nvidia-nvswitch",
 			 n ? ", " : "", held, b->nswitches);

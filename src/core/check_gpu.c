@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/check_gpu.h"
+#include "core/fabric.h"
 #include "core/hostq.h"
 #include "core/pcicfg.h"
 #include "core/topo.h"
@@ -376,7 +377,20 @@ static bool holder_has(const struct gp_host *h, const struct gp_holder *x, int g
 	return !strcmp(d->driver, "nvidia");
 }
 
-static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
+/*
+ * Fabric Manager on the host holds the NVSwitches' nodes (and with them, for
+ * this check, every GPU of the nvidia driver); in full passthrough fabric.mask
+ * stops it before the first unbind, so it is no holder to refuse on.
+ */
+static bool stopped_by_plan(const struct gp_host *h, const struct gp_profile *p,
+			    const struct gp_holder *x)
+{
+	return p->fabric == GP_FABRIC_FULL && h->fm.read && h->fm.running == 1 &&
+	       !strcmp(x->comm, GP_FM_PROCESS);
+}
+
+static void check_in_use(const struct gp_host *h, const struct gp_profile *p, int g,
+			 struct gp_report *r)
 {
 	const struct gp_dev *d = &h->devs[g];
 	char who[400] = "";
@@ -386,7 +400,7 @@ static void check_in_use(const struct gp_host *h, int g, struct gp_report *r)
 	for (i = 0; i < h->nholders; i++) {
 		const struct gp_holder *x = &h->holders[i];
 
-		if (!holder_has(h, x, g))
+		if (!holder_has(h, x, g) || stopped_by_plan(h, p, x))
 			continue;
 		if (len < sizeof(who) - 64)
 			len += (size_t)snprintf(who + len, sizeof(who) - len, "%sPID %d (%s) %s",
@@ -577,6 +591,6 @@ void gp_check_gpu(const struct gp_host *h, const struct gp_profile *p, int g, st
 	check_bars(&h->devs[g], r);
 	check_slot(h, p, g, r);
 	check_link(h, g, r);
-	check_in_use(h, g, r);
+	check_in_use(h, p, g, r);
 	gp_check_reset(&h->devs[g], r);
 }

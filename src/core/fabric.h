@@ -12,6 +12,8 @@
 #include "core/model.h"
 
 #define GP_BOARD_MAX 16
+/* nv-fabricmanager as /proc/PID/comm keeps it (15 characters) */
+#define GP_FM_PROCESS "nv-fabricmanage"
 
 struct gp_board {
 	const char *name;	      /* "HGX H100/H200 8-GPU", or a generic name */

@@ -279,7 +279,7 @@ struct gp_fabric_host {
 	int enabled;	       /* a *.target.wants link names it */
 	int masked;	       /* /etc/systemd/system/nvidia-fabricmanager.service -> /dev/null */
 	int running;	       /* a process nv-fabricmanager runs */
-	int mode;	       /* FABRIC_MODE= of its config; -1 not read */
+	int mode;	       /* FABRIC_MODE=: -1 not set or not read, -2 not a number */
 	char config[256];      /* the config file read ("" none) */
 	char driver[32];       /* /sys/module/nvidia/version */
 	char fm_version[64];   /* dpkg: nvidia-fabricmanager[-BRANCH] */

@@ -17,8 +17,6 @@
 #include "core/model.h"
 #include "host/read.h"
 
-#define FM_PROCESS "nv-fabricmanage" /* nv-fabricmanager, as comm (15 characters) keeps it */
-
 static const char *const unit_paths[] = { GP_FM_UNIT_ETC, GP_FM_UNIT_LIB, GP_FM_UNIT_USR };
 
 /* 1 a link names /dev/null, 0 not, -1 not a link at all */
@@ -32,7 +30,10 @@ static int link_to_null(const struct gp_host *h, const char *path)
 	return !strcmp(target, "/dev/null");
 }
 
-/* "FABRIC_MODE=1" in the config's text: the last such line wins, as in FM's parser */
+/*
+ * "FABRIC_MODE=1" in the config's text: the last such line wins, as in FM's
+ * parser; -1 none, -2 a value that is not a small number (a finding says so).
+ */
 static int config_mode(const char *text)
 {
 	const char *line = text;
@@ -42,9 +43,20 @@ static int config_mode(const char *text)
 		const char *v = line + strspn(line, " \t");
 
 		if (!strncmp(v, "FABRIC_MODE", 11)) {
+			char *end;
+			long m;
+
 			v += 11 + strspn(v + 11, " \t");
-			if (*v == '=' && isdigit((unsigned char)v[1 + strspn(v + 1, " \t")]))
-				mode = v[1 + strspn(v + 1, " \t")] - '0';
+			if (*v == '=') {
+				v++;
+				m = strtol(v, &end, 10);
+				/* a number alone on its line, else not a mode FM would take */
+				if (end != v && m >= 0 && m <= 9 &&
+				    (!*end || strchr(" \t\r\n", *end)))
+					mode = (int)m;
+				else
+					mode = -2;
+			}
 		}
 		line = strchr(line, '\n');
 		line = line ? line + 1 : NULL;
@@ -90,7 +102,7 @@ static void read_running(struct gp_host *h)
 			continue;
 		if (read_text(h, gp_rootp(h, path, GP_PROC "/%s/comm", e->d_name), comm,
 			      sizeof(comm)) > 0)
-			h->fm.running = !strcmp(comm, FM_PROCESS);
+			h->fm.running = !strcmp(comm, GP_FM_PROCESS);
 	}
 	if (dir)
 		closedir(dir);

@@ -64,8 +64,13 @@ static void add_holder(struct gp_host *h, int pid, const char *comm, const char 
 	gp_strlcpy(x->path, node, sizeof(x->path));
 }
 
+/* an NVSwitch's node (Fabric Manager's) is the switch driver's: it holds no GPU */
+#define NVSWITCH_NODE GP_DEV_NVIDIA "-nvswitch"
+
 static bool gpu_node(const char *t)
 {
+	if (!strncmp(t, NVSWITCH_NODE, sizeof(NVSWITCH_NODE) - 1))
+		return false;
 	return !strncmp(t, GP_DEV_NVIDIA, NV_LEN) ||
 	       (!strncmp(t, GP_DEV_VFIO, VFIO_LEN) && isdigit((unsigned char)t[VFIO_LEN]));
 }

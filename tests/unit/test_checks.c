@@ -620,6 +620,13 @@ static void test_fabric(void **state)
 	/* Fabric Manager running on the host holds the switches: fabric.mask stops it */
 	run_checks(&x, "hgx-h200", HGX("full"));
 	expect(&x, "fabric.manager", "host", GP_WARN, "runs on the host");
+	expect(&x, "gpu.in_use", "0000:01:00.0", GP_OK, "no process holds it"); /* switch nodes */
+	done(&x);
+	run_checks(&x, "hgx-fmctl", HGX("full"));
+	expect(&x, "gpu.in_use", "0000:01:00.0", GP_OK, "no process holds it");
+	done(&x);
+	run_checks(&x, "hgx-fmctl", HGX("shared"));
+	expect(&x, "gpu.in_use", "0000:01:00.0", GP_FAIL, "nv-fabricmanage");
 	done(&x);
 	/* the same host, shared: FABRIC_MODE=0 is bare metal's, not shared's */
 	run_checks(&x, "hgx-h200", HGX("shared"));
@@ -632,6 +639,10 @@ static void test_fabric(void **state)
 	run_checks(&x, "hgx-shared", HGX("shared"));
 	expect(&x, "fabric.manager", "host", GP_OK, "FABRIC_MODE=1");
 	expect(&x, "fabric.version", "host", GP_OK, NULL);
+	done(&x);
+	/* the last FABRIC_MODE wins, as in Fabric Manager's parser; "1x" is no mode */
+	run_checks(&x, "hgx-badmode", HGX("shared"));
+	expect(&x, "fabric.manager", "host", GP_FAIL, "FABRIC_MODE is not a number, not 1");
 	done(&x);
 	run_checks(&x, "hgx-oldfm", HGX("shared"));
 	expect(&x, "fabric.version", "host", GP_FAIL, "driver 575.57.08");
