@@ -29,6 +29,7 @@
 
 #include "cli/cmd.h"
 #include "cli/out.h"
+#include "core/fabric.h"
 #include "core/manifest.h"
 #include "core/model.h"
 #include "core/redact.h"
@@ -468,7 +469,7 @@ static void modules(struct snap *s)
 	copy_files(s, dir, idx);
 }
 
-/* Of dpkg's status, only qemu-system-x86's stanza: its version matters. */
+/* Of dpkg's status, only the stanzas whose versions matter: QEMU's, Fabric Manager's, NSCQ's. */
 static void dpkg_qemu(struct snap *s)
 {
 	char *text, *cur, *line, *kept = NULL;
@@ -481,7 +482,7 @@ static void dpkg_qemu(struct snap *s)
 		size_t n = strlen(line);
 
 		if (!strncmp(line, "Package: ", 9))
-			ours = !strcmp(line + 9, "qemu-system-x86");
+			ours = !strcmp(line + 9, "qemu-system-x86") || gp_fabric_package(line + 9);
 		if (!ours)
 			continue;
 		kept = gp_xrealloc(kept, len + n + 2, 1);

@@ -18,6 +18,19 @@ for root in build/hosts/*/; do
 		cmp -s "$d/a" "$d/b" || { echo "$root: '$c' differs"; diff "$d/a" "$d/b" | head; exit 1; }
 	done
 done
+# an HGX board: Fabric Manager's unit, wants link, config, process and the
+# driver/Fabric Manager/NSCQ versions (dpkg's stanzas) say the same from the snapshot
+rm -rf "$d/tree" && mkdir "$d/tree"
+$G -q -r build/hosts/hgx-h200 -o "$d/s.tar.gz" snapshot
+tar xzf "$d/s.tar.gz" -C "$d/tree"
+for c in "-p tests/cli/profiles/hgx-full.ini --json check" "-p tests/cli/profiles/hgx-shared.ini --json check"; do
+	# shellcheck disable=SC2086
+	$G -r build/hosts/hgx-h200 $c >"$d/a" 2>&1 || true
+	# shellcheck disable=SC2086
+	$G -r "$d/tree" $c >"$d/b" 2>&1 || true
+	cmp -s "$d/a" "$d/b" || { echo "hgx-h200: '$c' differs"; diff "$d/a" "$d/b" | head; exit 1; }
+done
+grep -q 'Fabric Manager 570.133.20-1, NSCQ 570.133.20-1' "$d/b" || fail "hgx-h200: versions lost"
 # every modprobe.d directory the reader and libkmod read is in the snapshot
 $G -q -r build/hosts/variant-local -o "$d/v.tar.gz" snapshot
 tar tzf "$d/v.tar.gz" | grep -q 'usr/local/lib/modprobe.d/nvgrace.conf$' ||
