@@ -33,6 +33,7 @@
 #include "core/manifest.h"
 #include "core/model.h"
 #include "core/redact.h"
+#include "host/host.h"
 #include "shared/progress.h"
 #include "sys/nvml.h"
 
@@ -447,19 +448,16 @@ static void process(struct snap *s, const char *dir, const char *name)
 	}
 }
 
-static void modules(struct snap *s)
+static void modules_of(struct snap *s, const char *release)
 {
 	static const char *const idx[] = {
 		"modules.dep",	       "modules.dep.bin",     "modules.alias.bin",
 		"modules.builtin",     "modules.builtin.bin", "modules.builtin.alias.bin",
 		"modules.symbols.bin", "modules.softdep",     NULL
 	};
-	char release[256], dir[PATH_LEN];
+	char dir[PATH_LEN];
 	struct stat st;
 
-	if (gp_root_read(s->rootfd, GP_PROC_RELEASE, release, sizeof(release)) <= 0)
-		return;
-	release[strcspn(release, "\n")] = '\0';
 	if (!release[0] || strchr(release, '/') || !strcmp(release, "..") || !strcmp(release, "."))
 		return; /* a name, never a path */
 	pathf(dir, GP_LIB_MODULES "/%s", release);
@@ -467,6 +465,20 @@ static void modules(struct snap *s)
 		return;
 	stage_mkdir(s, dir); /* an empty tree still says "no vfio-pci here" */
 	copy_files(s, dir, idx);
+}
+
+/* The running kernel's module indexes, and those of the kernel the next boot runs. */
+static void modules(struct snap *s)
+{
+	char release[256], next[GP_NAME_LEN];
+
+	if (gp_root_read(s->rootfd, GP_PROC_RELEASE, release, sizeof(release)) <= 0)
+		return;
+	release[strcspn(release, "\n")] = '\0';
+	modules_of(s, release);
+	gp_boot_release_at(s->rootfd, release, next, sizeof(next));
+	if (strcmp(next, release))
+		modules_of(s, next);
 }
 
 /* Of dpkg's status, only the stanzas whose versions matter: QEMU's, Fabric Manager's, NSCQ's. */
@@ -669,6 +681,7 @@ static void collect(struct snap *s)
 	each_entry(s, GP_PROC, process);
 	for (f = gp_modprobe_dirs; f < gp_modprobe_dirs + GP_MODPROBE_DIRS; f++)
 		each_entry(s, *f, modprobe_conf);
+	each_entry(s, GP_MODULES_LOAD_DIR, modprobe_conf);
 	modules(s);
 	dpkg_qemu(s);
 	config_state(s);

@@ -11,6 +11,7 @@
 
 #include "core/check_bond.h"
 #include "core/check_fabric.h"
+#include "core/check_boot.h"
 #include "core/check_gpu.h"
 #include "core/check_health.h"
 #include "core/check_host.h"
@@ -44,6 +45,7 @@ static const struct gp_check_family {
 	{ "fabric", gp_check_fabric, NULL }, /* the board's switches, after the GPUs' pairs */
 	{ "gpu", gp_check_companions, NULL },
 	{ "host", gp_check_vfio, NULL },
+	{ "boot", gp_check_boot, NULL }, /* after vfio.*: the module and its ids= */
 	{ "vm", gp_check_vm, NULL },
 	{ "bond", gp_check_bond, NULL },
 	{ "persist", gp_check_persist, NULL }, /* where apply writes: after what it writes */

@@ -75,6 +75,7 @@ const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT] = {
 	F(GP_F_FABRIC_PARTIAL, "fabric.partial", GP_GROUP_VFIO | GP_GROUP_VM),
 	F(GP_F_FABRIC_MANAGER, "fabric.manager", GP_GROUP_VFIO | GP_GROUP_VM),
 	F(GP_F_FABRIC_VERSION, "fabric.version", GP_GROUP_VFIO | GP_GROUP_VM),
+	F(GP_F_BOOT_CLAIM, "boot.claim", 0), /* apply's persist.vfio is what settles it */
 };
 
 const struct gp_finding_kind *gp_finding_kind(const char *id)

@@ -63,6 +63,11 @@ extern const char *const gp_host_files[];
 #define GP_FM_WANTS	 "/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service"
 #define GP_FM_CONFIG	 "/usr/share/nvidia/nvswitch/fabricmanager.cfg"
 #define GP_NVIDIA_DRIVER "/sys/module/nvidia/version"
+/* the next boot: GRUB's default entry, and the modules loaded at boot */
+#define GP_GRUB_CFG	    "/boot/grub/grub.cfg"
+#define GP_GRUBENV	    "/boot/grub/grubenv"
+#define GP_ETC_MODULES	    "/etc/modules"
+#define GP_MODULES_LOAD_DIR "/etc/modules-load.d" /* its *.conf files */
 
 /* the GPU device nodes a process may hold open (a prefix each) */
 #define GP_DEV_NVIDIA "/dev/nvidia"

@@ -73,6 +73,7 @@ struct gp_vm_nommap {
 struct gp_override {
 	char bdf[GP_BDF_LEN];
 	char driver[GP_NAME_LEN];
+	bool driverctl; /* read from driverctl's directory, not gpuprov's */
 };
 enum gp_role {
 	GP_ROLE_OTHER,
@@ -243,6 +244,28 @@ struct gp_fb {
 	char name[32];
 };
 
+/*
+ * What the next boot's kernel would do with a device gpuprov binds or finds
+ * bound (host/boot.c; core/check_boot.c decides): each module whose alias
+ * matches the device's modalias in that kernel's modules.alias (or an alias
+ * line of modprobe.d), with what modprobe.d says of it.
+ */
+#define GP_CLAIM_MODS 4
+struct gp_claimant {
+	char module[GP_NAME_LEN];
+	bool blacklisted; /* "blacklist M": udev's load by alias skips it */
+	bool disabled;	  /* "install M /bin/false" (or true): it never loads */
+	bool vfio_first;  /* "softdep M pre: ... vfio-pci ...": vfio-pci loads before it */
+	bool builtin;	  /* in modules.builtin: registered before udev loads anything */
+};
+
+struct gp_boot_dev {
+	int dev;    /* index in host->devs */
+	int nclaim; /* -1: the next kernel's modules could not be read */
+	struct gp_claimant claim[GP_CLAIM_MODS];
+	bool ids; /* the next boot's vfio-pci ids= name its vendor:device */
+};
+
 /* A systemd-networkd .network file: networkd sorts them by name alone. */
 struct gp_netfile {
 	char name[GP_NAME_LEN];
@@ -360,6 +383,17 @@ struct gp_host {
 	size_t nowned;
 	struct gp_nv_view nv; /* NVLinks: NVML now, or what apply recorded */
 	struct gp_fabric_host fm;
+	/* the next boot (host/boot.c): its kernel, its vfio-pci ids=, what claims each device */
+	char boot_release[GP_NAME_LEN]; /* "" unknown */
+	/* where boot_release was read: "the first entry of ...", or "the running kernel" */
+	char boot_source[160];
+	char boot_cmdline[4096]; /* the next boot's command line (grub.cfg's, or /proc/cmdline) */
+	char boot_ids[256];	 /* vfio-pci ids= of the next boot's command line or modprobe.d */
+	char boot_ids_source[160];
+	int boot_vfio_loads; /* 1: vfio_pci loads at boot (built in, modules-load.d); 0 not */
+	bool boot_vfio_builtin;
+	struct gp_boot_dev *boot_devs;
+	size_t nboot_devs;
 };
 
 /* pcicfg.c: pure parsers of what sysfs hands us, fuzzed in tests/fuzz */

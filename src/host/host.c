@@ -93,6 +93,7 @@ static void read_use(struct gp_host *h, const struct gp_profile *p)
 	gp_read_binding(h);
 	gp_read_fabric(h, p);
 	gp_read_health(h);
+	gp_read_boot(h); /* after binding: the vfio driver each device leads to */
 	gp_read_host_use(h);
 	gp_read_vm_env(h, p);
 	gp_read_net_owner(h, p);
@@ -120,12 +121,15 @@ static int owned_lib_paths(const struct gp_host *h, const struct gp_lib_path *pa
 	return gp_trust_lib_paths(h->root, paths, n);
 }
 
-/* After gp_read_kernel: the release libkmod will be given is the one walked. */
+/* After gp_read_kernel: the releases libkmod will be given are the ones walked. */
 static int owned_libkmod(const struct gp_host *h)
 {
 	struct gp_lib_path paths[GP_KMOD_LIB_PATHS];
+	int rc = owned_lib_paths(h, paths, gp_kmod_lib_paths(h->kernel_release, paths));
 
-	return owned_lib_paths(h, paths, gp_kmod_lib_paths(h->kernel_release, paths));
+	if (rc || !strcmp(h->boot_release, h->kernel_release))
+		return rc;
+	return owned_lib_paths(h, paths, gp_kmod_lib_paths(h->boot_release, paths));
 }
 
 int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host_part part,
@@ -179,6 +183,8 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	gp_read_numa(h);
 	gp_read_ifaces(h);
 	gp_read_kernel(h);
+	if (part == GP_HOST_ALL)
+		gp_read_boot_kernel(h);
 	if (part == GP_HOST_ALL && owned_libkmod(h)) {
 		rc = -EPERM;
 		goto fail;
@@ -212,6 +218,7 @@ void gp_host_release(struct gp_host *h)
 		free(h->owned[i].text);
 	free(h->owned);
 	free(h->netfiles);
+	free(h->boot_devs);
 	free(h->root);
 	free(h->devs);
 	gp_pool_release(&h->strs);

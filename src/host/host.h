@@ -27,5 +27,11 @@ void gp_host_vm_files(struct gp_host *h, const struct gp_vm_file *files, int n);
 
 /* Each of devs' names in the system's pci.ids (lspci's), "" where it has none (pci.c). */
 void gp_pci_names(const struct gp_host *h, const int *devs, int n, char (*names)[GP_NAME_LEN]);
+/*
+ * The release the next boot runs where GRUB's default entry names another
+ * than running and its /lib/modules tree is there (boot.c), else running:
+ * what the snapshot copies the module indexes of, besides the running one's.
+ */
+void gp_boot_release_at(int rootfd, const char *running, char *release, size_t len);
 
 #endif

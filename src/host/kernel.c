@@ -217,6 +217,13 @@ static void add_ids_source(struct gp_host *h, const char *ids, const char *sourc
 		gp_strlcpy(h->vfio_ids, ids, sizeof(h->vfio_ids));
 	snprintf(h->vfio_ids_source + n, sizeof(h->vfio_ids_source) - n, "%s%s", n ? ", " : "",
 		 source);
+	if (!strcmp(source, GP_PROC_CMDLINE))
+		return; /* this boot's: the next one's is host/boot.c's */
+	n = strlen(h->boot_ids);
+	snprintf(h->boot_ids + n, sizeof(h->boot_ids) - n, "%s%s", n ? "," : "", ids);
+	n = strlen(h->boot_ids_source);
+	snprintf(h->boot_ids_source + n, sizeof(h->boot_ids_source) - n, "%s%s", n ? ", " : "",
+		 source);
 }
 
 /* modprobe.d: "options vfio-pci ids=..." and "blacklist vfio_pci". */

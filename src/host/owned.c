@@ -82,6 +82,7 @@ static void read_overrides(struct gp_host *h, const char *dir, const char *prefi
 		if (!text)
 			continue;
 		gp_strlcpy(o->driver, gp_trim(text), sizeof(o->driver));
+		o->driverctl = plen != 0;
 		free(text);
 		h->noverrides++;
 	}

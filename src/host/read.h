@@ -118,6 +118,9 @@ void gp_read_net_owner(struct gp_host *h, const struct gp_profile *p);
 void gp_read_networkd(struct gp_host *h);
 /* proc.c */
 void gp_read_holders(struct gp_host *h);
+/* boot.c: the next boot's kernel and command line (before libkmod), then what claims each device */
+void gp_read_boot_kernel(struct gp_host *h);
+void gp_read_boot(struct gp_host *h);
 /* AER counters of the GPUs and their ports (health.c) */
 void gp_read_health(struct gp_host *h);
 

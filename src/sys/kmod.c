@@ -184,6 +184,81 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 	kmod_unref(ctx);
 }
 
+/* "install M /bin/false" and the like: modprobe runs that instead of loading M. */
+static bool install_disables(const char *cmd)
+{
+	static const char *const nop[] = { "/bin/false",    "/bin/true", "/usr/bin/false",
+					   "/usr/bin/true", "false",	 "true" };
+	size_t i, n;
+
+	if (!cmd)
+		return false;
+	cmd += strspn(cmd, " \t");
+	n = strcspn(cmd, " \t;");
+	for (i = 0; i < ARRAY_SIZE(nop); i++)
+		if (n == strlen(nop[i]) && !strncmp(cmd, nop[i], n))
+			return true;
+	return false;
+}
+
+static bool in_list(struct kmod_list *list, const char *name)
+{
+	struct kmod_list *l;
+
+	kmod_list_foreach (l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+		bool same = !strcmp(kmod_module_get_name(m), name);
+
+		kmod_module_unref(m);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+static void describe(struct kmod_module *m, struct kmod_list *allowed, const char *vfio_module,
+		     struct gp_claimant *c)
+{
+	struct kmod_list *pre = NULL, *post = NULL;
+
+	memset(c, 0, sizeof(*c));
+	gp_strlcpy(c->module, kmod_module_get_name(m), sizeof(c->module));
+	c->blacklisted = !in_list(allowed, c->module);
+	c->disabled = install_disables(kmod_module_get_install_commands(m));
+	if (kmod_module_get_softdeps(m, &pre, &post) >= 0)
+		c->vfio_first = in_list(pre, vfio_module) || in_list(pre, "vfio_pci");
+	kmod_module_unref_list(pre);
+	kmod_module_unref_list(post);
+}
+
+int gp_kmod_claimants(const char *root, const char *release, const char *modalias,
+		      const char *vfio_module, struct gp_claimant *out, int max)
+{
+	struct kmod_ctx *ctx = kmod_open(root, release);
+	struct kmod_list *list = NULL, *allowed = NULL, *l;
+	int n = 0;
+
+	if (!ctx)
+		return -1;
+	if (kmod_module_new_from_lookup(ctx, modalias, &list) < 0 ||
+	    kmod_module_apply_filter(ctx, KMOD_FILTER_BLACKLIST, list, &allowed) < 0) {
+		kmod_module_unref_list(list);
+		kmod_unref(ctx);
+		return -1;
+	}
+	kmod_list_foreach (l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+
+		if (n < max)
+			describe(m, allowed, vfio_module, &out[n++]);
+		kmod_module_unref(m);
+	}
+	kmod_module_unref_list(allowed);
+	kmod_module_unref_list(list);
+	kmod_unref(ctx);
+	return n;
+}
+
 /*
  * The name a module's PCI driver registers under, before it is loaded:
  * vfio-pci names itself so; variant drivers use KBUILD_MODNAME, the module

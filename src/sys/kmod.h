@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "core/manifest.h"
+#include "core/model.h"
 #include "shared/trust.h"
 
 struct kmod_ctx;
@@ -18,6 +19,15 @@ int gp_vfio_module_available(const char *root, const char *release);
 void gp_vfio_variant(const char *root, const char *release, const char *modalias, char *module,
 		     size_t len);
 void gp_vfio_driver_of(const char *module, char *driver, size_t len);
+/*
+ * The modules whose alias matches modalias in release's modules.alias (or an
+ * alias line of modprobe.d), at most max, with what modprobe.d says of each
+ * (blacklisted, disabled by an install command, softdep pre: vfio_module);
+ * builtin is the caller's.  The count, or -1 when libkmod cannot read that
+ * kernel under root.
+ */
+int gp_kmod_claimants(const char *root, const char *release, const char *modalias,
+		      const char *vfio_module, struct gp_claimant *out, int max);
 /* a context on the running kernel, for the actuators; NULL when out of memory */
 struct kmod_ctx *gp_kmod_live(void);
 

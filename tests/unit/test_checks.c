@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Every check, on the fixture host that provokes it and on the one that does not. */
 #include "unit.h"
+#include "core/check_boot.h"
 #include "core/checks.h"
 #include "core/pcicfg.h"
 #include "core/topo.h"
@@ -665,6 +666,142 @@ static void test_fabric(void **state)
 	done(&x);
 }
 
+/*
+ * boot.claim on fixture hosts: nvidia's alias takes back a GPU bound by hand
+ * (nouveau blacklisted), driverctl's override keeps the other; GRUB's first
+ * entry names another kernel whose ids= race nvidia; an override with the
+ * firmware's console on a BAR; gpuprov's own persistence.
+ */
+static void test_boot_claim(void **state)
+{
+	struct run x;
+
+	(void)state;
+	run_checks(&x, "boot-claim", A100);
+	expect(&x, "boot.claim", "0000:41:00.0", GP_FAIL, "next boot: nvidia (modules.alias");
+	expect(&x, "boot.claim", "0000:42:00.0", GP_OK, "next boot: vfio_pci (driverctl's");
+	done(&x);
+	run_checks(&x, "boot-order", A100);
+	assert_string_equal(x.h.boot_release, "6.1.0-20-amd64");
+	expect(&x, "boot.claim", "0000:41:00.0", GP_WARN,
+	       "next boot: vfio_pci or nvidia, whichever loads first (vfio-pci ids=10de:20b5");
+	expect(&x, "boot.claim", "0000:42:00.0", GP_WARN, "efifb holds its BAR1");
+	done(&x);
+	run_checks(&x, "vfio-applied", A100);
+	expect(&x, "boot.claim", "0000:41:00.0", GP_OK,
+	       "next boot: vfio_pci (gpuprov's override in /etc/gpuprov/override.d, its udev "
+	       "rule, its boot unit)");
+	done(&x);
+	/* not on vfio-pci yet: the prediction is said, nothing fails */
+	run_checks(&x, "r5350-ready", A100);
+	expect(&x, "boot.claim", "0000:41:00.0", GP_OK, "next boot: unknown");
+	done(&x);
+}
+
+/* The decision alone, on a host built here: one device, the claimants given. */
+struct boot_case {
+	struct gp_host h;
+	struct gp_dev d;
+	struct gp_boot_dev b;
+	struct gp_boot_pred pr;
+};
+
+static void boot_case(struct boot_case *c)
+{
+	memset(c, 0, sizeof(*c));
+	gp_strlcpy(c->d.bdf, "0000:41:00.0", sizeof(c->d.bdf));
+	c->d.vendor = 0x10de;
+	c->d.device = 0x20b5;
+	c->d.driver = "vfio-pci";
+	c->d.vfio_driver = "vfio-pci";
+	c->d.vfio_module = "vfio_pci";
+	c->d.modalias = "";
+	c->h.devs = &c->d;
+	c->h.ndevs = 1;
+	gp_strlcpy(c->h.boot_release, "6.1.0-18-amd64", sizeof(c->h.boot_release));
+}
+
+static void claim(struct boot_case *c, const char *module, bool builtin, bool blacklisted,
+		  bool vfio_first)
+{
+	struct gp_claimant *k = &c->b.claim[c->b.nclaim++];
+
+	gp_strlcpy(k->module, module, sizeof(k->module));
+	k->builtin = builtin;
+	k->blacklisted = blacklisted;
+	k->vfio_first = vfio_first;
+}
+
+static void predict(struct boot_case *c, const char *module, const char *other)
+{
+	assert_int_equal(gp_boot_predict(&c->h, &c->b, &c->pr), 0);
+	assert_string_equal(c->pr.module, module);
+	assert_string_equal(c->pr.other, other);
+	assert_int_equal(c->pr.ordered, other[0] != 0);
+}
+
+static void test_boot_predict(void **state)
+{
+	struct boot_case c;
+
+	(void)state;
+	boot_case(&c); /* nothing matches: no driver */
+	predict(&c, "", "");
+	boot_case(&c); /* blacklisted, and disabled by an install command */
+	claim(&c, "nouveau", false, true, false);
+	claim(&c, "nvidia", false, false, false);
+	c.b.claim[1].disabled = true;
+	predict(&c, "", "");
+	boot_case(&c); /* two modules by alias: whichever udev loads first */
+	claim(&c, "nouveau", false, false, false);
+	claim(&c, "nvidia", false, false, false);
+	predict(&c, "nouveau", "nvidia");
+	boot_case(&c); /* a built-in driver registers before udev loads any module */
+	claim(&c, "nvidia", false, false, false);
+	claim(&c, "simpledrv", true, false, false);
+	predict(&c, "simpledrv", "");
+	boot_case(&c); /* ids= of a vfio-pci nothing loads: the alias wins */
+	claim(&c, "nvidia", false, false, false);
+	c.b.ids = true;
+	predict(&c, "nvidia", "");
+	boot_case(&c); /* ids= with vfio-pci loaded by modules-load.d: a race */
+	claim(&c, "nvidia", false, false, false);
+	c.b.ids = true;
+	c.h.boot_vfio_loads = 1;
+	predict(&c, "vfio_pci", "nvidia");
+	boot_case(&c); /* ... settled by a softdep, which also loads it */
+	claim(&c, "nvidia", false, false, true);
+	c.b.ids = true;
+	predict(&c, "vfio_pci", "");
+	boot_case(&c); /* ... or by vfio-pci built in */
+	claim(&c, "nvidia", false, false, false);
+	c.b.ids = true;
+	c.h.boot_vfio_loads = 1;
+	c.h.boot_vfio_builtin = true;
+	predict(&c, "vfio_pci", "");
+	boot_case(&c); /* gpuprov's override with its rule, vfio-pci loaded at boot */
+	claim(&c, "nvidia", false, false, false);
+	c.h.noverrides = 1;
+	gp_strlcpy(c.h.overrides[0].bdf, c.d.bdf, sizeof(c.h.overrides[0].bdf));
+	gp_strlcpy(c.h.overrides[0].driver, "vfio-pci", sizeof(c.h.overrides[0].driver));
+	c.h.persist[3] = "rule";
+	c.h.boot_vfio_loads = 1;
+	predict(&c, "vfio_pci", "");
+	c.h.boot_vfio_loads = 0; /* the override keeps nvidia off, nothing loads vfio-pci */
+	predict(&c, "", "");
+	c.h.boot_vfio_loads = 1; /* a built-in driver binds before the rule runs */
+	c.b.claim[0].builtin = true;
+	predict(&c, "nvidia", "");
+	c.h.persist[4] = "unit"; /* and the boot unit hands it over */
+	predict(&c, "vfio_pci", "");
+	assert_non_null(strstr(c.pr.why, "nvidia, built in, binds it first and the boot unit"));
+	c.h.persist[3] = c.h.persist[4] = NULL; /* an override file alone does nothing */
+	c.b.claim[0].builtin = false;
+	predict(&c, "nvidia", "");
+	c.b.nclaim = -1; /* the next kernel's modules unread */
+	assert_int_equal(gp_boot_predict(&c.h, &c.b, &c.pr), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -680,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_health),	      cmocka_unit_test(test_ports_taken),
 		cmocka_unit_test(test_slot_nearest),  cmocka_unit_test(test_slot_root_bus),
 		cmocka_unit_test(test_hop_texts),     cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_boot_claim),    cmocka_unit_test(test_boot_predict),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);

@@ -3,9 +3,11 @@
 # gpuprov-lab.service at the end of every boot, one phase per boot, the phase
 # and the TAP counter kept on the disk.
 #   boot 1: apply (devices to vfio-pci, the 802.3ad bond, persistence), reboot
-#   boot 2: systemd, udev and networkd alone brought it all back; plan has
-#           nothing to do; rollback, reboot
-#   boot 3: the devices are on their drivers, no bond, no gpuprov file; power off
+#   boot 2: systemd, udev and networkd alone brought it all back, each device
+#           on the module check's boot.claim predicted; plan has nothing to
+#           do; rollback, reboot
+#   boot 3: the devices are on their drivers, as boot.claim predicted after
+#           the rollback, no bond, no gpuprov file; power off
 L=/usr/local/share/gpuprov-lab
 . $L/tap.sh
 P=$L/lab-reboot.ini
@@ -31,6 +33,23 @@ gpfiles() {
 	find /etc/gpuprov -mindepth 1 2>/dev/null
 }
 secs() { cut -d' ' -f1 /proc/uptime; }
+# each device's module now ("none" without a driver), and what boot.claim
+# predicted for the next boot: "BDF MODULE" lines, sorted
+module() {
+	m=$(readlink /sys/bus/pci/devices/$1/driver/module 2>/dev/null)
+	echo "$1 $(basename "${m:-none}")"
+}
+modules_now() { for d in $E1 $E2 $TD; do module $d; done | sort; }
+predicted() {
+	gpuprov -p $P --json check >/out/check$boot.json 2>/dev/null
+	python3 -c 'import json, re, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    m = re.match(r"next boot: ([^ ,]+)( \(|,|$)", f["message"])
+    if f["id"] == "boot.claim" and f["subject"] in sys.argv[2:]:
+        print(f["subject"], m.group(1) if m and f["severity"] == "ok" else f["message"])' \
+		/out/check$boot.json $E1 $E2 $TD | sort >$S/predicted
+	sed "s/^/# boot $boot: boot.claim predicts /" $S/predicted
+}
 
 # the partner card bonded in a network namespace: the switch's side of the LAG
 switch_up() {
@@ -90,6 +109,9 @@ phase0() {
 	sed 's/^/# persisted: /' /out/files-applied
 	t_grep "boot 1: the networkd netdev is written" /out/files-applied '60-gpuprov-bond0\.netdev$'
 	t_grep "boot 1: the udev rule is written" /out/files-applied '60-gpuprov-vfio\.rules$'
+	predicted
+	t_ok "boot 1: boot.claim predicts vfio_pci for the three, certain (ok)" test \
+		"$(cut -d' ' -f2 $S/predicted | tr '\n' ' ')" = "vfio_pci vfio_pci vfio_pci "
 	next 1
 	systemctl reboot
 }
@@ -108,6 +130,9 @@ phase1() {
 	for d in $E1 $E2 $TD; do
 		t_ok "boot 2: /dev/vfio/$(grp $d) exists for $d" test -c /dev/vfio/"$(grp $d)"
 	done
+	modules_now >/tmp/modules
+	t_ok "boot 2: what took each device is what boot.claim predicted before the reboot" \
+		cmp $S/predicted /tmp/modules
 	t_ok "boot 2: gpuprov-vfio.service ran" systemctl is-active --quiet gpuprov-vfio.service
 	journalctl -b -u gpuprov-vfio.service --no-pager | sed 's/^/# gpuprov-vfio: /'
 
@@ -142,6 +167,9 @@ phase1() {
 	gpuprov rollback --yes >/out/rollback.txt 2>&1
 	t_exit "boot 2: rollback" 0 sh -c "exit $?"
 	sed 's/^/# rollback: /' /out/rollback.txt
+	predicted
+	t_ok "boot 2: after rollback boot.claim predicts e1000e, e1000e, no driver" test \
+		"$(cut -d' ' -f2 $S/predicted | tr '\n' ' ')" = "e1000e e1000e none "
 	next 2
 	systemctl reboot
 }
@@ -155,6 +183,9 @@ phase2() {
 		t_ok "boot 3: the kernel log shows e1000e binding $d" grep -q "e1000e $d" /tmp/dmesg
 	done
 	t_ok "boot 3: the testdev has no driver, as before" test -z "$(drv $TD)"
+	modules_now >/tmp/modules
+	t_ok "boot 3: what took each device is what boot.claim predicted after rollback" \
+		cmp $S/predicted /tmp/modules
 	t_ok "boot 3: no driver_override left" sh -c "for d in $E1 $E2 $TD; do
 		[ \"\$(cat /sys/bus/pci/devices/\$d/driver_override)\" = '(null)' ] || exit 1; done"
 	t_ok "boot 3: no bond" test ! -e /sys/class/net/bond0
