@@ -51,7 +51,7 @@ static int node_cores(const struct gp_host *h, const char *cpus, struct cpu_key 
 	int n = gp_cpulist_count(cpus), i, *ids;
 
 	*out = NULL;
-	if (n <= 0 || n > 65536)
+	if (n <= 0 || n > GP_PIN_MAX_CPUS)
 		return -EINVAL;
 	ids = gp_xcalloc((size_t)n, sizeof(*ids));
 	gp_cpulist_parse(cpus, ids, n);
@@ -131,10 +131,28 @@ static int cell_pins(const struct gp_host *h, const struct gp_vm_cell *cell, int
 	return t;
 }
 
+/*
+ * node_cores refuses a list longer than GP_PIN_MAX_CPUS: counted here it
+ * would only size the housekeeping array (a hostile tree's "0-1048576" on
+ * each of eight cells asked for hundreds of MiB).
+ */
+size_t gp_vm_pins_room(const struct gp_vm_layout *l)
+{
+	size_t cpus = 0;
+	int c, n;
+
+	for (c = 0; c < l->ncells; c++) {
+		n = gp_cpulist_count(l->cells[c].cpus);
+		if (n > 0 && n <= GP_PIN_MAX_CPUS)
+			cpus += (size_t)n;
+	}
+	return cpus;
+}
+
 int gp_vm_pins(const struct gp_host *h, const struct gp_vm_layout *l, struct gp_vm_pins *pins)
 {
 	struct cpu_key *hk;
-	int c, nhk = 0, t, threads = -1, cpus = 0;
+	int c, nhk = 0, t, threads = -1;
 	unsigned v;
 
 	memset(pins, 0, sizeof(*pins));
@@ -142,15 +160,12 @@ int gp_vm_pins(const struct gp_host *h, const struct gp_vm_layout *l, struct gp_
 	pins->threads = 1;
 	if (!l->numa_known || !l->ncells)
 		return 0;
-	for (c = 0; c < l->ncells; c++) {
+	for (c = 0; c < l->ncells; c++)
 		pins->nvcpus += l->cells[c].vcpus;
-		cpus += gp_cpulist_count(l->cells[c].cpus) > 0 ? gp_cpulist_count(l->cells[c].cpus)
-							       : 0;
-	}
 	pins->cpu = gp_xcalloc(pins->nvcpus + 1, sizeof(*pins->cpu));
 	for (v = 0; v < pins->nvcpus; v++)
 		pins->cpu[v] = -1;
-	hk = gp_xcalloc((size_t)cpus + 1, sizeof(*hk));
+	hk = gp_xcalloc(gp_vm_pins_room(l) + 1, sizeof(*hk));
 	for (c = 0; c < l->ncells; c++) {
 		t = cell_pins(h, &l->cells[c], c, pins, hk, &nhk);
 		/* the guest's topology is one for all cells: equal cells of whole cores */

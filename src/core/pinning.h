@@ -13,6 +13,8 @@
 #include "core/vm.h"
 
 #define GP_PIN_SET_LEN 256
+/* the most CPUs a node's list may name: a longer one (a hostile -r tree) is not pinned to */
+#define GP_PIN_MAX_CPUS 65536
 
 struct gp_vm_pins {
 	int *cpu; /* per vCPU: its host CPU; -1: it floats over its cell's floats set */
@@ -28,5 +30,7 @@ struct gp_vm_pins {
 /* Fills pins for l (no pinning: nvcpus 0, when the nodes are unknown); 0 or -errno. */
 int gp_vm_pins(const struct gp_host *h, const struct gp_vm_layout *l, struct gp_vm_pins *pins);
 void gp_vm_pins_release(struct gp_vm_pins *pins);
+/* The CPUs of l's cells that gp_vm_pins makes room for: each list of at most GP_PIN_MAX_CPUS. */
+size_t gp_vm_pins_room(const struct gp_vm_layout *l);
 
 #endif

@@ -541,6 +541,16 @@ static void test_pinning(void **state)
 	assert_int_equal(pins.threads, 1);
 	assert_false(pins.smt_known);
 	gp_vm_pins_release(&pins);
+	/* room for the node's 128 CPUs; a hostile list longer than any node is neither
+	 * pinned to nor made room for */
+	assert_int_equal(gp_vm_pins_room(&x.l), 128);
+	gp_strlcpy(x.l.cells[0].cpus, "0-1048576", sizeof(x.l.cells[0].cpus));
+	assert_int_equal(gp_vm_pins_room(&x.l), 0);
+	assert_int_equal(gp_vm_pins(&x.h, &x.l, &pins), 0);
+	assert_int_equal(pins.cpu[0], -1);
+	assert_string_equal(pins.floats[0], "0-1048576");
+	assert_string_equal(pins.housekeeping, "");
+	gp_vm_pins_release(&pins);
 	gp_host_release(&x.h);
 	/* more vCPUs than the node has beside its housekeeping core: they float */
 	layout(&x, "r5350-ready",
