@@ -430,6 +430,19 @@ struct gp_match {
 	char bdf[GP_BDF_LEN];
 };
 
+/* [nic] mode: where the RoCE ports serve.  The orders match profile.c's lists. */
+enum gp_nic_mode {
+	GP_NIC_UNSET = -1,
+	GP_NIC_PASSTHROUGH, /* whole functions into the VM */
+	GP_NIC_VF,	    /* SR-IOV virtual functions into the VM */
+	GP_NIC_HOST	    /* the host keeps them ([bond]); the guest gets no RDMA */
+};
+enum gp_guest_bond {
+	GP_GBOND_NONE, /* a NIC per rail: NCCL's preference */
+	GP_GBOND_LACP, /* 802.3ad */
+	GP_GBOND_AB    /* active-backup */
+};
+
 struct gp_profile {
 	char error[600]; /* why the load failed: "file:line: ...", or why unreadable */
 	char path[512];
@@ -477,6 +490,17 @@ struct gp_profile {
 		char persist[16];
 		unsigned lacp_timeout; /* seconds; 0: 15 with fast, 90 with slow */
 	} bond;
+	bool has_nic;
+	struct {
+		struct gp_match match[GP_MAX_MATCH]; /* the RoCE functions */
+		int nmatch;
+		enum gp_nic_mode mode;
+		unsigned vfs; /* per port, with GP_NIC_VF; 0 otherwise */
+		enum gp_guest_bond guest_bond;
+		char addresses[GP_MAX_LIST][64]; /* the guest's: a port's each, or the bond's */
+		int naddresses;
+		unsigned mtu; /* the guest ports'; 0: not set (the device's own) */
+	} nic;
 };
 
 #endif

@@ -40,7 +40,7 @@ struct parse_state {
 	int seen_line[MAX_SEEN];
 	int nseen;
 	char section[GP_NAME_LEN];
-	int section_line[8]; /* first line of server, gpus, vm, bond, fabric */
+	int section_line[8]; /* first line of server, gpus, vm, bond, fabric, nic */
 	int gpus_slots_line;
 	int error_line;
 	char error[512];
@@ -106,33 +106,44 @@ static int choice_index(const char *v, const char *const *allowed)
 	return -EINVAL;
 }
 
-static int v_match(struct gp_profile *p, const char *v, void *field, const char **why)
+/* IDs or PCI addresses into m[]; the count into *n. */
+static int parse_matches(const char *v, struct gp_match *m, int *n, const char **why)
 {
 	char buf[512], *items[GP_MAX_MATCH];
-	int i, n;
+	int i, k;
 
-	(void)field;
 	gp_strlcpy(buf, v, sizeof(buf));
-	n = gp_split_list(buf, items, GP_MAX_MATCH);
-	if (n <= 0) {
-		*why = n ? "too many entries" : "empty list";
+	k = gp_split_list(buf, items, GP_MAX_MATCH);
+	if (k <= 0) {
+		*why = k ? "too many entries" : "empty list";
 		return -EINVAL;
 	}
-	for (i = 0; i < n; i++) {
-		struct gp_match *m = &p->match[i];
-
-		if (!gp_parse_id_pair(items[i], &m->vendor, &m->device))
+	for (i = 0; i < k; i++) {
+		memset(&m[i], 0, sizeof(m[i]));
+		if (!gp_parse_id_pair(items[i], &m[i].vendor, &m[i].device))
 			continue;
-		if (!gp_parse_bdf(items[i], m->bdf)) {
-			m->is_bdf = true;
+		if (!gp_parse_bdf(items[i], m[i].bdf)) {
+			m[i].is_bdf = true;
 			continue;
 		}
 		*why = "expected vendor:device IDs (10de:20b5) or PCI addresses "
 		       "(0000:41:00.0)";
 		return -EINVAL;
 	}
-	p->nmatch = n;
+	*n = k;
 	return 0;
+}
+
+static int v_match(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	(void)field;
+	return parse_matches(v, p->match, &p->nmatch, why);
+}
+
+static int v_nic_match(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	(void)field;
+	return parse_matches(v, p->nic.match, &p->nic.nmatch, why);
 }
 
 static int v_uint_range(const char *v, unsigned long lo, unsigned long hi, unsigned *out)
@@ -383,14 +394,13 @@ ENUM_FN(v_persist, bond.persist,
 	"networkmanager", "netplan", "ifupdown", "none")
 
 /* An address with its prefix length: 192.168.1.100/24 or fd00::5/64. */
-static int v_address(struct gp_profile *p, const char *v, void *field, const char **why)
+static int address_check(const char *v, const char **why)
 {
 	char buf[64], *slash;
 	unsigned char addr[16];
 	unsigned plen;
 	int family;
 
-	(void)field;
 	*why = "expected an address with its prefix length, such as 192.168.1.100/24";
 	if (strlen(v) >= sizeof(buf))
 		return -EINVAL;
@@ -404,7 +414,62 @@ static int v_address(struct gp_profile *p, const char *v, void *field, const cha
 		return -EINVAL;
 	if (v_uint_range(slash + 1, 0, family == AF_INET ? 32 : 128, &plen))
 		return -EINVAL;
+	return 0;
+}
+
+static int v_address(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	(void)field;
+	if (address_check(v, why))
+		return -EINVAL;
 	return set_string(p->bond.address, sizeof(p->bond.address), v, why);
+}
+
+/* [nic] addresses: the guest's, one a port (or the bond's one). */
+static int v_nic_addresses(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	char buf[512], *items[GP_MAX_LIST];
+	int i, n;
+
+	(void)field;
+	gp_strlcpy(buf, v, sizeof(buf));
+	n = gp_split_list(buf, items, GP_MAX_LIST);
+	if (n <= 0) {
+		*why = n ? "too many entries" : "empty list";
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		if (address_check(items[i], why) ||
+		    set_string(p->nic.addresses[i], sizeof(p->nic.addresses[i]), items[i], why))
+			return -EINVAL;
+	p->nic.naddresses = n;
+	return 0;
+}
+
+static int v_nic_mode(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	static const char *const names[] = { "passthrough", "vf", "host", NULL };
+	int i = choice_index(v, names);
+
+	(void)field;
+	*why = "expected passthrough, vf or host";
+	if (i < 0)
+		return -EINVAL;
+	p->nic.mode = (enum gp_nic_mode)i;
+	return 0;
+}
+
+static int v_guest_bond(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	static const char *const names[] = { "none", "802.3ad", "active-backup", NULL };
+	int i = choice_index(v, names);
+
+	(void)field;
+	*why = "expected none, 802.3ad or active-backup";
+	if (i < 0)
+		return -EINVAL;
+	p->nic.guest_bond = (enum gp_guest_bond)i;
+	return 0;
 }
 
 static int v_model(struct gp_profile *p, const char *v, void *field, const char **why)
@@ -533,9 +598,15 @@ static const struct key_def keys[] = {
 	{ "bond", "address", v_address, 0, 0, 0 },
 	{ "bond", "persist", v_persist, 0, 0, 0 },
 	{ "bond", "lacp_timeout", NULL, FIELD(bond.lacp_timeout), 1, 600 },
+	{ "nic", "match", v_nic_match, 0, 0, 0 },
+	{ "nic", "mode", v_nic_mode, 0, 0, 0 },
+	{ "nic", "vfs", NULL, FIELD(nic.vfs), 1, 255 },
+	{ "nic", "guest_bond", v_guest_bond, 0, 0, 0 },
+	{ "nic", "addresses", v_nic_addresses, 0, 0, 0 },
+	{ "nic", "mtu", NULL, FIELD(nic.mtu), 68, 65535 },
 };
 
-static const char *const sections[] = { "server", "gpus", "vm", "bond", "fabric" };
+static const char *const sections[] = { "server", "gpus", "vm", "bond", "fabric", "nic" };
 
 static int section_index(const char *s)
 {
@@ -593,6 +664,8 @@ static int open_section(struct parse_state *st, const char *section)
 		st->p->has_vm = true;
 	if (idx == 3)
 		st->p->has_bond = true;
+	if (idx == 5)
+		st->p->has_nic = true;
 	return 1;
 }
 
@@ -703,6 +776,88 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* The line a key of a section was set on, 0 when it was not. */
+static int key_line(const struct parse_state *st, const char *section, const char *key)
+{
+	char buf[160];
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s\n%s", section, key);
+	for (i = 0; i < st->nseen; i++)
+		if (!strcmp(st->seen[i], buf))
+			return st->seen_line[i];
+	return 0;
+}
+
+/* A [bond] port given by PCI address that [nic] also hands to the guest, or NULL. */
+static const char *bond_port_passed(const struct gp_profile *p)
+{
+	int i, j;
+
+	if (!p->has_bond || p->nic.mode == GP_NIC_HOST)
+		return NULL;
+	for (i = 0; i < p->bond.nslaves; i++)
+		for (j = 0; j < p->nic.nmatch; j++)
+			if (p->nic.match[j].is_bdf &&
+			    !strcmp(p->bond.slaves[i], p->nic.match[j].bdf))
+				return p->bond.slaves[i];
+	return NULL;
+}
+
+/* Only PCI addresses name how many ports there are; IDs are counted on the host. */
+static bool nic_single_port(const struct gp_profile *p)
+{
+	int i;
+
+	for (i = 0; i < p->nic.nmatch; i++)
+		if (!p->nic.match[i].is_bdf)
+			return false;
+	return p->nic.nmatch == 1;
+}
+
+/*
+ * [nic]: each key that means something only in one mode is refused, at its
+ * line, in the others: a profile that says more than gpuprov does is an
+ * error, not a silent default.
+ */
+static int validate_nic(struct parse_state *st)
+{
+	const struct gp_profile *p = st->p;
+	static const char *const guest_keys[] = { "guest_bond", "addresses", "mtu" };
+	const char *port;
+	size_t i;
+
+	if (!p->nic.nmatch)
+		return fail(st, st->section_line[5], "missing key 'match' in [nic]");
+	if (p->nic.mode == GP_NIC_UNSET)
+		return fail(st, st->section_line[5],
+			    "missing key 'mode' in [nic] (passthrough, vf or host)");
+	if (p->nic.mode == GP_NIC_VF && !p->nic.vfs)
+		return fail(st, st->section_line[5], "missing key 'vfs' in [nic] (mode = vf)");
+	if (p->nic.mode != GP_NIC_VF && p->nic.vfs)
+		return fail(st, key_line(st, "nic", "vfs"), "vfs is for mode = vf");
+	for (i = 0; p->nic.mode == GP_NIC_HOST && i < ARRAY_SIZE(guest_keys); i++)
+		if (key_line(st, "nic", guest_keys[i]))
+			return fail(st, key_line(st, "nic", guest_keys[i]),
+				    "%s is for the guest: mode = host keeps the ports on the "
+				    "host (the [bond] section)",
+				    guest_keys[i]);
+	if (p->nic.guest_bond != GP_GBOND_NONE && p->nic.naddresses > 1)
+		return fail(st, key_line(st, "nic", "addresses"),
+			    "a guest bond takes one address (the bond's), not %d",
+			    p->nic.naddresses);
+	if (p->nic.guest_bond != GP_GBOND_NONE && nic_single_port(p))
+		return fail(st, key_line(st, "nic", "guest_bond"),
+			    "a guest bond needs two ports; match names one");
+	port = bond_port_passed(p);
+	if (port)
+		return fail(st, key_line(st, "nic", "match"),
+			    "%s is a [bond] port on the host and passed to the guest: a port "
+			    "serves one (mode = host keeps it for the bond)",
+			    port);
+	return 1;
+}
+
 static int validate(struct parse_state *st)
 {
 	struct gp_profile *p = st->p;
@@ -743,6 +898,8 @@ static int validate(struct parse_state *st)
 	if (p->has_bond && p->bond.min_links > (unsigned)p->bond.nslaves)
 		return fail(st, st->section_line[3], "min_links %u is more than the %d slaves",
 			    p->bond.min_links, p->bond.nslaves);
+	if (p->has_nic)
+		return validate_nic(st);
 	return 1;
 }
 
@@ -767,6 +924,8 @@ static void defaults(struct gp_profile *p, const char *name)
 	p->bond.min_links = 1;
 	p->bond.mtu = 1500;
 	gp_strlcpy(p->bond.persist, "auto", sizeof(p->bond.persist));
+	p->nic.mode = GP_NIC_UNSET;
+	p->nic.guest_bond = GP_GBOND_NONE;
 }
 
 static int run(struct parse_state *st)

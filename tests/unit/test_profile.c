@@ -77,6 +77,49 @@ static void test_defaults_and_values(void **state)
 	assert_string_equal(p.vm.uri, "qemu:///system");
 }
 
+/* [nic]: each key, each mode; no [nic]: the host bond alone, as before. */
+static void test_nic(void **state)
+{
+	struct gp_profile p;
+
+	(void)state;
+	unit_profile(GPUS, &p);
+	assert_false(p.has_nic);
+	assert_int_equal(p.nic.mode, GP_NIC_UNSET);
+	unit_profile(GPUS "[nic]\nmatch = 15b3:101d, 0000:c2:00.0\nmode = passthrough\n"
+			  "addresses = 10.0.0.5/24 fd00::5/64\nmtu = 4200\n",
+		     &p);
+	assert_true(p.has_nic);
+	assert_int_equal(p.nic.nmatch, 2);
+	assert_int_equal(p.nic.match[0].vendor, 0x15b3);
+	assert_int_equal(p.nic.match[0].device, 0x101d);
+	assert_true(p.nic.match[1].is_bdf);
+	assert_string_equal(p.nic.match[1].bdf, "0000:c2:00.0");
+	assert_int_equal(p.nic.mode, GP_NIC_PASSTHROUGH);
+	assert_int_equal(p.nic.guest_bond, GP_GBOND_NONE);
+	assert_int_equal(p.nic.naddresses, 2);
+	assert_string_equal(p.nic.addresses[1], "fd00::5/64");
+	assert_int_equal(p.nic.mtu, 4200);
+	assert_int_equal(p.nic.vfs, 0);
+	assert_int_equal(p.nmatch, 1); /* the GPUs' match is its own */
+	unit_profile(GPUS "[nic]\nmatch = 15b3:1021\nmode = vf\nvfs = 4\n"
+			  "guest_bond = active-backup\naddresses = 10.0.0.5/24\n",
+		     &p);
+	assert_int_equal(p.nic.mode, GP_NIC_VF);
+	assert_int_equal(p.nic.vfs, 4);
+	assert_int_equal(p.nic.guest_bond, GP_GBOND_AB);
+	assert_int_equal(p.nic.mtu, 0);
+	unit_profile(GPUS "[bond]\nname = bond0\nslaves = 0000:c1:00.0 0000:c1:00.1\n"
+			  "[nic]\nmatch = 0000:c1:00.0\nmode = host\n",
+		     &p);
+	assert_int_equal(p.nic.mode, GP_NIC_HOST);
+	assert_true(p.has_bond);
+	unit_profile(GPUS "[nic]\nmatch = 0000:c1:00.0 0000:c1:00.1\nmode = passthrough\n"
+			  "guest_bond = 802.3ad\n",
+		     &p);
+	assert_int_equal(p.nic.guest_bond, GP_GBOND_LACP);
+}
+
 struct bad {
 	const char *text;
 	int line;
@@ -84,6 +127,39 @@ struct bad {
 };
 
 static const struct bad bad[] = {
+	{ GPUS "[nic]\nmode = passthrough\n", 4, "missing key 'match' in [nic]" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\n", 4, "missing key 'mode' in [nic]" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\n", 4, "missing key 'vfs' in [nic]" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = bridge\n", 6,
+	  "bad value for mode: 'bridge': expected passthrough, vf or host" },
+	{ GPUS "[nic]\nmatch = mlx5\n", 5, "bad value for match" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\nvfs = 0\n", 7,
+	  "bad value for vfs: '0': expected a number from 1 to 255" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\nvfs = 256\n", 7, "bad value for vfs" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nvfs = 2\nmode = passthrough\n", 6,
+	  "vfs is for mode = vf" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = host\nmtu = 9000\n", 7,
+	  "mtu is for the guest: mode = host keeps the ports on the host" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = host\naddresses = 10.0.0.1/24\n", 7,
+	  "addresses is for the guest" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nguest_bond = none\nmode = host\n", 6,
+	  "guest_bond is for the guest" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\nvfs = 1\nguest_bond = lacp\n", 8,
+	  "bad value for guest_bond: 'lacp': expected none, 802.3ad or active-backup" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\naddresses = 10.0.0.1\n", 7,
+	  "bad value for addresses: '10.0.0.1': expected an address with its prefix length" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\nmtu = 67\n", 7, "bad value for mtu" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\nguest_bond = 802.3ad\n"
+	       "addresses = 10.0.0.1/24 10.0.0.2/24\n",
+	  8, "a guest bond takes one address (the bond's), not 2" },
+	{ GPUS "[nic]\nmatch = 0000:c1:00.0\nmode = passthrough\nguest_bond = 802.3ad\n", 7,
+	  "a guest bond needs two ports" },
+	{ GPUS "[nic]\nmatch = 0000:c1:00.0\nmode = passthrough\n"
+	       "[bond]\nname = b\nslaves = 0000:c1:00.0 0000:c1:00.1\n",
+	  5, "0000:c1:00.0 is a [bond] port on the host and passed to the guest" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = host\nmode = vf\n", 7,
+	  "duplicate key 'mode' in [nic]" },
+	{ GPUS "[nics]\nmatch = 15b3:101d\n", 4, "unknown section [nics]" },
 	{ "[gpu]\nmatch = 10de:20b5\n", 1, "unknown section [gpu]" },
 	{ GPUS "colour = red\n", 4, "unknown key 'colour' in section [gpus]" },
 	{ GPUS "match = 10de:20b5\n", 4, "duplicate key 'match' in [gpus] (first set on line 2)" },
@@ -297,9 +373,10 @@ static void test_uri(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shipped), cmocka_unit_test(test_defaults_and_values),
-		cmocka_unit_test(test_errors),	cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_match),	cmocka_unit_test(test_uri),
+		cmocka_unit_test(test_shipped),	     cmocka_unit_test(test_defaults_and_values),
+		cmocka_unit_test(test_nic),	     cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_missing_file), cmocka_unit_test(test_match),
+		cmocka_unit_test(test_uri),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
