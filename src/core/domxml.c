@@ -354,25 +354,79 @@ static void hostdev(xmlNode *devs, const struct gp_dev *d, const struct gp_vm_de
 }
 
 /*
+ * An emulated switch: a pcie-root-port on the expander bus, a
+ * pcie-switch-upstream-port (QEMU's x3130-upstream) behind it, and the
+ * downstream ports (xio3130-downstream) come with their cards.  Returns the
+ * upstream port's index.
+ */
+static int switch_ports(xmlNode *devs, const struct gp_vm_layout *l, int sw, int pxb, int *next)
+{
+	char alias[32];
+	int rp = (*next)++, up = (*next)++;
+	xmlNode *c;
+
+	snprintf(alias, sizeof(alias), OWN_PREFIX "prov-sw%d", sw);
+	c = controller(devs, rp, "pcie-root-port", alias);
+	set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
+	pci_address(c, 0, (unsigned)pxb, l->switches[sw].slot, 0);
+	snprintf(alias, sizeof(alias), OWN_PREFIX "prov-sw%d-up", sw);
+	c = controller(devs, up, "pcie-switch-upstream-port", alias);
+	set(xmlNewChild(c, NULL, X("model"), NULL), "name", "x3130-upstream");
+	pci_address(c, 0, (unsigned)rp, 0, 0);
+	return up;
+}
+
+/* The port a card sits on: a root port, or a downstream port of its switch. */
+static int card_port(xmlNode *devs, const struct gp_vm_layout *l, int p, int pxb, int *up,
+		     int *next)
+{
+	const struct gp_vm_port *port = &l->ports[p];
+	char alias[32];
+	int index;
+	xmlNode *c;
+
+	if (port->sw >= 0 && up[port->sw] < 0)
+		up[port->sw] = switch_ports(devs, l, port->sw, pxb, next);
+	snprintf(alias, sizeof(alias), OWN_PREFIX "prov-rp%d", p);
+	index = (*next)++;
+	if (port->sw < 0) {
+		c = controller(devs, index, "pcie-root-port", alias);
+		set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
+		pci_address(c, 0, (unsigned)pxb, port->slot, 0);
+		return index;
+	}
+	c = controller(devs, index, "pcie-switch-downstream-port", alias);
+	set(xmlNewChild(c, NULL, X("model"), NULL), "name", "xio3130-downstream");
+	pci_address(c, 0, (unsigned)up[port->sw], port->slot, 0);
+	return index;
+}
+
+/*
  * One pcie-expander-bus per guest cell, its <node> that cell, and behind it
  * a pcie-root-port per host card, its functions together as on the host:
- * the guest driver sees each GPU on the NUMA node it has on the host.
- * Hostdevs are managed='no': gpuprov binds them.
+ * the guest driver sees each GPU on the NUMA node it has on the host.  A
+ * passed NIC and the cards it shares a host switch with sit behind one
+ * emulated switch instead.  Hostdevs are managed='no': gpuprov binds them.
  */
 static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l,
 		   const char *tmpl)
 {
 	xmlNode *devs = ensure(dom, "devices");
-	int next, pxb[GP_VM_MAX_CELLS], i;
-	int port[GP_VM_MAX_DEVS];
+	int next, pxb[GP_VM_MAX_CELLS], i, adds = l->ncells + l->nports;
+	int port[GP_VM_MAX_DEVS], up[GP_VM_MAX_DEVS];
 
 	drop_owned(devs);
 	if (max_pci_index(devs, tmpl, &next))
 		return -EINVAL;
-	if (++next + l->ncells + l->nports > 256) {
+	for (i = 0; i < l->nports; i++)
+		up[l->ports[i].sw >= 0 ? l->ports[i].sw : 0] = 0;
+	for (i = 0; i < l->nports; i++)
+		if (l->ports[i].sw >= 0 && !up[l->ports[i].sw]++)
+			adds += 2; /* a switch's root port and upstream port */
+	if (++next + adds > 256) {
 		gp_err("template '%s': its PCI controllers go up to index %d, leaving no room "
 		       "for the %d gpuprov adds (indexes end at 255)",
-		       tmpl, next - 1, l->ncells + l->nports);
+		       tmpl, next - 1, adds);
 		return -EINVAL;
 	}
 	for (i = 0; i < l->ncells; i++) {
@@ -387,22 +441,14 @@ static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_lay
 		set(target, "busNr", "%u", l->cells[i].bus_nr);
 		text(xmlNewChild(target, NULL, X("node"), NULL), "%d", i);
 	}
-	for (i = 0; i < l->nports; i++)
-		port[i] = -1;
+	for (i = 0; i < GP_VM_MAX_DEVS; i++)
+		port[i] = up[i] = -1;
 	for (i = 0; i < l->ndevs; i++) {
 		const struct gp_vm_dev *v = &l->devs[i];
 		int cell = l->ports[v->port].cell;
 
-		if (port[v->port] < 0) {
-			char alias[32];
-			xmlNode *c;
-
-			snprintf(alias, sizeof(alias), OWN_PREFIX "prov-rp%d", v->port);
-			port[v->port] = next++;
-			c = controller(devs, port[v->port], "pcie-root-port", alias);
-			set(xmlNewChild(c, NULL, X("model"), NULL), "name", "pcie-root-port");
-			pci_address(c, 0, (unsigned)pxb[cell], l->ports[v->port].slot, 0);
-		}
+		if (port[v->port] < 0)
+			port[v->port] = card_port(devs, l, v->port, pxb[cell], up, &next);
 		hostdev(devs, &h->devs[v->dev], v, port[v->port], l->ports[v->port].nfuncs > 1);
 	}
 	return 0;

@@ -95,6 +95,22 @@ enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p)
 	return GP_ROLE_OTHER;
 }
 
+bool gp_nic_passed(const struct gp_profile *p, const struct gp_dev *d)
+{
+	int i;
+
+	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH || gp_dev_role(d, p) != GP_ROLE_NIC)
+		return false;
+	for (i = 0; i < p->nic.nmatch; i++) {
+		const struct gp_match *m = &p->nic.match[i];
+
+		if (m->is_bdf ? !strcmp(m->bdf, d->bdf)
+			      : m->vendor == d->vendor && m->device == d->device)
+			return true;
+	}
+	return false;
+}
+
 const struct gp_numa *gp_host_numa(const struct gp_host *host, int id)
 {
 	size_t i;
@@ -134,14 +150,16 @@ void gp_host_mark_gpu_groups(struct gp_host *h)
 	int *groups = gp_xcalloc(h->ndevs + 1, sizeof(*groups)), n = 0, k;
 	size_t i;
 
-	/* as many as there are GPUs: a group left out would hide a companion */
+	/* as many as there are GPUs (and passed NICs): a group left out would
+	 * hide a companion */
 	for (i = 0; i < h->ndevs; i++)
-		if (h->devs[i].role == GP_ROLE_GPU && h->devs[i].iommu_group >= 0)
+		if ((h->devs[i].role == GP_ROLE_GPU || h->devs[i].nic_passed) &&
+		    h->devs[i].iommu_group >= 0)
 			groups[n++] = h->devs[i].iommu_group;
 	for (i = 0; i < h->ndevs; i++) {
 		struct gp_dev *d = &h->devs[i];
 
-		d->with_gpu = d->role == GP_ROLE_GPU;
+		d->with_gpu = d->role == GP_ROLE_GPU || d->nic_passed;
 		for (k = 0; k < n && !d->with_gpu && d->iommu_group >= 0; k++)
 			d->with_gpu = groups[k] == d->iommu_group;
 	}

@@ -177,7 +177,8 @@ struct gp_dev {
 	bool bars_bad;	       /* resource file unreadable or malformed */
 	bool has_reset_method; /* the kernel exposes reset_method */
 	bool vfio_module_loaded;
-	bool with_gpu; /* a GPU, or in the IOMMU group of one */
+	bool nic_passed; /* a RoCE function [nic] mode = passthrough hands to the VM */
+	bool with_gpu;	 /* a GPU or a passed NIC, or in the IOMMU group of one */
 	int ncaps;
 	const struct gp_cap *caps; /* the standard capability list, in the host's pool */
 	struct gp_link link;

@@ -23,7 +23,14 @@
  *
  * There are no <gpu> or <nic> elements: NCCL fills those from NVML and its
  * network plugins in the guest (NVLinks included), and keeps every
- * attribute the file gives.  NCCL's parser knows no XML escapes, tabs or
+ * attribute the file gives.  A passed NIC is its <pci> at its guest address;
+ * NCCL hangs the <nic><net name=...> of the HCA it finds there below it.
+ * Naming the <net> here would be a guess (mlx5_N in probe order, or what
+ * rdma-core's udev policy renames it to) that NCCL cannot survive:
+ * ncclTopoFillNet looks a <net> up by name anywhere in the file
+ * (xmlFindTagKv), so a swapped name puts the HCA beside the wrong GPU, and
+ * ncclTopoTrimXml removes only <pci> and <cpu> elements, so a <net> no HCA
+ * claims stays, without the "dev" NCCL reads from each.  NCCL's parser knows no XML escapes, tabs or
  * declaration: every value here is a number, an address or a checked word,
  * and the layout is NCCL's own dump's.
  */

@@ -510,6 +510,37 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 	gp_netconf_release(&nc);
 }
 
+/*
+ * [nic]: mode = vf needs SR-IOV virtual functions gpuprov does not make
+ * yet; a passed port that carries the host's default route or its TCP
+ * connections would cut the host off when it leaves for vfio-pci.
+ */
+static void nic_blocks(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
+{
+	size_t i;
+
+	if (p->has_nic && p->nic.mode == GP_NIC_VF)
+		gp_plan_block(plan, "[nic] mode = vf: gpuprov does not create SR-IOV virtual "
+				    "functions yet; use mode = passthrough or host");
+	for (i = 0; i < h->nifaces; i++) {
+		const struct gp_iface *f = &h->ifaces[i];
+
+		if (f->dev < 0 || !h->devs[f->dev].nic_passed)
+			continue;
+		if (p->has_bond && !strcmp(f->master, p->bond.name))
+			gp_plan_block(plan,
+				      "%s (%s) is a port of [bond] %s: [nic] passes it to the VM",
+				      f->name, f->bdf, p->bond.name);
+		if (f->default_route || f->tcp > 0)
+			gp_plan_block(
+				plan,
+				"%s (%s) carries the host's %s: [nic] would pass it to the VM "
+				"and cut the host off",
+				f->name, f->bdf,
+				f->default_route ? "default route" : "TCP connections");
+	}
+}
+
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,
 		   char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
 		   unsigned groups, const char *accept, struct gp_plan *plan)
@@ -522,6 +553,8 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const st
 	if ((groups & GP_GROUP_VM) && vm)
 		relevant |= GP_GROUP_VM;
 	blockers(r, relevant, accept, plan);
+	if (groups & GP_GROUP_VFIO)
+		nic_blocks(h, p, plan);
 	if (groups & GP_GROUP_VFIO)
 		vfio_steps(h, p, templates, plan);
 	if (relevant & GP_GROUP_BOND)

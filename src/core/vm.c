@@ -12,6 +12,7 @@
 
 #include "core/fabric.h"
 #include "core/hostq.h"
+#include "core/topo.h"
 #include "core/vm.h"
 
 #define STR_(x) #x
@@ -74,14 +75,14 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a ? (v + a - 1) / a * a : v;
 }
 
-/* The GPUs, with [fabric] mode = full the NVSwitches, and with companions =
- * bind the other endpoints of their groups: what is bound to vfio-pci and
- * what goes into the VM. */
+/* The GPUs, with [fabric] mode = full the NVSwitches, the RoCE functions of
+ * [nic] mode = passthrough, and with companions = bind the other endpoints
+ * of their groups: what is bound to vfio-pci and what goes into the VM. */
 bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
 {
 	const struct gp_dev *d = &h->devs[i];
 
-	if (d->role == GP_ROLE_GPU || gp_fabric_passed(p, d))
+	if (d->role == GP_ROLE_GPU || gp_fabric_passed(p, d) || d->nic_passed)
 		return true;
 	return p->companions == GP_COMP_BIND && !d->is_bridge && d->with_gpu;
 }
@@ -149,26 +150,114 @@ static void cards(const struct gp_host *h, struct gp_vm_layout *l)
 /*
  * Where each card sits in the guest.  Each cell gets a pcie-expander-bus,
  * their bus numbers counting down from 240, 16 apart; its root ports take
- * slots 0, 1, ... in the order of the cards.  The guest firmware (OVMF,
- * SeaBIOS) numbers the buses behind an expander bus depth first from its
- * busNr + 1, in slot order, and Linux keeps those numbers: a root port has
- * one card below it and no bridge, so the card at slot s is on bus
- * busNr + 1 + s (tests/lab/ovmf.sh reads them back in a booted guest).
+ * slots 0, 1, ... in the order of the cards (an emulated switch at the
+ * place of its first card).  The guest firmware (OVMF, SeaBIOS) numbers the
+ * buses behind an expander bus depth first from its busNr + 1, in slot
+ * order, and Linux keeps those numbers: a root port with one card below it
+ * takes one bus; a switch takes the root port's (its upstream port's bus),
+ * the upstream port's (its downstream ports' bus) and one a downstream
+ * port, in their slot order (tests/lab/ovmf.sh reads them back in a booted
+ * guest).
  */
 #define PXB_BUS_TOP 256
 
 static void addresses(struct gp_vm_layout *l)
 {
-	unsigned used[GP_VM_MAX_CELLS] = { 0 };
-	int c, p;
+	unsigned used[GP_VM_MAX_CELLS] = { 0 }, next[GP_VM_MAX_CELLS];
+	int c, p, k;
 
-	for (c = 0; c < l->ncells; c++)
+	for (c = 0; c < l->ncells; c++) {
 		l->cells[c].bus_nr = PXB_BUS_TOP - 16 * (unsigned)(c + 1);
-	for (p = 0; p < l->nports; p++) {
-		c = l->ports[p].cell;
-		l->ports[p].slot = used[c]++;
-		l->ports[p].bus = l->cells[c].bus_nr + 1 + l->ports[p].slot;
+		next[c] = l->cells[c].bus_nr + 1;
 	}
+	for (p = 0; p < l->nports; p++) {
+		struct gp_vm_port *port = &l->ports[p];
+		struct gp_vm_switch *s;
+		unsigned down = 0;
+
+		c = port->cell;
+		if (port->sw < 0) {
+			port->slot = used[c]++;
+			port->bus = next[c]++;
+			continue;
+		}
+		s = &l->switches[port->sw];
+		for (k = 0; k < p && l->ports[k].sw != port->sw; k++)
+			;
+		if (k < p)
+			continue; /* numbered with the switch's first port */
+		s->slot = used[c]++;
+		s->up_bus = next[c]++;
+		s->bus = next[c]++;
+		for (k = p; k < l->nports; k++)
+			if (l->ports[k].sw == port->sw) {
+				l->ports[k].slot = down++;
+				l->ports[k].bus = next[c]++;
+			}
+	}
+}
+
+/* Whether a passed NIC of one port and a device of the other share a host switch. */
+static bool ports_share_switch(const struct gp_host *h, const struct gp_vm_layout *l, int a, int b)
+{
+	int i, k;
+
+	for (i = 0; i < l->ndevs; i++) {
+		if (l->devs[i].port != a && l->devs[i].port != b)
+			continue;
+		for (k = 0; k < l->ndevs; k++) {
+			enum gp_path c;
+
+			if (l->devs[k].port != (l->devs[i].port == a ? b : a))
+				continue;
+			if (!l->devs[i].nic && !l->devs[k].nic)
+				continue;
+			c = gp_topo_classify(h, l->devs[i].dev, l->devs[k].dev);
+			if (c == GP_PATH_PIX || c == GP_PATH_PXB)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The cards a passed NIC shares a host PCIe switch with go under one
+ * emulated switch with it, so that the guest's own tree has them behind
+ * one switch (NCCL's PIX or PXB, where GPUDirect RDMA stays on), not
+ * behind separate root ports (PHB).  Without a passed NIC nothing changes:
+ * each card keeps a root port of its own.
+ */
+static void switches(const struct gp_host *h, struct gp_vm_layout *l)
+{
+	int a, b, k;
+
+	for (a = 0; a < l->nports; a++)
+		l->ports[a].sw = -1;
+	for (a = 0; a < l->nports; a++)
+		for (b = a + 1; b < l->nports; b++) {
+			int from, to;
+
+			if (l->ports[a].cell != l->ports[b].cell ||
+			    (l->ports[a].sw >= 0 && l->ports[a].sw == l->ports[b].sw) ||
+			    !ports_share_switch(h, l, a, b))
+				continue;
+			if (l->ports[a].sw < 0 && l->ports[b].sw < 0) {
+				l->switches[l->nswitches].cell = l->ports[a].cell;
+				l->ports[a].sw = l->ports[b].sw = l->nswitches++;
+				continue;
+			}
+			if (l->ports[b].sw < 0 || l->ports[a].sw < 0) {
+				l->ports[l->ports[b].sw < 0 ? b : a].sw =
+					l->ports[b].sw < 0 ? l->ports[a].sw : l->ports[b].sw;
+				continue;
+			}
+			/* two switches met: b's joins a's (its entry stays, unused) */
+			from = l->ports[b].sw;
+			to = l->ports[a].sw;
+			for (k = 0; k < l->nports; k++)
+				if (l->ports[k].sw == from)
+					l->ports[k].sw = to;
+		}
 }
 
 int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len)
@@ -176,7 +265,7 @@ int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len)
 	const struct gp_vm_port *port = &l->ports[l->devs[i].port];
 
 	/* the buses up to the next expander bus's busNr (or 255) are this one's */
-	if (port->slot >= GP_VM_PORTS_PER_CELL)
+	if (port->bus - l->cells[port->cell].bus_nr > GP_VM_PORTS_PER_CELL)
 		return -ERANGE;
 	snprintf(out, len, "0000:%02x:00.%x", port->bus, l->devs[i].fn);
 	return 0;
@@ -327,16 +416,53 @@ static struct window port_window(const struct gp_host *h, struct gp_vm_layout *l
 	return w;
 }
 
-/* Where the expander bus of one cell ends, starting at off. */
-static uint64_t cell_end(const struct gp_host *h, struct gp_vm_layout *l, int cell, uint64_t off)
+/* Windows packed as a bridge above them holds them: largest alignment first. */
+static struct window pack(struct window *w, int n)
+{
+	struct window all = { 0, 0 };
+	int k;
+
+	qsort(w, (size_t)n, sizeof(w[0]), window_cmp);
+	for (k = 0; k < n; k++) {
+		if (w[k].align > all.align)
+			all.align = w[k].align;
+		all.size = align_up(all.size, w[k].align) + w[k].size;
+	}
+	all.size = align_up(all.size, MIB);
+	return all;
+}
+
+/* An emulated switch's root port window: its downstream ports' windows. */
+static struct window switch_window(const struct gp_host *h, struct gp_vm_layout *l, int sw)
 {
 	struct window w[GP_VM_MAX_DEVS];
 	int p, n = 0;
 
 	for (p = 0; p < l->nports; p++) {
-		if (l->ports[p].cell != cell)
+		if (l->ports[p].sw != sw)
 			continue;
 		w[n] = port_window(h, l, p);
+		if (w[n].size)
+			n++;
+	}
+	return pack(w, n);
+}
+
+/* Where the expander bus of one cell ends, starting at off. */
+static uint64_t cell_end(const struct gp_host *h, struct gp_vm_layout *l, int cell, uint64_t off)
+{
+	struct window w[GP_VM_MAX_DEVS];
+	int p, k, n = 0;
+
+	for (p = 0; p < l->nports; p++) {
+		if (l->ports[p].cell != cell)
+			continue;
+		for (k = 0; l->ports[p].sw >= 0 && k < p && l->ports[k].sw != l->ports[p].sw; k++)
+			;
+		if (l->ports[p].sw >= 0 && k < p)
+			continue; /* the switch's window counted at its first port */
+		w[n] = l->ports[p].sw >= 0 ? switch_window(h, l, l->ports[p].sw)
+					   : port_window(h, l, p);
 		if (w[n].size)
 			n++;
 	}
@@ -382,11 +508,55 @@ uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory)
 	return align_up(4 * GIB + memory, a) + l->mmio_window;
 }
 
+/* How many passed NICs serve GPU g (in l->devs). */
+static int rail_load(const struct gp_vm_layout *l, int g)
+{
+	int i, n = 0;
+
+	for (i = 0; i < l->ndevs; i++)
+		n += l->devs[i].nic && l->devs[i].rail == g;
+	return n;
+}
+
+/*
+ * Each passed NIC serves the GPU nearest to it on the host (topo's class:
+ * a shared switch before the root complex before the node), and among
+ * equally near ones the GPU fewest NICs serve yet: a NIC per GPU where the
+ * counts allow.  NCCL in the guest pairs GPUs and NICs itself, by
+ * distance; this names the pairs gpuprov places and checks.
+ */
+static void rails(const struct gp_host *h, struct gp_vm_layout *l)
+{
+	int i, g;
+
+	for (i = 0; i < l->ndevs; i++) {
+		struct gp_vm_dev *v = &l->devs[i];
+		enum gp_path best = GP_PATH_SYS;
+		int load = 0;
+
+		v->rail = -1;
+		for (g = 0; v->nic && g < l->ndevs; g++) {
+			enum gp_path c;
+			int n;
+
+			if (!l->devs[g].gpu)
+				continue;
+			c = gp_topo_classify(h, v->dev, l->devs[g].dev);
+			n = rail_load(l, g);
+			if (v->rail < 0 || c < best || (c == best && n < load)) {
+				v->rail = g;
+				best = c;
+				load = n;
+			}
+		}
+	}
+}
+
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l)
 {
 	unsigned vcpus = p->vm.vcpus, left;
 	size_t i;
-	int c, gpus = 0;
+	int c, gpus = 0, nics = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->numa_known = true;
@@ -400,9 +570,13 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 			l->numa_known = false;
 		v->dev = (int)i;
 		v->gpu = gpu;
+		v->nic = h->devs[i].nic_passed;
 		v->nvidia = gpu && h->devs[i].vendor == 0x10de; /* NVIDIA */
-		snprintf(v->alias, sizeof(v->alias), gpu ? "ua-gpu%d" : "ua-gpuprov-dev%d",
-			 gpu ? gpus++ : l->ndevs);
+		if (v->nic)
+			snprintf(v->alias, sizeof(v->alias), "ua-gpuprov-nic%d", nics++);
+		else
+			snprintf(v->alias, sizeof(v->alias), gpu ? "ua-gpu%d" : "ua-gpuprov-dev%d",
+				 gpu ? gpus++ : l->ndevs);
 		l->ndevs++;
 	}
 	if (!l->ndevs)
@@ -413,6 +587,8 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 	if (!l->ncells)
 		cell_of(l, h, -1);
 	cards(h, l);
+	rails(h, l);
+	switches(h, l);
 	addresses(l);
 	for (c = 0; c < l->ncells; c++)
 		if (!l->cells[c].cpus[0])

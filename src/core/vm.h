@@ -30,7 +30,9 @@ struct gp_vm_dev {
 	 * on any other vendor's device ("invalid device vendor") and the VM
 	 * does not start; a [gpus] match may select an AMD or other accelerator. */
 	bool nvidia;
-	char alias[32]; /* ua-gpuN, ua-gpuprov-devN: libvirt user aliases */
+	bool nic;	/* a RoCE function [nic] passes */
+	int rail;	/* a passed NIC: in devs, the GPU it serves; -1 otherwise */
+	char alias[32]; /* ua-gpuN, ua-gpuprov-nicN, ua-gpuprov-devN: libvirt user aliases */
 };
 
 struct gp_vm_cell {
@@ -42,12 +44,27 @@ struct gp_vm_cell {
 	uint64_t memory;
 };
 
-/* A guest root port holds one host card: its functions, as the host has them. */
+/*
+ * A guest port holds one host card: its functions, as the host has them.
+ * The port is a root port on its cell's expander bus, or (sw >= 0) a
+ * downstream port of an emulated switch: a passed NIC and the GPU it serves
+ * that share a PCIe switch on the host share one in the guest.
+ */
 struct gp_vm_port {
 	int cell;
 	int nfuncs;
-	unsigned slot; /* on its cell's expander bus */
+	int sw;	       /* in switches, or -1: a root port of its own */
+	unsigned slot; /* on its cell's expander bus; on the switch's bus with sw >= 0 */
 	unsigned bus;  /* the guest bus behind it, as the firmware numbers it */
+};
+
+/* An emulated switch: a root port on the expander bus, an upstream port
+ * behind it (x3130-upstream), its ports' downstream ports (xio3130-downstream). */
+struct gp_vm_switch {
+	int cell;
+	unsigned slot;	 /* its root port's, on the expander bus */
+	unsigned up_bus; /* behind the root port: the upstream port's bus */
+	unsigned bus;	 /* behind the upstream port: the downstream ports' bus */
 };
 
 /* Whether QEMU can add the GPUDirect clique capability to every GPU, worst first last. */
@@ -63,6 +80,8 @@ struct gp_vm_layout {
 	int ndevs;
 	struct gp_vm_port ports[GP_VM_MAX_DEVS];
 	int nports;
+	struct gp_vm_switch switches[GP_VM_MAX_DEVS];
+	int nswitches;
 	struct gp_vm_cell cells[GP_VM_MAX_CELLS];
 	int ncells;
 	bool numa_known;
@@ -79,7 +98,8 @@ bool gp_vm_passed(const struct gp_host *h, const struct gp_profile *p, size_t i)
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l);
 uint64_t gp_vm_mmio_end(const struct gp_vm_layout *l, uint64_t memory);
 /* The guest PCI address of l->devs[i], as the guest's lspci shows it;
- * -ERANGE when its cell has more cards than its expander bus can number. */
+ * -ERANGE when its cell has more buses than its expander bus can number
+ * (a root port takes one, an emulated switch two and one a port). */
 #define GP_VM_PORTS_PER_CELL 15
 int gp_vm_guest_bdf(const struct gp_vm_layout *l, int i, char *out, size_t len);
 

@@ -419,6 +419,7 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, 
 	d->parent = -1;
 	read_config(h, &dir, d);
 	d->role = gp_dev_role(d, p);
+	d->nic_passed = p && gp_nic_passed(p, d);
 	read_link_fields(h, devs, &dir, d);
 	read_iommu_group(h, &dir, d);
 	read_numa_node(h, &dir, d);

@@ -83,6 +83,7 @@ argv lab-messy "$d/vm-lab1.ini" lab-vm1
 argv h200-2node tests/cli/profiles/vm-h200-2n.ini h200-2n
 argv h200x8 tests/cli/profiles/vm-h200x8.ini h200x8-vm
 argv mixed-vendor tests/cli/profiles/vm-mixed.ini mixed-vm
+argv roce-rails tests/cli/profiles/roce-pass.ini roce
 
 python3 - "$d" "$kvm" <<'PY'
 import json, re, sys
@@ -204,6 +205,25 @@ _, devs = devices("mixed-vm")
 assert devs["ua-gpu0"]["host"] == "0000:41:00.0" and devs["ua-gpu0"]["x-nv-gpudirect-clique"] == 0
 assert devs["ua-gpu1"]["host"] == "0000:42:00.0", devs["ua-gpu1"]
 assert "x-nv-gpudirect-clique" not in devs["ua-gpu1"], devs["ua-gpu1"]
+# [nic] passthrough: each RoCE port shares an emulated switch (x3130 upstream,
+# xio3130 downstream ports) with the GPU it shares a switch with on the host,
+# behind a root port of its node's expander bus
+_, devs = devices("roce")
+for gpu, nic, host_gpu, host_nic, node in (("ua-gpu0", "ua-gpuprov-nic0", "0000:43:00.0",
+                                             "0000:44:00.0", 0),
+                                            ("ua-gpu1", "ua-gpuprov-nic1", "0000:85:00.0",
+                                             "0000:86:00.0", 1)):
+    g, n = devs[gpu], devs[nic]
+    assert g["host"] == host_gpu and n["host"] == host_nic, (g, n)
+    assert "x-nv-gpudirect-clique" not in n, n
+    gd, nd = devs[g["bus"]], devs[n["bus"]]
+    assert gd["driver"] == nd["driver"] == "xio3130-downstream", (gd, nd)
+    assert gd["bus"] == nd["bus"] and gd["id"] != nd["id"], (gd, nd)
+    up = devs[gd["bus"]]
+    assert up["driver"] == "x3130-upstream", up
+    rp = devs[up["bus"]]
+    assert rp["driver"] == "pcie-root-port", rp
+    assert devs[rp["bus"]]["driver"] == "pxb-pcie" and devs[rp["bus"]]["numa_node"] == node
 print("libvirt accepts and means it")
 PY
 # the operator's template keeps its own disk, NIC and title

@@ -190,9 +190,83 @@ static void test_guest_addresses(void **state)
 	free(xml);
 	assert_int_equal(gp_nccl_topo_gpus("<domain/>", 9, ids, 16), -EINVAL);
 	assert_int_equal(gp_nccl_topo_gpus("<system", 7, ids, 16), -EINVAL);
-	/* a slot past the 15 an expander bus can number */
-	x.l.ports[x.l.devs[0].port].slot = GP_VM_PORTS_PER_CELL;
+	/* a bus past the 15 an expander bus can number */
+	x.l.ports[x.l.devs[0].port].bus = x.l.cells[0].bus_nr + 1 + GP_VM_PORTS_PER_CELL;
 	assert_int_equal(gp_vm_guest_bdf(&x.l, 0, bdf, sizeof(bdf)), -ERANGE);
+	gp_host_release(&x.h);
+}
+
+#define ROCE                                                                    \
+	"[gpus]\nmatch = 10de:2335 10de:20b5\ncount = 2\nsame_numa_node = no\n" \
+	"[vm]\nname = v\nvcpus = 8\nmemory = 8GiB\n"                            \
+	"[nic]\nmatch = 15b3:101d 15b3:1021\nmode = passthrough\n"
+
+/* [nic] passthrough: each port beside its GPU, under one emulated switch
+ * where the host has them under one, on its own root port where not. */
+static void test_roce(void **state)
+{
+	char bdf[GP_BDF_LEN];
+	struct run x;
+	int i;
+
+	(void)state;
+	layout(&x, "roce-rails", ROCE);
+	assert_int_equal(x.l.ndevs, 4);
+	assert_int_equal(x.l.ncells, 2);
+	/* in host order: GPU 43, NIC 44 (node 0), GPU 85, NIC 86 (node 1) */
+	assert_true(x.l.devs[1].nic && !x.l.devs[1].gpu);
+	assert_string_equal(x.l.devs[1].alias, "ua-gpuprov-nic0");
+	assert_string_equal(x.l.devs[3].alias, "ua-gpuprov-nic1");
+	assert_int_equal(x.l.devs[1].rail, 0);
+	assert_int_equal(x.l.devs[3].rail, 2);
+	assert_int_equal(x.l.devs[0].rail, -1);
+	for (i = 0; i < 4; i += 2) {
+		const struct gp_vm_port *g = &x.l.ports[x.l.devs[i].port];
+		const struct gp_vm_port *n = &x.l.ports[x.l.devs[i + 1].port];
+		const struct gp_vm_switch *s = &x.l.switches[g->sw];
+
+		assert_true(g->sw >= 0 && g->sw == n->sw);
+		assert_int_equal(g->cell, n->cell);
+		/* root port busNr + 1, upstream port's bus + 1, a bus per downstream port */
+		assert_int_equal(s->slot, 0);
+		assert_int_equal(s->up_bus, x.l.cells[g->cell].bus_nr + 1);
+		assert_int_equal(s->bus, s->up_bus + 1);
+		assert_int_equal(g->slot, 0);
+		assert_int_equal(n->slot, 1);
+		assert_int_equal(g->bus, s->bus + 1);
+		assert_int_equal(n->bus, s->bus + 2);
+	}
+	assert_int_equal(gp_vm_guest_bdf(&x.l, 1, bdf, sizeof(bdf)), 0);
+	assert_string_equal(bdf, "0000:f4:00.0");
+	/* both BARs of a cell in the switch's one window: 256 GiB + 32 MiB + 32 MiB */
+	assert_true(x.l.bar64_total ==
+		    2 * (256 * GIB + (32ull << 20)) + (32ull << 20) + (64ull << 20));
+	gp_host_release(&x.h);
+	/* no shared switch (the ConnectX on its own root port): root ports only,
+	 * the card's two ports on one; each port serves a GPU of its own */
+	layout(&x, "r5350-ready", ROCE);
+	assert_int_equal(x.l.ndevs, 4);
+	for (i = 0; i < x.l.nports; i++)
+		assert_int_equal(x.l.ports[i].sw, -1);
+	assert_int_equal(x.l.devs[0].port, x.l.devs[1].port);
+	assert_int_equal(x.l.devs[0].rail, 2);
+	assert_int_equal(x.l.devs[1].rail, 3);
+	gp_host_release(&x.h);
+	/* a host switch of two GPUs and a NIC: all three behind one emulated switch */
+	layout(&x, "nccl-switch", ROCE);
+	for (i = 0; i < x.l.ndevs; i++)
+		if (!strcmp(x.h.devs[x.l.devs[i].dev].bdf, "0000:45:00.0"))
+			break;
+	assert_true(i >= 2 && i < x.l.ndevs && x.l.devs[i].nic);
+	assert_int_equal(x.l.ports[x.l.devs[i].port].sw, x.l.ports[x.l.devs[i - 1].port].sw);
+	assert_int_equal(x.l.ports[x.l.devs[i].port].sw, x.l.ports[x.l.devs[i - 2].port].sw);
+	gp_host_release(&x.h);
+	/* without [nic], the same host keeps a root port per card */
+	layout(&x, "roce-rails",
+	       "[gpus]\nmatch = 10de:2335\ncount = 2\nsame_numa_node = no\n"
+	       "[vm]\nname = v\nvcpus = 8\nmemory = 8GiB\n");
+	assert_int_equal(x.l.ndevs, 2);
+	assert_int_equal(x.l.nswitches, 0);
 	gp_host_release(&x.h);
 }
 
@@ -600,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_h200_nodes),
 		cmocka_unit_test(test_h200x8),
 		cmocka_unit_test(test_guest_addresses),
+		cmocka_unit_test(test_roce),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_cards),
 		cmocka_unit_test(test_checks),
