@@ -15,6 +15,7 @@
 #include "core/check_gpu.h"
 #include "core/check_health.h"
 #include "core/check_host.h"
+#include "core/check_nic.h"
 #include "core/check_p2p.h"
 #include "core/check_persist.h"
 #include "core/check_server.h"
@@ -48,6 +49,7 @@ static const struct gp_check_family {
 	{ "boot", gp_check_boot, NULL }, /* after vfio.*: the module and its ids= */
 	{ "vm", gp_check_vm, NULL },
 	{ "bond", gp_check_bond, NULL },
+	{ "nic", gp_check_nic, NULL },
 	{ "persist", gp_check_persist, NULL }, /* where apply writes: after what it writes */
 };
 

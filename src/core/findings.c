@@ -76,6 +76,11 @@ const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT] = {
 	F(GP_F_FABRIC_MANAGER, "fabric.manager", GP_GROUP_VFIO | GP_GROUP_VM),
 	F(GP_F_FABRIC_VERSION, "fabric.version", GP_GROUP_VFIO | GP_GROUP_VM),
 	F(GP_F_BOOT_CLAIM, "boot.claim", 0), /* apply's persist.vfio is what settles it */
+	F(GP_F_NIC_RAIL, "nic.rail", GP_GROUP_VFIO),
+	F(GP_F_NIC_ATS, "nic.ats", GP_GROUP_VM),
+	F(GP_F_NIC_ACS, "nic.acs", GP_GROUP_VM),
+	F(GP_F_KERNEL_NOATS, "kernel.noats", GP_GROUP_VM),
+	F(GP_F_NIC_SRIOV_LAG, "nic.sriov_lag", GP_GROUP_VFIO),
 };
 
 const struct gp_finding_kind *gp_finding_kind(const char *id)

@@ -22,6 +22,7 @@ void gp_dev_init(struct gp_dev *d)
 	d->numa_node = -1;
 	d->iommu_group = -1;
 	d->boot_vga = -1;
+	d->ats = -1;
 }
 
 int gp_dev_cmp(const void *a, const void *b)
@@ -97,9 +98,14 @@ enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p)
 
 bool gp_nic_passed(const struct gp_profile *p, const struct gp_dev *d)
 {
+	return p->nic.mode == GP_NIC_PASSTHROUGH && gp_nic_matches(p, d);
+}
+
+bool gp_nic_matches(const struct gp_profile *p, const struct gp_dev *d)
+{
 	int i;
 
-	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH || gp_dev_role(d, p) != GP_ROLE_NIC)
+	if (!p->has_nic || gp_dev_role(d, p) != GP_ROLE_NIC)
 		return false;
 	for (i = 0; i < p->nic.nmatch; i++) {
 		const struct gp_match *m = &p->nic.match[i];

@@ -139,6 +139,7 @@ struct gp_cfg {
 	bool has_acs;
 	uint16_t acs_cap, acs_ctrl;
 	int acs_pos; /* offset of the ACS capability, 0 when absent */
+	int ats;     /* the ATS capability: 1 enabled, 0 present and off, -1 absent */
 	struct gp_cap caps[GP_MAX_CAPS];
 	int ncaps;
 };
@@ -159,6 +160,7 @@ struct gp_dev {
 	uint16_t vendor, device, svendor, sdevice;
 	uint16_t class; /* base class << 8 | subclass */
 	uint16_t acs_ctrl;
+	int ats; /* ATS: 1 enabled, 0 present and off, -1 absent or not read (config_short) */
 	const char *driver;
 	const char *slot; /* physical slot name, "" when none */
 	const char *rc;	  /* host bridge, e.g. "pci0000:40" */

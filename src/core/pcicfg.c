@@ -31,6 +31,7 @@
 #define EXP_LNKSTA	    0x12
 #define EXT_CAP_START	    0x100
 #define EXT_CAP_ID_ACS	    0x0d
+#define EXT_CAP_ID_ATS	    0x0f
 
 /* Kernel IORESOURCE_* flags as printed in the resource file. */
 #define IORESOURCE_IO	    0x00000100
@@ -187,7 +188,7 @@ static size_t find_ext_cap(const uint8_t *b, size_t len, unsigned id)
 
 int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
 {
-	size_t exp, acs;
+	size_t exp, acs, ats;
 
 	memset(out, 0, sizeof(*out));
 	out->pcie_type = GP_PCIE_NONE;
@@ -221,6 +222,11 @@ int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
 		out->link.width = (lnksta >> 4) & 0x3f;
 	}
 	out->ncaps = list_caps(buf, len, out->caps, GP_MAX_CAPS);
+	/* ATS (PCIe base spec 7.8.3): control at +6, bit 15 Enable */
+	out->ats = -1;
+	ats = find_ext_cap(buf, len, EXT_CAP_ID_ATS);
+	if (ats && ats + 8 <= len)
+		out->ats = (rd16(buf, len, ats + 6) >> 15) & 1;
 	acs = find_ext_cap(buf, len, EXT_CAP_ID_ACS);
 	if (acs && acs + 8 <= len) {
 		out->has_acs = true;

@@ -359,8 +359,10 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	}
 	/* what a lost device answers to every read: the sysfs files above are the kernel's cache */
 	d->config_dead = cfg[0] == 0xff && cfg[1] == 0xff;
-	/* extended space only where ACS matters: bridges between GPUs */
-	if (len == 256 && (cfg[0x0e] & 0x7f) == 1 && cfg_read(h, d, fd, cfg + 256, 3840, 256))
+	/* extended space only where ACS or ATS matters: bridges between GPUs,
+	 * and NICs ([nic]'s GPUDirect RDMA through a switch) */
+	if (len == 256 && ((cfg[0x0e] & 0x7f) == 1 || cfg[0x0b] == 0x02) &&
+	    cfg_read(h, d, fd, cfg + 256, 3840, 256))
 		len = sizeof(cfg);
 	close(fd);
 	if (gp_cfg_parse(cfg, len, &c))
@@ -371,6 +373,7 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	d->link = c.link;
 	d->has_acs = c.has_acs;
 	d->acs_ctrl = c.acs_ctrl;
+	d->ats = c.ats;
 	d->is_bridge = c.header_type == 1;
 	d->caps = gp_pool_bytes(&h->strs, c.caps, (size_t)c.ncaps * sizeof(*c.caps));
 	d->ncaps = c.ncaps;

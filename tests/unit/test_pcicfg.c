@@ -54,6 +54,19 @@ static void test_cfg_bridge(void **state)
 	assert_true(c.has_acs);
 	assert_int_equal(c.acs_pos, 0x150);
 	assert_int_equal(c.acs_ctrl, 0x1d);
+	assert_int_equal(c.ats, -1); /* no ATS capability */
+	/* ATS after ACS: present and off, then enabled (control bit 15) */
+	put32(b, 0x150, 0x000d | (1 << 16) | (0x160 << 20));
+	put32(b, 0x160, 0x000f | (1 << 16));
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_int_equal(c.ats, 0);
+	put16(b, 0x166, 0x8000);
+	assert_int_equal(gp_cfg_parse(b, sizeof(b), &c), 0);
+	assert_int_equal(c.ats, 1);
+	assert_true(c.has_acs);
+	/* cut before its control register: not read */
+	assert_int_equal(gp_cfg_parse(b, 0x164, &c), 0);
+	assert_int_equal(c.ats, -1);
 }
 
 /* The standard list in order, MSI's length from its flags, MSI-X 12 bytes. */
