@@ -155,6 +155,8 @@ void gp_ctx_trust_finding(const struct gp_ctx *ctx, struct gp_report *r);
 
 /* Writes a command's document to -o FILE (with mode) or stdout; exit status on failure. */
 int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode);
+/* text into the file path, as -o writes one (a command writing several files) */
+int gp_ctx_write(const char *path, const char *text, size_t len, mode_t mode);
 /* The same, refusing to replace an existing -o FILE unless --force (then kept as FILE.bak). */
 int gp_ctx_output_new(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode);
 

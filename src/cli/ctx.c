@@ -197,6 +197,11 @@ static int output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t
 	return 0;
 }
 
+int gp_ctx_write(const char *path, const char *text, size_t len, mode_t mode)
+{
+	return output_file(path, text, len, mode, KEEP_NONE);
+}
+
 int gp_ctx_output(const struct gp_ctx *ctx, const char *text, size_t len, mode_t mode)
 {
 	return output(ctx, text, len, mode, KEEP_NONE);

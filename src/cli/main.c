@@ -25,21 +25,22 @@
  * The commands, one line each, in --help's order: C(NAME) is the descriptor
  * gp_cmd_NAME that its cmd_*.c exports (a '-' of the command's name is '_').
  */
-#define COMMANDS(C)  \
-	C(scan)      \
-	C(topo)      \
-	C(check)     \
-	C(plan)      \
-	C(apply)     \
-	C(rollback)  \
-	C(confirm)   \
-	C(bond)      \
-	C(domxml)    \
-	C(snapshot)  \
-	C(profile)   \
-	C(report)    \
-	C(nccl_topo) \
-	C(verify)    \
+#define COMMANDS(C)     \
+	C(scan)         \
+	C(topo)         \
+	C(check)        \
+	C(plan)         \
+	C(apply)        \
+	C(rollback)     \
+	C(confirm)      \
+	C(bond)         \
+	C(domxml)       \
+	C(snapshot)     \
+	C(profile)      \
+	C(report)       \
+	C(nccl_topo)    \
+	C(guest_config) \
+	C(verify)       \
 	C(help)
 
 #define DECLARE(name) extern const struct gp_cmd gp_cmd_##name;

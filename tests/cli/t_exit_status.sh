@@ -99,6 +99,7 @@ trig 4 report -r "$H" -p "$P" -o "$d/report.txt" report
 trig 0 nccl-topo -r "$H" -p "$P" nccl-topo
 trig 0 nccl-topo -r "$H" --this-host nccl-topo
 trig 3 nccl-topo -r build/hosts/nonexistent -p "$P" nccl-topo
+trig 3 guest-config -r build/hosts/nonexistent -p tests/cli/profiles/roce-pass.ini guest-config
 trig 4 nccl-topo -r "$H" nccl-topo
 trig 3 verify verify --quick
 trig 4 verify --size 1 verify

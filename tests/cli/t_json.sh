@@ -62,6 +62,7 @@ one 0 --json -r "$H" -p "$P" check
 one 1 --json -r "$H" -p "$P" plan
 one 1 --json -r "$H" -p "$P" report
 one 0 --json -r "$H" -p "$P" nccl-topo
+one 0 --json -r "$H" -p tests/cli/profiles/roce-pass.ini guest-config
 one 0 --json profile validate "$P"
 one 0 --json -r "$H" -o "/tmp/gp-json.$$.tgz" snapshot
 one 0 --json help
