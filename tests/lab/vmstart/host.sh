@@ -95,7 +95,8 @@ if [ -e /lab-guest-stage ]; then
 	virsh -q -c "$URI" resume lab-vm >/dev/null 2>&1
 	say "resumed: $(st)"
 	i=0
-	while [ $i -lt $TIMEOUT ] && ! grep -q GPUPROV-GUEST-END $W/console.log 2>/dev/null; do
+	end=$(($(date +%s) + TIMEOUT))
+	while [ "$(date +%s)" -lt $end ] && ! grep -q GPUPROV-GUEST-END $W/console.log 2>/dev/null; do
 		sleep 2
 		i=$((i + 2))
 		[ $((i % 60)) -ne 0 ] || say "the guest: $(st), $(wc -c <$W/console.log 2>/dev/null) bytes of console"
