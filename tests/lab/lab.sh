@@ -122,7 +122,7 @@ initramfs() {
 	echo "$TOP" >"$ROOTFS/lab-top"
 	echo "$CACHE" >"$ROOTFS/lab-cache"
 	# vmstart's nested guest run (tests/lab/vmstart/host.sh), when asked for
-	[ -z "${GP_LAB_VMSTART_GUEST:-}" ] || : >"$ROOTFS/lab-guest-stage"
+	[ -z "${GP_LAB_VMSTART_GUEST:-}" ] || echo "$BOOT_TIMEOUT" >"$ROOTFS/lab-guest-stage"
 	cp "$LAB/scenarios/$topo.sh" "$ROOTFS/scenario.sh"
 	cp "$LAB/init" "$ROOTFS/init"
 	chmod +x "$ROOTFS/init"

@@ -92,6 +92,8 @@ for d in $DEVS; do t_ok "... and $d stays on vfio-pci" test "$(drv $d)" = vfio-p
 # an idle machine, far more on a loaded one; only with GP_LAB_VMSTART_GUEST=1
 # (lab.sh leaves /lab-guest-stage) until it fits the suite's time.
 if [ -e /lab-guest-stage ]; then
+	# lab.sh's GP_LAB_TIMEOUT, which this host's environment does not carry
+	TIMEOUT=$(($(cat /lab-guest-stage) * 3))
 	virsh -q -c "$URI" resume lab-vm >/dev/null 2>&1
 	say "resumed: $(st)"
 	i=0
