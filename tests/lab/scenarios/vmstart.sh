@@ -25,5 +25,5 @@ mkdir -p /h/lib/modules && mount --bind /lib/modules /h/lib/modules
 mkdir -p /h/out && mount --bind /out /h/out
 cp /tap.sh /h/tmp/tap.sh
 cp /lab-cache /h/lab-cache-path
-[ ! -e /lab-guest-stage ] || touch /h/lab-guest-stage
+[ ! -e /lab-guest-stage ] || cp /lab-guest-stage /h/lab-guest-stage
 chroot /h /bin/sh "$TOP/tests/lab/vmstart/host.sh" "$TOP"
