@@ -1,5 +1,5 @@
 #!/bin/sh
-# check's text puts what needs the reader first (issue 20, item 7): failures,
+# check's text puts what needs the reader first: failures,
 # then warnings, then one line counting them and the ok findings; -v lists
 # each ok finding after the warnings.  Every finding of the JSON document is
 # in the -v text, with its id and subject, and the count line agrees.

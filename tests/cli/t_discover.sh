@@ -8,7 +8,7 @@ $G profile validate "$d/p.ini" >/dev/null
 grep -q '^match = 10de:20b5$' "$d/p.ini"
 ! grep -q 1a03 "$d/p.ini"
 $G -v -r build/hosts/r5350-ready -p "$d/p.ini" check >"$d/check" 2>/dev/null
-# a complete skeleton (issue 20, item 4): a [vm] the host passes (vm.* all ok),
+# a complete skeleton: a [vm] the host passes (vm.* all ok),
 # and the RoCE ports it found with their NUMA node for a [bond] left commented
 grep -q '^\[vm\]$' "$d/p.ini" && grep -q '^ok    vm.memory' "$d/check" && grep -q '^ok    vm.vcpus' "$d/check"
 grep -q '^;   ens1f0np0  0000:01:00.0  NUMA node 0  mlx5_core' "$d/p.ini"

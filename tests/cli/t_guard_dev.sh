@@ -3,7 +3,7 @@
 # numa_node, config) must lead where the safe reader's lookup does (gpuprov(8),
 # --root).  A device named as libpci's numbers print it is guarded where it is
 # read, on the directory already opened: no second lookup of its whole path
-# (issue 15: two resolutions of ROOT/sys/bus/pci/devices/BDF per device were
+# (two resolutions of ROOT/sys/bus/pci/devices/BDF per device were
 # a quarter of a -r scan).  Any other entry is guarded before libpci runs.
 # As uid 65534 too, where the ownership walk does not apply.
 set -u

@@ -1,6 +1,6 @@
 #!/bin/sh
 # What a host load asks once per kind, not once per device or process
-# (issue 15), seen in strace's lookups:
+# seen in strace's lookups:
 #  - the vfio driver of a GPU's functions: libkmod's variant lookup once per
 #    modalias, /sys/module/<module> and the walk of the PCI drivers once per
 #    module (many-gpus: 35 functions in GPU groups, 4 models, one module);

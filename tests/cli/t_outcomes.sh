@@ -1,6 +1,6 @@
 #!/bin/sh
 # apply's and rollback's outcomes are told apart by exit status and message
-# (issue 20, item 2), for real on this machine (root) with --only vm steps
+# for real on this machine (root) with --only vm steps
 # against libvirt's in-process QEMU driver (qemu:///embed):
 #  - not root: a usage error, exit 4 (not 3, "host unreadable");
 #  - a step fails and every change is undone: exit 6, "failed and rolled back";

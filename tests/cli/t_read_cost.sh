@@ -1,5 +1,5 @@
 #!/bin/sh
-# What reading one PCI function costs the safe reader (issue 15), counted
+# What reading one PCI function costs the safe reader, counted
 # with strace -y, which names each descriptor's file.  In a directory nobody
 # but root may change, each attribute is looked up once by fstatat (type
 # check) and opened once, never reopened through /proc/self/fd, and a
@@ -50,7 +50,7 @@ n=$(grep -E ' read\(' "$d/dev" | grep -c ' = 0$')
 [ "$n" -eq 0 ] || fail "$n reads to see the end of a file whose size was known"
 # all of it, the libpci guard of -r and the iommu_group link included
 n=$(wc -l <"$d/dev")
-[ "$n" -le 38 ] || fail "$n syscalls for $bdf, more than 38 (main before issue 15: 70; 8c8b5c7: 44)"
+[ "$n" -le 38 ] || fail "$n syscalls for $bdf, more than 38 (70 before the reader worked in each device's directory; 44 after)"
 
 # the live host's sysfs: the first device's vendor, opened at once from its
 # directory, itself opened from the devices directory

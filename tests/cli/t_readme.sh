@@ -1,5 +1,5 @@
 #!/bin/sh
-# README's runbook (issue 20, item 5) covers a real host from install to
+# README's runbook covers a real host from install to
 # recovery, in order, and every gpuprov option it uses exists (cmd.h's table).
 set -eu
 . "$(dirname "$0")/lib.sh"

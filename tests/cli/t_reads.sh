@@ -2,7 +2,7 @@
 # What the read commands open (strace): scan and topo read the topology
 # only, not the sockets, the packages, the modprobe files and the processes
 # check weighs (on a live host QEMU's version alone runs a program); none
-# of them opens a file of the tree twice (issue 15).
+# of them opens a file of the tree twice.
 set -u
 . "$(dirname "$0")/lib.sh"
 tree=build/hosts/r5350-ready

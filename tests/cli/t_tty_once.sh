@@ -1,5 +1,5 @@
 #!/bin/sh
-# The terminal is asked about once per stream, not once per line (issue 15):
+# The terminal is asked about once per stream, not once per line:
 # whether stdout is a terminal (colour, line buffering) and how wide it is
 # (gp_wrap) are answered when the streams are set up.  A scan of 125 lines
 # and a check of 139 once made an ioctl (isatty's TCGETS) per row, finding

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The VM preflight on this machine (issue 20, item 3): libvirt that cannot be
+# The VM preflight on this machine: libvirt that cannot be
 # reached is said plainly by check (vm.libvirt, a warning with libvirt's own
 # reason), without -v, and plan shows that reason for domain.define's
 # "unknown".  An SSH URI to a closed local port fails at once, here and on

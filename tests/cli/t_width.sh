@@ -1,5 +1,5 @@
 #!/bin/sh
-# Text output fits 80 columns (issue 20, item 7; gpuprov(8), Text layout): no
+# Text output fits 80 columns (gpuprov(8), Text layout): no
 # line of a text golden in tests/cli/expected is wider, tabs expanded as a
 # terminal does.  Not text, so not wrapped: --json documents, domxml's XML,
 # and nccl-topo's and guest-config's files (NCCL's XML, one element a line).
@@ -7,7 +7,7 @@
 # rows of topo's tab-separated matrix (nvidia-smi's layout, wider with more
 # than five GPUs and NICs), and messages on stderr (one line each, for logs
 # and greps).  And scan's table cells start under their headings.  help's
-# text is item 8's (issue 20), not checked here.
+# text is not checked here.
 set -eu
 . "$(dirname "$0")/lib.sh"
 

@@ -493,7 +493,7 @@ static void test_bond(void **state)
 	done(&x);
 }
 
-/* Facts that cannot be read are failures, never a default (issue 10, item 6). */
+/* Facts that cannot be read are failures, never a default. */
 static void test_unreadable(void **state)
 {
 	struct run x;
@@ -511,7 +511,7 @@ static void test_unreadable(void **state)
 	done(&x);
 }
 
-/* companions = bind refuses what the host lives on (issue 10, item 3). */
+/* companions = bind refuses what the host lives on. */
 static void test_companions(void **state)
 {
 	struct run x;
@@ -541,7 +541,7 @@ static void test_companions(void **state)
 	done(&x);
 }
 
-/* A port of a bridge or of another bond is refused (issue 10, item 4). */
+/* A port of a bridge or of another bond is refused. */
 static void test_ports_taken(void **state)
 {
 	struct run x;

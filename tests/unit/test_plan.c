@@ -114,7 +114,7 @@ static void test_blocked(void **state)
 	assert_true(blocked_by(&x.plan, "iommu.group_shared 0000:42:00.0"));
 	assert_true(blocked_by(&x.plan, "iommu.group_shared 0000:44:00.0"));
 	done(&x);
-	/* every failed finding blocks, whichever check it is (issue 20, item 1) */
+	/* every failed finding blocks, whichever check it is */
 	plan_for(&x, "numa-split", A100, ALL);
 	assert_int_equal(x.plan.nblockers, 2);
 	assert_non_null(strstr(x.plan.blockers[0], "gpu.numa_split gpus"));

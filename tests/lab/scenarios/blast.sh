@@ -1,4 +1,4 @@
-# Blast radius (issue 10 items 3 and 4), on a real kernel: what the host lives
+# Blast radius, on a real kernel: what the host lives
 # on is never unbound, and bond ports that belong elsewhere are refused.
 . /tap.sh
 P=/etc/gpuprov/lab-blast.ini
