@@ -216,7 +216,8 @@ static bool wanted(const struct gp_dev *d)
 	       (d->vfio_driver[0] && !strcmp(d->driver, d->vfio_driver));
 }
 
-static void read_claims(struct gp_host *h, struct gp_boot_dev *b, const char *builtins)
+static void read_claims(struct gp_host *h, struct kmod_ctx *ctx, struct gp_boot_dev *b,
+			const char *builtins)
 {
 	const struct gp_dev *d = &h->devs[b->dev];
 	char alias[GP_DEV_MODALIAS_LEN];
@@ -224,10 +225,7 @@ static void read_claims(struct gp_host *h, struct gp_boot_dev *b, const char *bu
 	const char *vfio = d->vfio_module[0] ? d->vfio_module : "vfio_pci";
 
 	modalias_of(d, alias, sizeof(alias));
-	b->nclaim = -1;
-	if (h->boot_release[0])
-		b->nclaim = gp_kmod_claimants(h->root, h->boot_release, alias, vfio, b->claim,
-					      GP_CLAIM_MODS);
+	b->nclaim = gp_kmod_claimants(ctx, alias, vfio, b->claim, GP_CLAIM_MODS);
 	for (i = 0; i < b->nclaim; i++)
 		b->claim[i].builtin = builtin(builtins, b->claim[i].module);
 	b->ids = ids_name(h->boot_ids, d);
@@ -237,6 +235,8 @@ void gp_read_boot(struct gp_host *h)
 {
 	char path[PATH_LEN], ids[256] = "", *builtins = NULL;
 	size_t i, n = strlen(h->boot_ids);
+	struct kmod_ctx *ctx = NULL;
+	bool opened = false;
 
 	cmdline_ids(h->boot_cmdline, ids, sizeof(ids));
 	if (ids[0]) {
@@ -262,7 +262,12 @@ void gp_read_boot(struct gp_host *h)
 		b = &h->boot_devs[h->nboot_devs++];
 		memset(b, 0, sizeof(*b));
 		b->dev = (int)i;
-		read_claims(h, b, builtins);
+		/* one libkmod context for every device: it reads the indexes once */
+		if (!opened && h->boot_release[0])
+			ctx = gp_kmod_open(h->root, h->boot_release);
+		opened = true;
+		read_claims(h, ctx, b, builtins);
 	}
+	gp_kmod_close(ctx);
 	free(builtins);
 }

@@ -231,10 +231,20 @@ static void describe(struct kmod_module *m, struct kmod_list *allowed, const cha
 	kmod_module_unref_list(post);
 }
 
-int gp_kmod_claimants(const char *root, const char *release, const char *modalias,
-		      const char *vfio_module, struct gp_claimant *out, int max)
+struct kmod_ctx *gp_kmod_open(const char *root, const char *release)
 {
-	struct kmod_ctx *ctx = kmod_open(root, release);
+	return kmod_open(root, release);
+}
+
+void gp_kmod_close(struct kmod_ctx *ctx)
+{
+	if (ctx)
+		kmod_unref(ctx);
+}
+
+int gp_kmod_claimants(struct kmod_ctx *ctx, const char *modalias, const char *vfio_module,
+		      struct gp_claimant *out, int max)
+{
 	struct kmod_list *list = NULL, *allowed = NULL, *l;
 	int n = 0;
 
@@ -243,7 +253,6 @@ int gp_kmod_claimants(const char *root, const char *release, const char *modalia
 	if (kmod_module_new_from_lookup(ctx, modalias, &list) < 0 ||
 	    kmod_module_apply_filter(ctx, KMOD_FILTER_BLACKLIST, list, &allowed) < 0) {
 		kmod_module_unref_list(list);
-		kmod_unref(ctx);
 		return -1;
 	}
 	kmod_list_foreach (l, list) {
@@ -255,7 +264,6 @@ int gp_kmod_claimants(const char *root, const char *release, const char *modalia
 	}
 	kmod_module_unref_list(allowed);
 	kmod_module_unref_list(list);
-	kmod_unref(ctx);
 	return n;
 }
 

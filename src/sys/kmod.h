@@ -20,14 +20,21 @@ void gp_vfio_variant(const char *root, const char *release, const char *modalias
 		     size_t len);
 void gp_vfio_driver_of(const char *module, char *driver, size_t len);
 /*
- * The modules whose alias matches modalias in release's modules.alias (or an
- * alias line of modprobe.d), at most max, with what modprobe.d says of each
- * (blacklisted, disabled by an install command, softdep pre: vfio_module);
- * builtin is the caller's.  The count, or -1 when libkmod cannot read that
- * kernel under root.
+ * A context on release's modules under root (its tree guarded as above), for
+ * every device's lookup: one per host, not one per device.  NULL when
+ * libkmod cannot read that kernel under root.
  */
-int gp_kmod_claimants(const char *root, const char *release, const char *modalias,
-		      const char *vfio_module, struct gp_claimant *out, int max);
+struct kmod_ctx *gp_kmod_open(const char *root, const char *release);
+void gp_kmod_close(struct kmod_ctx *ctx);
+/*
+ * The modules whose alias matches modalias in the context's modules.alias
+ * (or an alias line of modprobe.d), at most max, with what modprobe.d says
+ * of each (blacklisted, disabled by an install command, softdep pre:
+ * vfio_module); builtin is the caller's.  The count, or -1 without a
+ * context or when the lookup fails.
+ */
+int gp_kmod_claimants(struct kmod_ctx *ctx, const char *modalias, const char *vfio_module,
+		      struct gp_claimant *out, int max);
 /* a context on the running kernel, for the actuators; NULL when out of memory */
 struct kmod_ctx *gp_kmod_live(void);
 

@@ -24,8 +24,10 @@ n=$(count '"/sys/module/vfio_pci"')
 [ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "many-gpus: /sys/module/vfio_pci looked up $n times"
 n=$(count '"/sys/bus/pci/drivers"')
 [ "$n" -eq 1 ] || fail "many-gpus: the PCI drivers walked $n times, want 1"
+# a fixed few per reader of the kernel's modules (the vfio module's, boot.claim's
+# next kernel), never one per function: 35 functions would be 35 or more
 n=$(count '/lib/modules/')
-[ "$n" -le 20 ] || fail "many-gpus: $n lookups under /lib/modules (a libkmod context per function?)"
+[ "$n" -le 24 ] || fail "many-gpus: $n lookups under /lib/modules (a libkmod context per function?)"
 grep -q "^check against" "$d/out" || fail "many-gpus: no check: $(head -5 "$d/out")"
 
 trace in-use
