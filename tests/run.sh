@@ -97,7 +97,7 @@ for f in build/fuzz/fuzz_*; do
 done
 
 echo "scripts: $(($(date +%s) - T_START)) s; slowest: $(sort -rn "$TIMES" | head -6 |
-	awk '{printf "%s%s %d s", NR > 1 ? ", " : "", $2, $1}')"
+	awk '{printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1}')"
 
 # ---- the lab's result (started above) ----
 if [ -n "$LAB_PID" ]; then

@@ -228,7 +228,9 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 		       nv_ceiling(h, &it[i], &it[j]));
 		if (!gp_bw_expect_nvlink_pair(h, it[i].dev, it[j].dev, &e))
 			printf(" / %.1f", e.gbps);
-		printf(" GB/s; PCIe %s  ", gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
+		/* the PCIe path beside it on a line of its own: 80 columns */
+		printf(" GB/s;\n\t      PCIe %s  ",
+		       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
 	}
 	if (!hop.width) {
 		gp_ob_str(&o, "link unknown\n");
@@ -246,7 +248,7 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 	gp_ob_str(&o, " GB/s");
 	if (gp_hop_trained_lower(&hop)) {
 		gp_ob_flush(&o);
-		printf("  (trained at %g GT/s x%d now)", hop.cur_speed, hop.cur_width);
+		printf("  (now %g GT/s x%d)", hop.cur_speed, hop.cur_width);
 	}
 	gp_ob_char(&o, '\n');
 	gp_ob_flush(&o);
@@ -305,8 +307,7 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 		printf("  %-5s %s  %04x:%04x  %s%s%s\n", it[i].label, d->bdf, d->vendor, d->device,
 		       link, it[i].ifname ? "  " : "", it[i].ifname ? gp_tv(it[i].ifname) : "");
 	}
-	printf("\nPaths (slowest hop as both ends support it; P2P ceiling / expected, per "
-	       "direction):\n");
+	printf("\nPaths (slowest hop both ends support; P2P ceiling / expected, one way):\n");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			path_line(h, it, i, j, &words);

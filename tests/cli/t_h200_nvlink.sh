@@ -33,7 +33,7 @@ assert smi['GPU0'][1] == 'NV18'
 PY
 grep -q '^NVLink: remembered, as NVML saw it at 2026-11-30T21:18:30Z' "$d/topo"
 grep -q '^  NV#  = Connection traversing a bonded set of # NVLinks$' "$d/topo"
-grep -q "^  GPU0-GPU1	NV18  18 NVLinks  478.1 / 380.0 GB/s; PCIe PHB" "$d/topo"
+grep -A1 "^  GPU0-GPU1	NV18  18 NVLinks  478.1 / 380.0 GB/s;$" "$d/topo" | grep -q "^	      PCIe PHB"
 "$G" -r $H --json topo | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
