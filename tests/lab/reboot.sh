@@ -54,6 +54,15 @@ echo bonding >"$ROOT/etc/modules-load.d/gpuprov-lab.conf"
 cp "$R/gpuprov-lab.service" "$U/"
 ln -s /etc/systemd/system/gpuprov-lab.service "$U/multi-user.target.wants/"
 
+# ---- fabric.mask: a stand-in for NVIDIA Fabric Manager (guest.sh's fabric block) ----
+# Its unit where the nvidia-fabricmanager package puts it, enabled by the
+# wants link `systemctl enable` makes; its process named as the real daemon
+# (a copy of the guest's sleep).
+cp "$ROOT/usr/bin/sleep" "$ROOT/usr/bin/nv-fabricmanager"
+cp "$R/nvidia-fabricmanager.service" "$ROOT/usr/lib/systemd/system/"
+ln -s /lib/systemd/system/nvidia-fabricmanager.service "$U/multi-user.target.wants/"
+# ---- end of fabric.mask's stand-in ----
+
 # ---- gpuprov, as `make install` puts it, with the libraries it was built with ----
 cp "$TOP/build/gpuprov" "$ROOT/usr/local/sbin/gpuprov"
 ldd "$TOP/build/gpuprov" | awk '/=>/ { print $3 }' | while read -r lib; do
@@ -61,7 +70,8 @@ ldd "$TOP/build/gpuprov" | awk '/=>/ { print $3 }' | while read -r lib; do
 done
 mkdir -p "$ROOT/usr/local/share/gpuprov/templates" "$ROOT/usr/local/share/gpuprov-lab"
 cp "$TOP"/templates/* "$ROOT/usr/local/share/gpuprov/templates/"
-cp "$LAB/tap.sh" "$R/guest.sh" "$LAB/profiles/lab-reboot.ini" "$ROOT/usr/local/share/gpuprov-lab/"
+cp "$LAB/tap.sh" "$R/guest.sh" "$LAB/profiles/lab-reboot.ini" "$LAB/profiles/lab-fabric.ini" \
+	"$ROOT/usr/local/share/gpuprov-lab/"
 
 # ---- the disk, made without mounting anything ----
 mkfs.ext4 -q -F -L gpuprov-lab -d "$ROOT" "$W/disk.img" 1G >/dev/null

@@ -80,6 +80,107 @@ boot_times() {
 	echo "boot$boot $(cat $S/initramfs-uptime) $((mu / 1000)) $(secs)" >>/out/boot-times
 }
 
+# ==== fabric.mask: NVIDIA Fabric Manager stopped and disabled for real ====
+# A stand-in nvidia-fabricmanager.service (tests/lab/reboot.sh: a real unit
+# in /lib/systemd/system, enabled by its multi-user.target wants link, its
+# process /usr/bin/nv-fabricmanager, a copy of sleep) runs from boot 1.
+# gpuprov plans fabric.mask only on a host whose PCI tree shows an NVSwitch,
+# and QEMU 7.2 cannot give an emulated device NVIDIA's IDs, so one thing is
+# staged: in a private mount namespace (unshare -m), the vendor, device and
+# class files of the scenario's three real functions are bind-mounted over
+# with an HGX H200 board's values (both e1000e 10de:2335 class 0x030200, the
+# pci-testdev 10de:22a3 class 0x068000).  Their config space, modalias,
+# driver, IOMMU group and the unit are the real ones; `plan` and `apply` of
+# lab-fabric.ini run inside that namespace, the rollback outside it.  The
+# board shows 2 of 8 GPUs and 1 of 4 switches, so apply accepts
+# fabric.partial (the step under test does not depend on the board's size).
+#   boot 1: after the main apply, fabric.mask alone is planned, applied:
+#           the unit stopped, its wants link gone, the journal holding both
+#   boot 2: the unit stayed off; rollback of that run (the newest) starts
+#           and enables it again
+#   boot 3: systemd started it at boot again
+F=$L/lab-fabric.ini
+FM=nvidia-fabricmanager.service
+FM_WANTS=/etc/systemd/system/multi-user.target.wants/$FM
+# gpuprov CMD... in the namespace where the three functions read as an HGX board
+staged() {
+	unshare -m sh -c '
+		set -e
+		ids() {
+			mkdir -p /run/gpuprov-lab-ids/$1
+			echo $2 >/run/gpuprov-lab-ids/$1/vendor
+			echo $3 >/run/gpuprov-lab-ids/$1/device
+			echo $4 >/run/gpuprov-lab-ids/$1/class
+			for f in vendor device class; do
+				mount --bind /run/gpuprov-lab-ids/$1/$f /sys/bus/pci/devices/$1/$f
+			done
+		}
+		ids '$E1' 0x10de 0x2335 0x030200
+		ids '$E2' 0x10de 0x2335 0x030200
+		ids '$TD' 0x10de 0x22a3 0x068000
+		exec gpuprov "$@"' sh "$@"
+}
+# the PIDs of processes named as Fabric Manager's (/proc/PID/comm keeps 15 characters)
+fm_pids() {
+	for c in /proc/[0-9]*/comm; do
+		[ "$(cat "$c" 2>/dev/null)" = nv-fabricmanage ] && { p=${c#/proc/}; echo "${p%/comm}"; }
+	done
+}
+fm_state() {
+	echo "$(systemctl is-active $FM) $(systemctl is-enabled $FM) $(fm_pids | wc -l)"
+}
+fabric_apply() {
+	t=$(secs)
+	t_ok "boot 1: the stand-in Fabric Manager runs, enabled (active, enabled, one process)" \
+		test "$(fm_state)" = "active enabled 1"
+	staged -p $F apply --yes --accept fabric.partial >/out/fabric-apply.txt 2>&1
+	t_exit "boot 1: fabric: apply" 0 sh -c "exit $?"
+	sed 's/^/# fabric apply: /' /out/fabric-apply.txt
+	t_grep "boot 1: fabric: the staged IDs stayed in their namespace" \
+		/sys/bus/pci/devices/$TD/vendor '^0x1b36$'
+	t_ok "boot 1: fabric: the unit is stopped, disabled, its process gone" \
+		test "$(fm_state)" = "inactive disabled 0"
+	t_ok "boot 1: fabric: the wants link is removed" test ! -e $FM_WANTS -a ! -L $FM_WANTS
+	journalctl -b -u $FM --no-pager -o cat | tail -2 | sed 's/^/# fabric unit: /'
+	t_ok "boot 1: fabric: systemd's journal says the unit stopped" \
+		sh -c "journalctl -b -u $FM --no-pager -o cat | grep -q '^Stopped '"
+	# gpuprov's journal: fabric.mask the run's one step, done, with the link and
+	# the service as they were
+	t_ok "boot 1: fabric: the run was fabric.mask alone; its journal records the link and the service" \
+		python3 -c '
+import glob, json, sys
+for j in glob.glob("/var/lib/gpuprov/journal/*.json"):
+    steps = json.load(open(j))["steps"]
+    if any(s["kind"] == "fabric.mask" for s in steps):
+        u = steps[0]["undo"]
+        print([s["kind"] for s in steps], steps[0]["state"], u)
+        sys.exit(not (len(steps) == 1 and steps[0]["state"] == "done" and
+                      u["running"] is True and u["file"]["path"] == sys.argv[1] and
+                      u["file"]["type"] == "link" and
+                      u["file"]["target"] == "/lib/systemd/system/" + sys.argv[2]))
+sys.exit(1)' $FM_WANTS $FM
+	echo "# boot 1: fabric.mask's block took $(awk "BEGIN { print $(secs) - $t }") s (TCG)"
+}
+fabric_rollback() {
+	t=$(secs)
+	t_ok "boot 2: fabric: Fabric Manager stayed off (inactive, disabled, no process)" \
+		test "$(fm_state)" = "inactive disabled 0"
+	t_exit "boot 2: fabric: the HGX view's plan has nothing to do" 0 staged -p $F plan --accept fabric.partial
+	gpuprov rollback --yes >/out/fabric-rollback.txt 2>&1
+	t_exit "boot 2: fabric: rollback (the newest run, fabric.mask's)" 0 sh -c "exit $?"
+	sed 's/^/# fabric rollback: /' /out/fabric-rollback.txt
+	t_ok "boot 2: fabric: rollback started and enabled it again (active, enabled, one process)" \
+		test "$(fm_state)" = "active enabled 1"
+	t_ok "boot 2: fabric: the wants link is back as it was" \
+		test "$(readlink $FM_WANTS)" = /lib/systemd/system/$FM
+	echo "# boot 2: fabric.mask's block took $(awk "BEGIN { print $(secs) - $t }") s (TCG)"
+}
+fabric_back() {
+	t_ok "boot 3: fabric: systemd started Fabric Manager at boot (active, enabled, one process)" \
+		test "$(fm_state)" = "active enabled 1"
+}
+# ==== end of fabric.mask ====
+
 next() {
 	echo "$1" >$S/phase
 	echo "$T_N" >$S/tn
@@ -112,6 +213,7 @@ phase0() {
 	predicted
 	t_ok "boot 1: boot.claim predicts vfio_pci for the three, certain (ok)" test \
 		"$(cut -d' ' -f2 $S/predicted | tr '\n' ' ')" = "vfio_pci vfio_pci vfio_pci "
+	fabric_apply # fabric.mask
 	next 1
 	systemctl reboot
 }
@@ -161,6 +263,7 @@ phase1() {
 	t_grep "boot 2: bond0 mtu 9000" /sys/class/net/bond0/mtu '^9000$'
 	t_ok "boot 2: bond0 is up with 192.0.2.10/24" sh -c \
 		'ip -4 addr show bond0 | grep -q "inet 192.0.2.10/24" && grep -qx up /sys/class/net/bond0/operstate'
+	fabric_rollback # fabric.mask: its run is the newest, rolled back first
 	gpuprov -p $P plan >/out/plan2.txt 2>&1
 	t_exit "boot 2: plan has nothing to do" 0 sh -c "exit $?"
 	sed 's/^/# plan: /' /out/plan2.txt
@@ -198,6 +301,7 @@ phase2() {
 		test ! -s /out/etc.diff
 	sed 's/^/# etc: /' /out/etc.diff
 	t_exit "boot 3: plan has changes again" 1 gpuprov -p $P plan
+	fabric_back # fabric.mask
 	t_done
 	next 3
 	echo "GPUPROV-LAB-END rc=0"
