@@ -4,10 +4,11 @@
  * [fabric] mode = full, where it runs in the guest (NVIDIA's Fabric Manager
  * user guide, full passthrough).  It runs before the switches are unbound:
  * nv-fabricmanager holds them open.  Stopping is systemd's (systemctl, at
- * its fixed path, with a clean environment and a deadline); disabling is
- * the wants link removed by hand, as persist.vfio enables its unit, so that
- * the journal records the link and undo puts it back exactly.  Undo starts
- * the service again when it was running.
+ * its fixed path, with a clean environment, default signals, its output on
+ * stderr and a deadline); disabling is the wants link removed by hand, as
+ * persist.vfio enables its unit, so that the journal records the link and
+ * undo puts it back exactly.  Undo starts the service again when it was
+ * running.  Only root's processes named nv-fabricmanager count as it.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "act/actuator.h"
+#include "act/fabric.h"
 #include "act/fstate.h"
 #include "act/lock.h"
 #include "core/fabric.h"
@@ -35,30 +37,79 @@
 
 static const char *const systemctl_paths[] = { "/usr/bin/systemctl", "/bin/systemctl" };
 
-/* Whether nv-fabricmanager runs: a process of that name in /proc. */
-static bool fm_running(void)
+/*
+ * "Uid:\tREAL\tEFFECTIVE..." of /proc/PID/status: root's.  Not the owner of
+ * /proc/PID, which is root for any process that made itself undumpable.
+ */
+static bool root_process(int pidfd)
 {
-	char path[64], comm[32];
+	char buf[1024], *uid;
+	int fd = openat(pidfd, "status", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	uid = strstr(buf, "\nUid:");
+	return uid && !strncmp(uid + 5 + strspn(uid + 5, " \t"), "0\t", 2);
+}
+
+static bool is_fm(int pidfd)
+{
+	char comm[32];
+	int fd = openat(pidfd, "comm", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, GP_FM_PROCESS) && root_process(pidfd);
+}
+
+/*
+ * Any user may name a process nv-fabricmanager (prctl PR_SET_NAME): only
+ * root's count, or a user could make verify fail and undo start the service.
+ */
+int gp_fm_running(const char *proc)
+{
 	struct dirent *e;
-	DIR *dir = opendir("/proc");
-	bool found = false;
+	DIR *dir = opendir(proc);
+	int found = 0;
 
-	while (dir && !found && (e = readdir(dir))) {
-		FILE *f;
+	if (!dir) {
+		int rc = -errno;
 
-		if (!isdigit((unsigned char)e->d_name[0]) || strlen(e->d_name) > 20)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		found = fgets(comm, sizeof(comm), f) &&
-			!strcmp(strtok(comm, "\n") ?: "", GP_FM_PROCESS);
-		fclose(f);
+		gp_err("cannot read %s: %s", proc, strerror(-rc));
+		return rc;
 	}
-	if (dir)
-		closedir(dir);
+	while (!found && (e = readdir(dir))) {
+		int pidfd;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pidfd = openat(dirfd(dir), e->d_name,
+			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pidfd < 0)
+			continue; /* it exited */
+		found = is_fm(pidfd);
+		close(pidfd);
+	}
+	closedir(dir);
 	return found;
+}
+
+static int fm_running(void)
+{
+	return gp_fm_running("/proc");
 }
 
 static bool fm_enabled(void)
@@ -68,35 +119,78 @@ static bool fm_enabled(void)
 	return !lstat(GP_FM_WANTS, &st);
 }
 
-static int wait_deadline(pid_t pid, const char *verb)
+static long long now_ms(void)
 {
-	struct timespec tick = { 0, 50 * 1000 * 1000 };
-	int status, i;
+	struct timespec ts;
 
-	for (i = 0; i < FM_WAIT_S * 20; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* pid's exit within timeout_ms on the monotonic clock, a signal or not; else killed */
+static int wait_deadline(pid_t pid, const char *bin, unsigned timeout_ms)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	long long end = now_ms() + timeout_ms;
+	int status;
+
+	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 
-		if (r < 0)
+		if (r < 0 && errno != EINTR)
 			return -errno;
 		if (r == pid)
 			return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+		if (now_ms() >= end)
+			break;
 		nanosleep(&tick, NULL);
 	}
 	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	gp_err("systemctl %s %s did not return within %d s", verb, FM_UNIT, FM_WAIT_S);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	gp_err("%s did not return within %u ms", bin, timeout_ms);
 	return -ETIMEDOUT;
 }
 
-/* systemctl VERB nvidia-fabricmanager.service: the binary at its fixed path, no shell */
-static int systemctl(const char *verb)
+int gp_fm_spawn(const char *bin, char *const argv[], unsigned timeout_ms)
 {
 	char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
-	char *argv[] = { "systemctl", (char *)verb, FM_UNIT, NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	pid_t pid;
+	int rc;
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	fflush(NULL);
+	posix_spawnattr_init(&attr);
+	/* an ignored SIGPIPE (libvirt's) or SIGHUP (confirm's watcher) is not the child's */
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	if (gp_lock_fd >= 0)
+		posix_spawn_file_actions_addclose(&fa,
+						  gp_lock_fd); /* it must not hold the run's lock */
+	rc = posix_spawn(&pid, bin, &fa, &attr, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (rc) {
+		gp_err("cannot run %s: %s", bin, strerror(rc));
+		return -rc;
+	}
+	return wait_deadline(pid, bin, timeout_ms);
+}
+
+/* systemctl VERB nvidia-fabricmanager.service: the binary at its fixed path */
+static int systemctl(const char *verb)
+{
+	char *argv[] = { "systemctl", (char *)verb, FM_UNIT, NULL };
 	const char *bin = NULL;
 	size_t i;
-	pid_t pid;
 	int rc;
 
 	for (i = 0; i < ARRAY_SIZE(systemctl_paths) && !bin; i++)
@@ -106,19 +200,7 @@ static int systemctl(const char *verb)
 		gp_err("no systemctl: %s %s by hand", verb, FM_UNIT);
 		return -ENOENT;
 	}
-	fflush(NULL);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (gp_lock_fd >= 0)
-		posix_spawn_file_actions_addclose(&fa,
-						  gp_lock_fd); /* it must not hold the run's lock */
-	rc = posix_spawn(&pid, bin, &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		gp_err("cannot run %s: %s", bin, strerror(rc));
-		return -rc;
-	}
-	rc = wait_deadline(pid, verb);
+	rc = gp_fm_spawn(bin, argv, FM_WAIT_S * 1000);
 	if (rc == -EIO)
 		gp_err("systemctl %s %s failed (journalctl -u %s says why)", verb, FM_UNIT,
 		       FM_UNIT);
@@ -127,33 +209,37 @@ static int systemctl(const char *verb)
 
 static int mask_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
+	int running = fm_running();
+
 	(void)ctx;
 	(void)st;
-	return !fm_running() && !fm_enabled();
+	return running < 0 ? running : !running && !fm_enabled();
 }
 
 static int mask_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
 {
 	json_object *file;
-	int rc;
+	int rc, running = fm_running();
 
 	(void)ctx;
 	(void)st;
+	if (running < 0)
+		return running;
 	rc = gp_fstate_record(GP_FM_WANTS, &file);
 	if (rc)
 		return rc;
 	json_object_object_add(undo, "file", file);
-	json_object_object_add(undo, "running", json_object_new_boolean(fm_running()));
+	json_object_object_add(undo, "running", json_object_new_boolean(running));
 	return 0;
 }
 
 static int mask_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	int rc;
+	int rc = fm_running();
 
 	(void)ctx;
 	(void)st;
-	if (fm_running() && (rc = systemctl("stop")))
+	if (rc < 0 || (rc && (rc = systemctl("stop"))))
 		return rc;
 	if (unlink(GP_FM_WANTS) && errno != ENOENT) {
 		rc = -errno;
@@ -165,9 +251,11 @@ static int mask_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 
 static int mask_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
-	if (mask_done(ctx, st) == 1)
-		return 0;
-	gp_err("Fabric Manager still %s", fm_running() ? "runs" : "is enabled");
+	int rc = mask_done(ctx, st);
+
+	if (rc == 1 || rc < 0)
+		return rc < 0 ? rc : 0;
+	gp_err("Fabric Manager still %s", fm_running() == 1 ? "runs" : "is enabled");
 	return -EIO;
 }
 
@@ -181,7 +269,7 @@ static int mask_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	(void)st;
 	if (file && gp_fstate_restore(file))
 		rc = -EIO;
-	if (json_object_get_boolean(running) && !fm_running() && systemctl("start"))
+	if (json_object_get_boolean(running) && fm_running() != 1 && systemctl("start"))
 		rc = -EIO;
 	return rc;
 }
