@@ -269,7 +269,8 @@ static int mask_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	(void)st;
 	if (file && gp_fstate_restore(file))
 		rc = -EIO;
-	if (json_object_get_boolean(running) && fm_running() != 1 && systemctl("start"))
+	if (json_object_is_type(running, json_type_boolean) && json_object_get_boolean(running) &&
+	    fm_running() != 1 && systemctl("start"))
 		rc = -EIO;
 	return rc;
 }

@@ -175,6 +175,10 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	    (!str(undo, "uri") || gp_virt_uri_check(str(undo, "uri"), &reason)))
 		return gp_bad(why, len, "step %zu: libvirt URI '%s': %s", i + 1,
 			      str(undo, "uri") ? str(undo, "uri") : "", reason);
+	/* fabric.mask's undo starts Fabric Manager when this says it ran: a boolean or nothing */
+	if (kind == GP_S_FABRIC_MASK && json_object_object_get(undo, "running") &&
+	    !json_object_is_type(json_object_object_get(undo, "running"), json_type_boolean))
+		return gp_bad(why, len, "step %zu: 'running' is not true or false", i + 1);
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;

@@ -268,6 +268,21 @@ static void test_check_steps(void **state)
 		check("domain.define", "vm",
 		      "{\"uri\": \"qemu+ssh://h/system?command=/tmp/x\", \"name\": \"vm\"}"),
 		-EINVAL);
+	/* fabric.mask: its wants link alone, and whether the service ran as a boolean
+	 * (json-c reads the string "false" as true: undo would start Fabric Manager) */
+#define FM_LINK "\"/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service\""
+	assert_int_equal(check("fabric.mask", "host",
+			       "{\"file\": {\"path\": " FM_LINK ", \"type\": \"absent\"}, "
+			       "\"running\": true}"),
+			 0);
+	assert_int_equal(check("fabric.mask", "host",
+			       "{\"file\": {\"path\": " FM_LINK ", \"type\": \"absent\"}, "
+			       "\"running\": \"false\"}"),
+			 -EINVAL);
+	assert_int_equal(check("fabric.mask", "host", "{\"running\": 1}"), -EINVAL);
+	assert_int_equal(check("fabric.mask", "host",
+			       "{\"file\": {\"path\": \"/etc/passwd\", \"type\": \"absent\"}}"),
+			 -EINVAL);
 }
 
 static void test_parse_garbage(void **state)
