@@ -120,30 +120,36 @@ staged() {
 		ids '$TD' 0x10de 0x22a3 0x068000
 		exec gpuprov "$@"' sh "$@"
 }
-# the PIDs of processes named as Fabric Manager's (/proc/PID/comm keeps 15 characters)
-fm_pids() {
-	for c in /proc/[0-9]*/comm; do
-		[ "$(cat "$c" 2>/dev/null)" = nv-fabricmanage ] && { p=${c#/proc/}; echo "${p%/comm}"; }
-	done
-}
+# "ACTIVE ENABLED N": systemd's view of the unit (is-enabled reads
+# the disk, as after a link removed by hand), and N, the processes named as
+# Fabric Manager's (/proc/PID/comm keeps 15 characters; read without a fork
+# per process: under TCG a fork costs tens of ms)
 fm_state() {
-	echo "$(systemctl is-active $FM) $(systemctl is-enabled $FM) $(fm_pids | wc -l)"
+	n=0
+	for c in /proc/[0-9]*/comm; do
+		{ read -r name <"$c"; } 2>/dev/null && [ "$name" = nv-fabricmanage ] && n=$((n + 1))
+	done
+	echo "$(systemctl is-active $FM) $(systemctl is-enabled $FM) $n"
 }
+# seconds from $1 to $2 (default: now), uptime: what the block costs under TCG
+span() { awk "BEGIN { print ${2:-$(secs)} - $1 }"; }
 fabric_apply() {
-	t=$(secs)
+	fab_t0=$(secs)
 	t_ok "boot 1: the stand-in Fabric Manager runs, enabled (active, enabled, one process)" \
 		test "$(fm_state)" = "active enabled 1"
+	fab_a=$(secs)
 	staged -p $F apply --yes --accept fabric.partial >/out/fabric-apply.txt 2>&1
 	t_exit "boot 1: fabric: apply" 0 sh -c "exit $?"
+	fab_b=$(secs)
 	sed 's/^/# fabric apply: /' /out/fabric-apply.txt
 	t_grep "boot 1: fabric: the staged IDs stayed in their namespace" \
 		/sys/bus/pci/devices/$TD/vendor '^0x1b36$'
 	t_ok "boot 1: fabric: the unit is stopped, disabled, its process gone" \
 		test "$(fm_state)" = "inactive disabled 0"
 	t_ok "boot 1: fabric: the wants link is removed" test ! -e $FM_WANTS -a ! -L $FM_WANTS
-	journalctl -b -u $FM --no-pager -o cat | tail -2 | sed 's/^/# fabric unit: /'
-	t_ok "boot 1: fabric: systemd's journal says the unit stopped" \
-		sh -c "journalctl -b -u $FM --no-pager -o cat | grep -q '^Stopped '"
+	journalctl -b -u $FM --no-pager -o cat >/tmp/fm.journal 2>&1
+	tail -2 /tmp/fm.journal | sed 's/^/# fabric unit: /'
+	t_grep "boot 1: fabric: systemd's journal says the unit stopped" /tmp/fm.journal '^Stopped '
 	# gpuprov's journal: fabric.mask the run's one step, done, with the link and
 	# the service as they were
 	t_ok "boot 1: fabric: the run was fabric.mask alone; its journal records the link and the service" \
@@ -159,21 +165,25 @@ for j in glob.glob("/var/lib/gpuprov/journal/*.json"):
                       u["file"]["type"] == "link" and
                       u["file"]["target"] == "/lib/systemd/system/" + sys.argv[2]))
 sys.exit(1)' $FM_WANTS $FM
-	echo "# boot 1: fabric.mask's block took $(awk "BEGIN { print $(secs) - $t }") s (TCG)"
+	echo "# boot 1: fabric.mask's block took $(span $fab_t0) s (TCG), its apply $(span $fab_a $fab_b) s"
 }
 fabric_rollback() {
-	t=$(secs)
+	fab_t0=$(secs)
 	t_ok "boot 2: fabric: Fabric Manager stayed off (inactive, disabled, no process)" \
 		test "$(fm_state)" = "inactive disabled 0"
+	fab_a=$(secs)
 	t_exit "boot 2: fabric: the HGX view's plan has nothing to do" 0 staged -p $F plan --accept fabric.partial
+	fab_b=$(secs)
 	gpuprov rollback --yes >/out/fabric-rollback.txt 2>&1
 	t_exit "boot 2: fabric: rollback (the newest run, fabric.mask's)" 0 sh -c "exit $?"
+	fab_c=$(secs)
 	sed 's/^/# fabric rollback: /' /out/fabric-rollback.txt
 	t_ok "boot 2: fabric: rollback started and enabled it again (active, enabled, one process)" \
 		test "$(fm_state)" = "active enabled 1"
 	t_ok "boot 2: fabric: the wants link is back as it was" \
 		test "$(readlink $FM_WANTS)" = /lib/systemd/system/$FM
-	echo "# boot 2: fabric.mask's block took $(awk "BEGIN { print $(secs) - $t }") s (TCG)"
+	echo "# boot 2: fabric.mask's block took $(span $fab_t0) s (TCG), its plan $(span $fab_a $fab_b) s," \
+		"rollback $(span $fab_b $fab_c) s"
 }
 fabric_back() {
 	t_ok "boot 3: fabric: systemd started Fabric Manager at boot (active, enabled, one process)" \
