@@ -74,13 +74,12 @@ static bool grub_default(const struct gp_host *h, char *release, size_t rlen, ch
 	return found && !other;
 }
 
-/* A release names a directory under /lib/modules: a name, never a path. */
 static bool release_there(const struct gp_host *h, const char *release)
 {
 	char path[PATH_LEN];
 
-	return release[0] && !strchr(release, '/') && strcmp(release, "..") &&
-	       strcmp(release, ".") && exists(h, gp_rootp(h, path, GP_LIB_MODULES "/%s", release));
+	return gp_kmod_release_ok(release) &&
+	       exists(h, gp_rootp(h, path, GP_LIB_MODULES "/%s", release));
 }
 
 /* The kernel the next boot runs, read before libkmod is trusted with its tree. */

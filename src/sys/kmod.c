@@ -56,10 +56,10 @@ static int guard_dir(int rootfd, const char *root, const char *dir, const char *
 	return rc;
 }
 
-/* The release comes from the tree: a name, never a path. */
-static bool release_ok(const char *release)
+/* A release comes from the tree: a directory's name under /lib/modules, never a path. */
+bool gp_kmod_release_ok(const char *release)
 {
-	return release[0] && !strchr(release, '/') && strcmp(release, "..");
+	return release[0] && !strchr(release, '/') && strcmp(release, "..") && strcmp(release, ".");
 }
 
 /*
@@ -74,7 +74,7 @@ size_t gp_kmod_lib_paths(const char *release, struct gp_lib_path *paths)
 {
 	size_t i;
 
-	if (!release_ok(release))
+	if (!gp_kmod_release_ok(release))
 		return 0;
 	snprintf(paths[0].path, sizeof(paths[0].path), GP_LIB_MODULES "/%s", release);
 	paths[0].entries = "modules.";
@@ -119,7 +119,7 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release)
 	struct stat st;
 	size_t i;
 
-	if (!release_ok(release) || !kmod_tree_safe(root, release))
+	if (!gp_kmod_release_ok(release) || !kmod_tree_safe(root, release))
 		return NULL;
 	snprintf(dir, sizeof(dir), "%s/lib/modules/%s", root, release);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))

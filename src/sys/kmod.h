@@ -3,6 +3,7 @@
 #ifndef GP_KMOD_H
 #define GP_KMOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/manifest.h"
@@ -10,6 +11,9 @@
 #include "shared/trust.h"
 
 struct kmod_ctx;
+
+/* whether a release read from the tree is a plain directory name */
+bool gp_kmod_release_ok(const char *release);
 
 /* the paths libkmod opens by itself under a root (the guard's, the walk's as root) */
 #define GP_KMOD_LIB_PATHS (1 + GP_MODPROBE_DIRS)
