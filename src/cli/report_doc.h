@@ -55,7 +55,18 @@ static inline void heading(const struct doc *o, const char *title)
 		out(o, "\n### %s\n\n", title);
 }
 
-/* A paragraph of already escaped text. */
+/* Already escaped text between the markup of a block: a paragraph, a list item. */
+static inline void vblock(const struct doc *o, const char *pre, const char *post, const char *fmt,
+			  va_list ap) __attribute__((format(printf, 4, 0)));
+
+static inline void vblock(const struct doc *o, const char *pre, const char *post, const char *fmt,
+			  va_list ap)
+{
+	fputs(pre, o->f);
+	vfprintf(o->f, fmt, ap);
+	fputs(post, o->f);
+}
+
 static inline void para(const struct doc *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -63,11 +74,9 @@ static inline void para(const struct doc *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(o->html ? "<p>" : "", o->f);
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	vblock(o, o->html ? "<p>" : "", o->html ? "</p>\n" : "\n\n", fmt, ap);
 	va_end(ap);
-	fputs(o->html ? "</p>\n" : "\n\n", o->f);
 }
 
 /* Headers are ours (never escaped), separated by '|'. */
@@ -170,11 +179,9 @@ static inline void item(const struct doc *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(o->html ? "<li>" : "- ", o->f);
 	va_start(ap, fmt);
-	vfprintf(o->f, fmt, ap);
+	vblock(o, o->html ? "<li>" : "- ", o->html ? "</li>\n" : "\n", fmt, ap);
 	va_end(ap);
-	fputs(o->html ? "</li>\n" : "\n", o->f);
 }
 
 static inline void list_begin(const struct doc *o, const char *cls)
