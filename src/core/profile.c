@@ -187,45 +187,25 @@ static int v_gpu_slots(struct gp_profile *p, const char *v, void *field, const c
 	return 0;
 }
 
-/* The enum orders match these lists. */
-static int v_p2p(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	static const char *const names[] = { "required", "preferred", "off", NULL };
-	int i = choice_index(v, names);
+/* A choice into an enum field: the enum's order is the list's. */
+#define CHOICE_FN(fn, dst, type, msg, ...)                                                \
+	static int fn(struct gp_profile *p, const char *v, void *field, const char **why) \
+	{                                                                                 \
+		static const char *const names[] = { __VA_ARGS__, NULL };                 \
+		int i = choice_index(v, names);                                           \
+		(void)field;                                                              \
+		*why = msg;                                                               \
+		if (i < 0)                                                                \
+			return -EINVAL;                                                   \
+		p->dst = (type)i;                                                         \
+		return 0;                                                                 \
+	}
 
-	(void)field;
-	*why = "expected required, preferred or off";
-	if (i < 0)
-		return -EINVAL;
-	p->p2p = (enum gp_p2p)i;
-	return 0;
-}
-
-static int v_companions(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	static const char *const names[] = { "refuse", "bind", NULL };
-	int i = choice_index(v, names);
-
-	(void)field;
-	*why = "expected refuse or bind";
-	if (i < 0)
-		return -EINVAL;
-	p->companions = (enum gp_companions)i;
-	return 0;
-}
-
-static int v_fabric(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	static const char *const names[] = { "none", "full", "shared", NULL };
-	int i = choice_index(v, names);
-
-	(void)field;
-	*why = "expected full, shared or none";
-	if (i < 0)
-		return -EINVAL;
-	p->fabric = (enum gp_fabric_mode)i;
-	return 0;
-}
+CHOICE_FN(v_p2p, p2p, enum gp_p2p, "expected required, preferred or off", "required", "preferred",
+	  "off")
+CHOICE_FN(v_companions, companions, enum gp_companions, "expected refuse or bind", "refuse", "bind")
+CHOICE_FN(v_fabric, fabric, enum gp_fabric_mode, "expected full, shared or none", "none", "full",
+	  "shared")
 
 static int v_vm_name(struct gp_profile *p, const char *v, void *field, const char **why)
 {
@@ -446,31 +426,10 @@ static int v_nic_addresses(struct gp_profile *p, const char *v, void *field, con
 	return 0;
 }
 
-static int v_nic_mode(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	static const char *const names[] = { "passthrough", "vf", "host", NULL };
-	int i = choice_index(v, names);
-
-	(void)field;
-	*why = "expected passthrough, vf or host";
-	if (i < 0)
-		return -EINVAL;
-	p->nic.mode = (enum gp_nic_mode)i;
-	return 0;
-}
-
-static int v_guest_bond(struct gp_profile *p, const char *v, void *field, const char **why)
-{
-	static const char *const names[] = { "none", "802.3ad", "active-backup", NULL };
-	int i = choice_index(v, names);
-
-	(void)field;
-	*why = "expected none, 802.3ad or active-backup";
-	if (i < 0)
-		return -EINVAL;
-	p->nic.guest_bond = (enum gp_guest_bond)i;
-	return 0;
-}
+CHOICE_FN(v_nic_mode, nic.mode, enum gp_nic_mode, "expected passthrough, vf or host", "passthrough",
+	  "vf", "host")
+CHOICE_FN(v_guest_bond, nic.guest_bond, enum gp_guest_bond,
+	  "expected none, 802.3ad or active-backup", "none", "802.3ad", "active-backup")
 
 static int v_model(struct gp_profile *p, const char *v, void *field, const char **why)
 {
