@@ -30,6 +30,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # result is collected at the end (its log in build/lab.log).  Its own scratch
 # state: the lab runs gpuprov inside its guests, and libvirt and QEMU here.
 LAB_PID=
+LAB_NOT_OK=
+WHY= # a failed script's last lines, said again at the end (a CI log shows the end)
 if [ -z "${GP_NO_LAB:-}" ]; then
 	mkdir -p build
 	GPUPROV_STATE_DIR=$GP_SCRATCH/lab-state GPUPROV_RUN_DIR=$GP_SCRATCH/lab-run \
@@ -115,7 +117,12 @@ for t in $SCRIPTS; do
 	rc=$(cat "$Q/$name/rc" 2>/dev/null || echo 1)
 	printf '%s\n' "$out" | grep "^note: $name: LeakSanitizer" || true
 	notex "$out"
-	if [ "$rc" -eq 0 ]; then ok "$name"; else printf '%s\n' "$out" | tail -20; bad "$name"; fi
+	if [ "$rc" -eq 0 ]; then ok "$name"; else
+		printf '%s\n' "$out" | tail -20
+		bad "$name"
+		WHY="$WHY$(printf '%s\n' "$out" | grep . | tail -3 | sed "s/^/  $name: /")
+"
+	fi
 done
 
 # ---- the fuzz harnesses replay their corpus: what once crashed stays fixed ----
@@ -137,7 +144,10 @@ if [ -n "$LAB_PID" ]; then
 	echo "lab: waited $(($(date +%s) - t0)) s for it after the other tests"
 	LAB_PID=
 	notex "$(cat build/lab.log)"
-	grep -E '^(not ok|lab: )' build/lab.log | grep -v '^lab: booting\|QEMU exited' || true
+	grep -E '^lab: ' build/lab.log | grep -v '^lab: booting\|QEMU exited' || true
+	# a topology's failures are "TOPO: not ok N - ...": kept for the last lines,
+	# which are what a CI log shows first
+	LAB_NOT_OK=$(grep -E '(^|: )not ok' build/lab.log | head -20)
 	echo "lab: topologies: $(sed -n 's/^lab: \([a-z0-9]*\): QEMU exited [0-9]* after \([0-9]*\) s$/\1 \2 s/p' \
 		build/lab.log | paste -sd, - | sed 's/,/, /g')"
 	set -- $(sed -n 's/^lab: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build/lab.log)
@@ -154,6 +164,8 @@ fi
 "
 NOTEX=$(printf '%s' "$NOTEX" | grep . | sort -u)
 [ -z "$NOTEX" ] || printf 'not exercised on this host (the rest of each test ran):\n%s\n' "$NOTEX"
+[ -z "$WHY" ] || printf 'the failed scripts ended:\n%s' "$WHY"
+[ -z "$LAB_NOT_OK" ] || printf 'the lab failed:\n%s\n' "$LAB_NOT_OK"
 [ -n "$FAILED" ] && echo "failed:$FAILED"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
