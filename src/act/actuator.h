@@ -27,7 +27,7 @@ struct gp_apply_ctx {
 	const struct gp_profile *profile; /* bond.*, link.up */
 	const struct gp_persist *persist; /* persist.vfio */
 	const struct gp_netconf *netconf; /* persist.bond */
-	const struct gp_vm_target *vm;	  /* domain.write, domain.define */
+	const struct gp_vm_target *vm;	  /* domain.write, nccl.write, guest.write, domain.define */
 	unsigned confirm_within;	  /* apply --confirm-within: seconds, 0 without */
 };
 
@@ -66,7 +66,7 @@ bool gp_path_owned(enum gp_step_kind kind, const char *path);
 extern const struct gp_actuator gp_act_module_load, gp_act_override, gp_act_unbind, gp_act_bind;
 /* files.c */
 extern const struct gp_actuator gp_act_persist_vfio, gp_act_domain_write, gp_act_nccl_write,
-	gp_act_persist_bond;
+	gp_act_guest_write, gp_act_persist_bond;
 /* bond.c */
 extern const struct gp_actuator gp_act_bond_create, gp_act_bond_enslave, gp_act_link_up;
 /* domain.c */

@@ -16,6 +16,7 @@
 #include "act/actuator.h"
 #include "act/fstate.h"
 #include "core/domxml.h"
+#include "core/guestcfg.h"
 #include "core/manifest.h"
 #include "core/netconf.h"
 #include "core/vm.h"
@@ -323,6 +324,87 @@ const struct gp_actuator gp_act_nccl_write = {
 	.verify = nccl_verify,
 	.undo = domain_undo,
 	.owns = gp_vm_nccl_path_ok,
+};
+
+/* ---- guest.write: guest-config's files in a directory beside the VM's XML ---- */
+
+/* The i-th file's path: vm->guest_dir/NAME. */
+static const char *guest_path(const struct gp_apply_ctx *ctx, int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", ctx->vm->guest_dir, gp_guest_file_names[i]);
+	return buf;
+}
+
+static int guest_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st)
+{
+	int i;
+
+	for (i = 0; ctx->vm && i < GP_GUEST_FILES; i++)
+		if (!ctx->vm->guest[i])
+			break;
+	if (ctx->vm && i == GP_GUEST_FILES && !strcmp(st->subject, ctx->vm->guest_dir))
+		return 0;
+	gp_err("%s: the guest's files were not made%s%s", gp_step_name(st->kind),
+	       ctx->vm && ctx->vm->guest_why[0] ? ": " : "", ctx->vm ? ctx->vm->guest_why : "");
+	return -EINVAL;
+}
+
+static int guest_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
+{
+	char path[GP_OUTPUT_LEN];
+	int i;
+
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		if (!same(guest_path(ctx, i, path, sizeof(path)), ctx->vm->guest[i]))
+			return 0;
+	return 1;
+}
+
+/* Each of the three as it is now: undo removes what was not there, puts back what was. */
+static int guest_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, json_object *undo)
+{
+	char buf[GP_GUEST_FILES][GP_OUTPUT_LEN];
+	const char *paths[GP_GUEST_FILES];
+	int i;
+
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		paths[i] = guest_path(ctx, i, buf[i], sizeof(buf[i]));
+	return record_files(undo, NULL, paths, GP_GUEST_FILES);
+}
+
+static int guest_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
+{
+	char path[GP_OUTPUT_LEN];
+	int i, rc;
+
+	for (i = 0; i < GP_GUEST_FILES; i++) {
+		rc = write_atomic(guest_path(ctx, i, path, sizeof(path)), ctx->vm->guest[i], 0644);
+		if (rc) {
+			gp_err("cannot write '%s': %s", path, gp_write_strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int guest_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
+{
+	if (guest_done(ctx, st) > 0)
+		return 0;
+	gp_err("%s: the files do not read back as written", gp_step_name(st->kind));
+	return -EIO;
+}
+
+/* Its undo is persist.vfio's: each file as it was, or none (and the directories made). */
+const struct gp_actuator gp_act_guest_write = {
+	.kind = GP_S_GUEST_WRITE,
+	.precheck = guest_precheck,
+	.done = guest_done,
+	.record = guest_record,
+	.run = guest_run,
+	.verify = guest_verify,
+	.undo = persist_undo,
+	.owns = gp_guest_path_ok,
 };
 
 /* ---- persist.bond: the bond in the network owner's format ---- */

@@ -18,16 +18,23 @@
 
 static int write_dir(const char *dir, char *const text[GP_GUEST_FILES])
 {
-	char path[PATH_MAX];
-	int i, rc = gp_write_mkdir(dir, 0755);
+	char path[GP_GUEST_FILES][PATH_MAX];
+	int i, rc;
 
+	/* every path first: a cut one would write another file than the one named */
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		if ((size_t)snprintf(path[i], sizeof(path[i]), "%s/%s", dir,
+				     gp_guest_file_names[i]) >= sizeof(path[i])) {
+			gp_err("-o: '%s' is too long: its files' paths would be cut", dir);
+			return GP_EXIT_INPUT;
+		}
+	rc = gp_write_mkdir(dir, 0755);
 	if (rc) {
 		gp_err("cannot make the directory '%s': %s", dir, gp_write_strerror(rc));
 		return GP_EXIT_INPUT;
 	}
 	for (i = 0; i < GP_GUEST_FILES; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, gp_guest_file_names[i]);
-		rc = gp_ctx_write(path, text[i], strlen(text[i]), 0644);
+		rc = gp_ctx_write(path[i], text[i], strlen(text[i]), 0644);
 		if (rc)
 			return rc;
 	}

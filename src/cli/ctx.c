@@ -254,6 +254,38 @@ static void vm_files(struct gp_host *h, const char *xml)
 	h->nvm_nommap = n > 0 ? n : 0;
 }
 
+/*
+ * [nic] mode = passthrough: guest-config's files for guest.write.  Made
+ * quietly: where they cannot be (the ports' MACs are gone once vfio-pci
+ * holds them) the plan says why, and the files already written stand.
+ */
+static void guest_target(struct gp_ctx *ctx, const struct gp_host *h, struct gp_vm_target *vm)
+{
+	char *text[GP_GUEST_FILES];
+	int i;
+
+	if (!ctx->profile->has_nic || ctx->profile->nic.mode != GP_NIC_PASSTHROUGH)
+		return;
+	gp_guest_dir(ctx->profile->vm.output, vm->guest_dir, sizeof(vm->guest_dir));
+	gp_err_kept++;
+	if (gp_guest_config(h, ctx->profile, text))
+		gp_strlcpy(vm->guest_why, gp_last_error, sizeof(vm->guest_why));
+	else
+		for (i = 0; i < GP_GUEST_FILES; i++)
+			vm->guest[i] = text[i];
+	gp_err_kept--;
+}
+
+static void vm_target_release(struct gp_vm_target *vm)
+{
+	int i;
+
+	free((char *)vm->xml);
+	free((char *)vm->nccl);
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		free((char *)vm->guest[i]);
+}
+
 /* The VM's XML and where it goes, when the profile has a [vm]. */
 static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target *vm)
 {
@@ -278,6 +310,7 @@ static int vm_target(struct gp_ctx *ctx, struct gp_host *h, struct gp_vm_target 
 	vm->output = ctx->profile->vm.output;
 	vm->uri = ctx->profile->vm.uri;
 	vm->name = ctx->profile->vm.name;
+	guest_target(ctx, h, vm);
 	return 0;
 }
 
@@ -416,17 +449,14 @@ int gp_ctx_vm_files(struct gp_ctx *ctx, struct gp_host *h)
 	gp_verbosity = verbosity > 0 ? 0 : verbosity;
 	rc = vm_target(ctx, h, &vm);
 	gp_verbosity = verbosity;
-	if (!rc) {
-		free((char *)vm.xml);
-		free((char *)vm.nccl);
-	}
+	if (!rc)
+		vm_target_release(&vm);
 	return 0;
 }
 
 void gp_planned_release(struct gp_planned *pl)
 {
-	free((char *)pl->vm.xml);
-	free((char *)pl->vm.nccl);
+	vm_target_release(&pl->vm);
 	gp_plan_release(&pl->plan);
 	gp_report_release(&pl->r);
 	gp_templates_release(pl->templates);

@@ -25,6 +25,41 @@
 const char *const gp_guest_file_names[GP_GUEST_FILES] = { "network-config", "nccl.conf",
 							  "nccl-topo.xml" };
 
+/* "X.xml" -> "X.guest/network-config", the longest of the names above */
+_Static_assert(GP_VM_OUTPUT_MAX - 4 + sizeof(".guest/network-config") <= GP_OUTPUT_LEN,
+	       "the guest's files' paths fit");
+
+void gp_guest_dir(const char *vm_output, char *out, size_t len)
+{
+	size_t n = strlen(vm_output);
+
+	if (n > 4 && !strcmp(vm_output + n - 4, ".xml"))
+		n -= 4;
+	snprintf(out, len, "%.*s.guest", (int)n, vm_output);
+}
+
+/* "X.guest/NAME", NAME one of guest-config's, for an output "X.xml" the rule accepts. */
+bool gp_guest_path_ok(const char *path)
+{
+	static const char suffix[] = ".guest";
+	const char *slash = strrchr(path, '/'), *why;
+	char out[GP_OUTPUT_LEN];
+	size_t n, s = sizeof(suffix) - 1;
+	int i;
+
+	if (!slash)
+		return false;
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		if (!strcmp(slash + 1, gp_guest_file_names[i]))
+			break;
+	n = (size_t)(slash - path);
+	if (i == GP_GUEST_FILES || n <= s || strncmp(slash - s, suffix, s) ||
+	    n - s + 4 >= sizeof(out))
+		return false;
+	snprintf(out, sizeof(out), "%.*s.xml", (int)(n - s), path);
+	return !gp_vm_output_check(out, &why);
+}
+
 /* A MAC as sysfs prints it: six lower-case hex pairs; anything else is refused. */
 static bool mac_ok(const char *m)
 {

@@ -60,11 +60,12 @@ struct gp_vm_nommap {
 
 /*
  * A path gpuprov writes for the VM, with its NUL: [vm] output (at most
- * GP_VM_OUTPUT_MAX characters, core/vm.h) and NCCL's file beside it, 10
- * longer.  Every buffer that holds one (a step's subject, a file's record)
- * is this large: none is ever cut.
+ * GP_VM_OUTPUT_MAX characters, core/vm.h), NCCL's file beside it, 10
+ * longer, and the guest's files in the directory beside it, 17 longer.
+ * Every buffer that holds one (a step's subject, a file's record) is this
+ * large: none is ever cut.
  */
-#define GP_OUTPUT_LEN 512
+#define GP_OUTPUT_LEN 528
 
 /* The files persist.vfio owns; host/owned.c reads them, plan.c compares. */
 #define GP_PERSIST_FILES 5

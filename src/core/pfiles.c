@@ -87,6 +87,18 @@ static void bond_files(const struct gp_host *h, const struct gp_profile *p, stru
 	gp_netconf_release(&nc);
 }
 
+static void guest_files(const struct gp_host *h, const struct gp_vm_target *vm,
+			struct gp_pfiles *pf)
+{
+	char path[GP_OUTPUT_LEN];
+	int i;
+
+	for (i = 0; i < GP_GUEST_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", vm->guest_dir, gp_guest_file_names[i]);
+		add(h, pf, GP_S_GUEST_WRITE, path, vm->guest[i], 0644, false);
+	}
+}
+
 void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		     char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
 		     const struct gp_plan *plan, struct gp_pfiles *out)
@@ -101,6 +113,8 @@ void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		    false);
 	if (planned(plan, GP_S_NCCL_WRITE) && vm && vm->nccl)
 		add(h, out, GP_S_NCCL_WRITE, vm->nccl_path, vm->nccl, 0644, false);
+	if (planned(plan, GP_S_GUEST_WRITE) && vm && vm->guest[0])
+		guest_files(h, vm, out);
 }
 
 void gp_pfiles_release(struct gp_pfiles *pf)

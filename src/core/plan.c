@@ -342,6 +342,50 @@ static bool vm_xml_exposed(const struct gp_host *h, const struct gp_profile *p,
 	return vm->secret && o && o->text && o->readable;
 }
 
+/* The guest's file name in vm->guest_dir, as the host has it now (NULL: absent). */
+static const char *guest_now(const struct gp_host *h, const struct gp_vm_target *vm, int i)
+{
+	char path[GP_OUTPUT_LEN];
+	const struct gp_owned *o;
+
+	snprintf(path, sizeof(path), "%s/%s", vm->guest_dir, gp_guest_file_names[i]);
+	o = gp_host_owned(h, path);
+	return o ? o->text : NULL;
+}
+
+/*
+ * guest.write: guest-config's files beside the VM's XML.  Where they cannot
+ * be made (once vfio-pci holds the ports, their MACs are gone) the files
+ * already written stand; where none are, the plan's note says why.
+ */
+static void guest_step(const struct gp_host *h, const struct gp_profile *p,
+		       const struct gp_vm_target *vm, struct gp_plan *plan)
+{
+	int i, present = 0, same = 0;
+	struct gp_step *st;
+
+	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH)
+		return;
+	for (i = 0; i < GP_GUEST_FILES; i++) {
+		const char *now = guest_now(h, vm, i);
+
+		present += now != NULL;
+		same += now && vm->guest[i] && !strcmp(now, vm->guest[i]);
+	}
+	if (!vm->guest[0]) {
+		if (present < GP_GUEST_FILES && !plan->note[0])
+			snprintf(plan->note, sizeof(plan->note),
+				 "%s: the guest's files cannot be made: %s",
+				 gp_step_name(GP_S_GUEST_WRITE), vm->guest_why);
+		return;
+	}
+	if (same == GP_GUEST_FILES)
+		return;
+	st = gp_plan_add(plan, GP_S_GUEST_WRITE, vm->guest_dir);
+	gp_strlcpy(st->current, !present ? "absent" : "differs", sizeof(st->current));
+	gp_strlcpy(st->target, "network-config, nccl.conf, nccl-topo.xml", sizeof(st->target));
+}
+
 static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		     const struct gp_vm_target *vm, struct gp_plan *plan)
 {
@@ -363,6 +407,7 @@ static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		gp_strlcpy(st->target, "NCCL topology at the guest's addresses",
 			   sizeof(st->target));
 	}
+	guest_step(h, p, vm, plan);
 	if (!p->vm.define || (h->vm_defined == 1 && !strcmp(h->vm_digest, vm->digest)))
 		return;
 	st = gp_plan_add(plan, GP_S_DOMAIN_DEFINE, p->vm.name);

@@ -13,6 +13,7 @@
 #include <json.h>
 
 #include "core/findings.h"
+#include "core/guestcfg.h"
 #include "core/model.h"
 #include "core/steps.h"
 
@@ -57,6 +58,14 @@ struct gp_vm_target {
 	const char *name;
 	const char *nccl;	       /* NCCL's topology file for the VM (nccl.write) */
 	char nccl_path[GP_OUTPUT_LEN]; /* beside output: gp_nccl_topo_path() */
+	/*
+	 * [nic] mode = passthrough: guest-config's files (guest.write), in
+	 * guest_dir beside output; NULL, and guest_why, where they cannot be
+	 * made (the ports' MACs are gone once vfio-pci holds them)
+	 */
+	const char *guest[GP_GUEST_FILES];
+	char guest_dir[GP_OUTPUT_LEN];
+	char guest_why[256];
 };
 
 void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const struct gp_report *r,

@@ -27,6 +27,7 @@ const struct gp_step_info gp_step_kinds[GP_S_COUNT] = {
 	S(GP_S_PERSIST_BOND, "persist.bond", GP_GROUP_BOND, GP_SUBJ_IFACE),
 	S(GP_S_DOMAIN_WRITE, "domain.write", GP_GROUP_VM, GP_SUBJ_PATH),
 	S(GP_S_NCCL_WRITE, "nccl.write", GP_GROUP_VM, GP_SUBJ_PATH),
+	S(GP_S_GUEST_WRITE, "guest.write", GP_GROUP_VM, GP_SUBJ_PATH),
 	S(GP_S_DOMAIN_DEFINE, "domain.define", GP_GROUP_VM, GP_SUBJ_DOMAIN),
 	S(GP_S_FABRIC_MASK, "fabric.mask", GP_GROUP_VFIO, GP_SUBJ_HOST),
 };

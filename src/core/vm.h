@@ -12,7 +12,7 @@
  * records: apply writes no file there that rollback could not put back.
  * 0, or -EINVAL and why.
  */
-#define GP_VM_OUTPUT_MAX 500 /* its NCCL file, 10 longer, fits GP_OUTPUT_LEN */
+#define GP_VM_OUTPUT_MAX 500 /* its NCCL file and guest files, 17 longer, fit GP_OUTPUT_LEN */
 int gp_vm_output_check(const char *path, const char **why);
 /* Whether path is the NCCL file gp_nccl_topo_path() puts beside such an output. */
 bool gp_vm_nccl_path_ok(const char *path);

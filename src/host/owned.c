@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What gpuprov wrote before, as the host has it now: the files persist.vfio,
- * persist.bond, domain.write and nccl.write own, the persisted overrides, and
- * the domain libvirt holds under the profile's name.  Where they are depends
- * on the profile, so the plan pipeline (check, plan, apply, report) reads
- * them, after gp_host_load, which reads the machine.  Each file is kept whole
- * in h->owned (plan --diff, the report) and read once.
+ * persist.bond, domain.write, nccl.write and guest.write own, the persisted
+ * overrides, and the domain libvirt holds under the profile's name.  Where
+ * they are depends on the profile, so the plan pipeline (check, plan, apply,
+ * report) reads them, after gp_host_load, which reads the machine.  Each file
+ * is kept whole in h->owned (plan --diff, the report) and read once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/guestcfg.h"
 #include "core/manifest.h"
 #include "core/nccl_topo.h"
 #include "core/netconf.h"
@@ -115,6 +116,21 @@ static int running_in_tree(const struct gp_host *h, const char *name)
 	return exists(h, gp_rootp(h, path, GP_LIBVIRT_QEMU_RUN "/%s.pid", name));
 }
 
+/* guest.write's files, kept in h->owned: the plan compares them. */
+static void read_guest_files(struct gp_host *h, const struct gp_profile *p)
+{
+	char dir[GP_OUTPUT_LEN], path[PATH_LEN];
+	int i;
+
+	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH)
+		return;
+	gp_guest_dir(p->vm.output, dir, sizeof(dir));
+	for (i = 0; i < GP_GUEST_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, gp_guest_file_names[i]);
+		free(read_owned(h, path));
+	}
+}
+
 /* The VM's XML and NCCL's file where the profile puts them; libvirt's domain of its name. */
 static void read_vm(struct gp_host *h, const struct gp_profile *p)
 {
@@ -126,6 +142,7 @@ static void read_vm(struct gp_host *h, const struct gp_profile *p)
 	h->vm_xml = read_owned(h, p->vm.output);
 	gp_nccl_topo_path(p->vm.output, nccl, sizeof(nccl));
 	h->nccl_xml = read_owned(h, nccl);
+	read_guest_files(h, p);
 	/* libvirt answers for the live host only, not for a tree under --root */
 	if (!h->root[0] && p->vm.define) {
 		rc = gp_virt_digest(p->vm.uri, p->vm.name, h->vm_digest, sizeof(h->vm_digest),

@@ -4,6 +4,9 @@
 # interfaces' MACs (with the bond and the host bond's LACP settings when
 # asked), nccl.conf names the topology file and the settings the layout
 # calls for, nccl-topo.xml is nccl-topo's; and a second run rewrites them.
+# A -o DIR too long for its files' paths is refused (4).  plan's guest.write
+# writes the same files in NAME.guest beside the VM's XML, is not planned once
+# they are there, nor where they cannot be made (its note says why).
 set -eu
 . "$(dirname "$0")/lib.sh"
 out=$d/seed
@@ -54,3 +57,39 @@ if $G -r "$(gp_host nccl-switch)" -p tests/cli/profiles/roce-pass.ini guest-conf
 	fail "a port without an interface was accepted"
 fi
 grep -q "no interface" "$d/err" || fail "no reason: $(cat "$d/err")"
+# no guest.write where the files cannot be made: the plan's note says why
+$G -r "$(gp_host nccl-switch)" -p tests/cli/profiles/roce-pass.ini --json plan >"$d/plan.json" 2>&1 || :
+grep -q '"kind": "guest.write"' "$d/plan.json" && fail "guest.write planned without MACs"
+grep -q '"note": "guest.write: .*no interface' "$d/plan.json" || fail "no note: $(grep note "$d/plan.json")"
+
+# -o DIR whose files' paths would be cut: refused (4), nothing made
+long=$d/$(printf '%0250d' 0)
+while [ ${#long} -lt 4085 ]; do long=$long/$(printf '%0250d' 0); done
+long=$(printf '%.4085s' "$long")
+set +e
+$G -r "$(gp_host roce-rails)" -p tests/cli/profiles/roce-pass.ini guest-config -o "$long" \
+	2>"$d/err"
+rc=$?
+set -e
+[ $rc -eq 4 ] || fail "a too long -o: exit $rc, want 4"
+grep -q "too long" "$d/err" || fail "no reason: $(cat "$d/err")"
+[ ! -e "$d/$(printf '%0250d' 0)" ] || fail "a too long -o made a directory"
+
+# apply's guest.write: the same three files beside the VM's XML (plan --diff
+# shows what it would write), and nothing to do once they are there
+t=$d/tree
+cp -a "$(gp_host roce-rails)" "$t"
+$G -r "$t" -p tests/cli/profiles/roce-pass.ini plan --diff >"$d/diff" 2>&1 || :
+grep -q '^ *[0-9]*  guest.write  *.*/var/lib/gpuprov/roce.guest absent' "$d/diff" ||
+	fail "no guest.write step"
+$G -r "$(gp_host roce-rails)" -p tests/cli/profiles/roce-pass.ini guest-config -o "$d/rails"
+sed -n '/^guest.write .*roce.guest\/nccl.conf/,/^$/p' "$d/diff" | sed -n '/^+++/d; s/^+//p' |
+	cmp -s - "$d/rails/nccl.conf" || fail "plan --diff's nccl.conf is not guest-config's"
+mkdir -p "$t/var/lib/gpuprov"
+cp -r "$d/rails" "$t/var/lib/gpuprov/roce.guest"
+$G -r "$t" -p tests/cli/profiles/roce-pass.ini plan >"$d/plan2" 2>&1 || :
+grep -q "guest.write" "$d/plan2" && fail "guest.write planned again: $(cat "$d/plan2")"
+echo changed >>"$t/var/lib/gpuprov/roce.guest/network-config"
+$G -r "$t" -p tests/cli/profiles/roce-pass.ini plan 2>&1 | grep -q "guest.write .*differs" ||
+	fail "a changed network-config is not written again"
+exit 0

@@ -6,7 +6,9 @@
  */
 #include "unit.h"
 #include "act/apply.h"
+#include "core/guestcfg.h"
 #include "core/nccl_topo.h"
+#include "core/vm.h"
 #include "core/netconf.h"
 #include "act/fstate.h"
 #include "core/manifest.h"
@@ -88,6 +90,19 @@ static int check(const char *kind, const char *subject, const char *undo)
 	"\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\", " \
 	"\"uid\": 0, \"gid\": 0"
 
+/* Each of guest.write's files beside output is a path a journal's record may name. */
+static void guest_paths_owned(const char *output)
+{
+	char dir[GP_OUTPUT_LEN], path[GP_OUTPUT_LEN + 32];
+	int i;
+
+	gp_guest_dir(output, dir, sizeof(dir));
+	for (i = 0; i < GP_GUEST_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, gp_guest_file_names[i]);
+		assert_true(gp_path_owned(GP_S_GUEST_WRITE, path));
+	}
+}
+
 /*
  * What [vm] output may name is what a journal's domain.write and nccl.write
  * records may name: one rule.  The profile accepted gpu-vm.conf and
@@ -129,6 +144,7 @@ static void check_output_rule(void)
 			continue;
 		gp_nccl_topo_path(p.vm.output, nccl, sizeof(nccl));
 		assert_true(gp_path_owned(GP_S_NCCL_WRITE, nccl));
+		guest_paths_owned(p.vm.output);
 	}
 	/* a step's subject is read back whole, or the journal refused: never cut */
 	memset(subject, 'a', sizeof(subject) - 1);
@@ -206,6 +222,24 @@ static void test_check_paths(void **state)
 			       "{\"file\": {\"path\": \"/proc/x.nccl-topo.xml\", \"type\": "
 			       "\"absent\"}}"),
 			 -EINVAL);
+	/* guest.write: guest-config's three files in X.guest beside X.xml, and nothing else */
+	assert_int_equal(check("guest.write", "x", ABSENT("/var/lib/gpuprov/vm.guest/nccl.conf")),
+			 0);
+	assert_int_equal(
+		check("guest.write", "x", ABSENT("/var/lib/gpuprov/vm.guest/network-config")), 0);
+	assert_int_equal(
+		check("guest.write", "x", ABSENT("/var/lib/gpuprov/vm.guest/nccl-topo.xml")), 0);
+	assert_int_equal(check("guest.write", "x", ABSENT("/var/lib/gpuprov/vm.guest/user-data")),
+			 -EINVAL);
+	assert_int_equal(check("guest.write", "x", ABSENT("/var/lib/gpuprov/vm/nccl.conf")),
+			 -EINVAL);
+	assert_int_equal(check("guest.write", "x", ABSENT("/var/lib/gpuprov/.guest/nccl.conf")),
+			 -EINVAL);
+	assert_int_equal(check("guest.write", "x", ABSENT("/etc/netplan/nccl.conf")), -EINVAL);
+	assert_int_equal(check("guest.write", "x", ABSENT("/proc/x.guest/nccl.conf")), -EINVAL);
+	assert_int_equal(check("guest.write", "x", ABSENT("/var/lib/../vm.guest/nccl.conf")),
+			 -EINVAL);
+	assert_int_equal(check("guest.write", "x", ABSENT("nccl.conf")), -EINVAL);
 	check_output_rule();
 }
 
@@ -347,6 +381,14 @@ static void test_rendered_paths_owned(void **state)
 	assert_true(gp_path_owned(GP_S_NCCL_WRITE, path));
 	gp_nccl_topo_path("/srv/vms/a100", path, sizeof(path));
 	assert_true(gp_path_owned(GP_S_NCCL_WRITE, path));
+	/* guest.write's, for the default output and for the longest one a profile may name */
+	gp_guest_dir("/var/lib/gpuprov/a100-vm.xml", path, sizeof(path));
+	assert_string_equal(path, "/var/lib/gpuprov/a100-vm.guest");
+	guest_paths_owned("/var/lib/gpuprov/a100-vm.xml");
+	memset(path, 'a', GP_VM_OUTPUT_MAX);
+	path[0] = '/';
+	strcpy(path + GP_VM_OUTPUT_MAX - 4, ".xml");
+	guest_paths_owned(path);
 	assert_true(gp_path_owned(GP_S_PERSIST_VFIO, GP_WANTS_LINK));
 }
 

@@ -7,6 +7,10 @@
 #include "unit.h"
 #include "act/apply.h"
 #include "core/steps.h"
+#include "shared/write.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* every enum value has its line: a distinct area.verb string, found by name */
 static void test_table(void **state)
@@ -56,7 +60,7 @@ static void test_actuators(void **state)
 		/* only the steps that write files (or links) may name paths in their undo */
 		assert_true(!a->owns == (i != GP_S_PERSIST_VFIO && i != GP_S_PERSIST_BOND &&
 					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE &&
-					 i != GP_S_FABRIC_MASK));
+					 i != GP_S_GUEST_WRITE && i != GP_S_FABRIC_MASK));
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(gp_actuator_find((enum gp_step_kind)j), a);
 	}
@@ -170,13 +174,96 @@ static void test_subject_types(void **state)
 	assert_false(gp_subject_ok(GP_SUBJ_MODULE, ""));
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Whether path holds text (NULL: is absent). */
+static bool holds(const char *path, const char *text)
+{
+	char *cur = gp_read_file(path);
+	bool ok = text ? cur && !strcmp(cur, text) : !cur && access(path, F_OK);
+
+	free(cur);
+	return ok;
+}
+
+/* apply's order for one step: precheck, record, run, verify; then rollback's undo. */
+static void guest_apply_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st)
+{
+	json_object *undo = json_object_new_object();
+
+	assert_int_equal(gp_act_guest_write.precheck(ctx, st), 0);
+	assert_int_equal(gp_act_guest_write.done(ctx, st), 0);
+	assert_int_equal(gp_act_guest_write.record(ctx, st, undo), 0);
+	assert_int_equal(gp_act_guest_write.run(ctx, st), 0);
+	assert_int_equal(gp_act_guest_write.verify(ctx, st), 0);
+	assert_int_equal(gp_act_guest_write.done(ctx, st), 1);
+	assert_int_equal(gp_act_guest_write.undo(ctx, st, undo), 0);
+	json_object_put(undo);
+}
+
+/*
+ * guest.write writes guest-config's three files into the directory beside
+ * the VM's XML; undo removes what it wrote, with the directory it made, and
+ * puts back a file it replaced, leaving the directory that was there.
+ */
+static void test_guest_write(void **state)
+{
+	char base[] = "/tmp/gp-guest.XXXXXX", path[GP_GUEST_FILES][GP_OUTPUT_LEN + 64];
+	struct gp_vm_target vm = { .guest = { "net: 1\n", "NCCL_X=1\n", "<system/>\n" } };
+	const struct gp_apply_ctx ctx = { .vm = &vm };
+	struct gp_step st = { .kind = GP_S_GUEST_WRITE };
+	int i;
+
+	(void)state;
+	gp_verbosity = 0;
+	assert_non_null(mkdtemp(base));
+	snprintf(vm.guest_dir, sizeof(vm.guest_dir), "%s/vm.guest", base);
+	gp_strlcpy(st.subject, vm.guest_dir, sizeof(st.subject));
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s", vm.guest_dir, gp_guest_file_names[i]);
+	guest_apply_undo(&ctx, &st);
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		assert_true(holds(path[i], NULL));
+	assert_int_not_equal(access(vm.guest_dir, F_OK), 0); /* the directory it made, gone */
+
+	/* an operator's nccl.conf is replaced, then put back; the directory stays */
+	assert_int_equal(mkdir(vm.guest_dir, 0700), 0);
+	put(path[GP_GUEST_NCCL], "mine\n");
+	guest_apply_undo(&ctx, &st);
+	assert_true(holds(path[GP_GUEST_NCCL], "mine\n"));
+	assert_true(holds(path[GP_GUEST_NETWORK], NULL));
+	assert_true(holds(path[GP_GUEST_TOPO], NULL));
+	assert_int_equal(access(vm.guest_dir, F_OK), 0);
+
+	/* written: each file holds its text */
+	assert_int_equal(gp_act_guest_write.run(&ctx, &st), 0);
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		assert_true(holds(path[i], vm.guest[i]));
+	/* files that could not be made, or a subject of another VM: refused before acting */
+	vm.guest[GP_GUEST_TOPO] = NULL;
+	assert_int_equal(gp_act_guest_write.precheck(&ctx, &st), -EINVAL);
+	vm.guest[GP_GUEST_TOPO] = "<system/>\n";
+	strcat(st.subject, "x");
+	assert_int_equal(gp_act_guest_write.precheck(&ctx, &st), -EINVAL);
+	for (i = 0; i < GP_GUEST_FILES; i++)
+		unlink(path[i]);
+	rmdir(vm.guest_dir);
+	rmdir(base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_actuators),
-		cmocka_unit_test(test_by_hand),
-		cmocka_unit_test(test_subject_types),
+		cmocka_unit_test(test_table),	    cmocka_unit_test(test_actuators),
+		cmocka_unit_test(test_by_hand),	    cmocka_unit_test(test_subject_types),
+		cmocka_unit_test(test_guest_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
