@@ -240,6 +240,16 @@ static void each_entry(struct snap *s, const char *dir, entry_fn fn)
 	closedir(d);
 }
 
+/* An RDMA device of a PCI function: its firmware (nic.firmware). */
+static void ib_device(struct snap *s, const char *dir, const char *name)
+{
+	char rel[PATH_LEN];
+
+	pathf(rel, "%s/%s", dir, name);
+	stage_mkdir(s, rel);
+	copy_files(s, rel, gp_ib_dev_files);
+}
+
 static void pci_device(struct snap *s, const char *dir, const char *name)
 {
 	char rel[PATH_LEN], target[PATH_LEN], devdir[PATH_LEN];
@@ -250,6 +260,8 @@ static void pci_device(struct snap *s, const char *dir, const char *name)
 	resolve(rel, target, devdir);
 	stage_mkdir(s, devdir);
 	copy_files(s, devdir, gp_pci_dev_files);
+	pathf(rel, "%s/" GP_PCI_IB_DIR, devdir);
+	each_entry(s, rel, ib_device);
 	pathf(rel, "%s/driver", devdir);
 	copy_link_and_dir(s, rel);
 	pathf(rel, "%s/iommu_group", devdir);

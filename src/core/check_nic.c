@@ -4,10 +4,12 @@
  * (nic.rail), and what GPUDirect RDMA through a shared switch needs in a
  * VM: ATS on the NIC (nic.ats), ACS Direct Translated P2P on the switch's
  * ports (nic.acs), no pci=noats (kernel.noats); and that VFs are not asked
- * of ports the host's RoCE LAG holds (nic.sriov_lag).  [nic] mode = host,
+ * of ports the host's RoCE LAG holds (nic.sriov_lag); that each port's
+ * firmware is at least [nic] min_firmware (nic.firmware).  [nic] mode = host,
  * or no [nic], is the bond's business (check_bond.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/check_host.h"
@@ -173,14 +175,82 @@ static void sriov_lag(const struct gp_host *h, const struct gp_profile *p, struc
 			      "no port [nic] makes virtual functions on is in a bond");
 }
 
-void gp_check_nic(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+/* The firmware its host interface's RDMA device reports; NULL when none does. */
+static const char *port_fw(const struct gp_host *h, int dev)
+{
+	size_t i;
+
+	for (i = 0; i < h->nifaces; i++)
+		if (h->ifaces[i].dev == dev && h->ifaces[i].fw_ver[0])
+			return h->ifaces[i].fw_ver;
+	return NULL;
+}
+
+/* The profile's minimum for fw's family (its first number), or NULL. */
+static const char *family_min(const struct gp_profile *p, const char *fw)
+{
+	int i;
+
+	for (i = 0; i < p->nic.nmin_firmware; i++)
+		if (strtoul(p->nic.min_firmware[i], NULL, 10) == strtoul(fw, NULL, 10))
+			return p->nic.min_firmware[i];
+	return NULL;
+}
+
+/*
+ * Each port [nic] match names against [nic] min_firmware, as its RDMA
+ * device reports it (mlx5_ib prints "%d.%d.%04d": compared number by
+ * number), the version of its family: a ConnectX's firmware major names
+ * the device (20 ConnectX-6, 22 ConnectX-6 Dx, 28 ConnectX-7), so 28.x says
+ * nothing of a 22.x minimum.  Only the host's driver shows it: once
+ * vfio-pci holds a port the host cannot tell, and says so.
+ */
+static void firmware(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	size_t i;
+
+	if (!p->nic.nmin_firmware)
+		return;
+	for (i = 0; i < h->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[i];
+		const char *fw, *min;
+
+		if (!gp_nic_matches(p, d))
+			continue;
+		fw = port_fw(h, (int)i);
+		min = fw && gp_version_dotted(fw) ? family_min(p, fw) : NULL;
+		if (!fw || !gp_version_dotted(fw))
+			gp_report_add(
+				r, GP_F_NIC_FIRMWARE, GP_WARN, d->bdf,
+				"read it while the host's driver holds the port (mlx5_core with "
+				"mlx5_ib: /sys/class/infiniband/*/fw_ver), or in the guest",
+				"cannot tell its firmware (%s)",
+				fw ? "not a dotted version" : "no RDMA device of the host's");
+		else if (!min)
+			gp_report_add(r, GP_F_NIC_FIRMWARE, GP_WARN, d->bdf,
+				      "add its family's minimum to [nic] min_firmware",
+				      "firmware %s: [nic] min_firmware names no version of its "
+				      "family (%lu.x)",
+				      fw, strtoul(fw, NULL, 10));
+		else if (gp_version_cmp(fw, min) < 0)
+			gp_report_add(
+				r, GP_F_NIC_FIRMWARE, GP_FAIL, d->bdf,
+				"update the NIC's firmware (ConnectX: mlxfwmanager, or mstflint "
+				"with the image for its PSID) and reset it or power-cycle the "
+				"host",
+				"firmware %s is older than [nic] min_firmware %s", fw, min);
+		else
+			gp_report_add(r, GP_F_NIC_FIRMWARE, GP_OK, d->bdf, NULL,
+				      "firmware %s (at least %s)", fw, min);
+	}
+}
+
+static void ports(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
 {
 	struct gp_vm_layout l;
 	bool through_switch = false, any = false;
 	int i;
 
-	if (!p->has_nic || p->nic.mode == GP_NIC_HOST)
-		return;
 	if (p->nic.mode == GP_NIC_VF) {
 		sriov_lag(h, p, r);
 		return;
@@ -217,4 +287,12 @@ void gp_check_nic(const struct gp_host *h, const struct gp_profile *p, struct gp
 						  "requests, so GPUDirect RDMA between a NIC and "
 						  "its GPU goes through the root complex"
 						: "ATS allowed (no pci=noats)");
+}
+
+void gp_check_nic(const struct gp_host *h, const struct gp_profile *p, struct gp_report *r)
+{
+	if (!p->has_nic || p->nic.mode == GP_NIC_HOST)
+		return;
+	ports(h, p, r);
+	firmware(h, p, r);
 }

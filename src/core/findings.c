@@ -81,6 +81,7 @@ const struct gp_finding_kind gp_finding_kinds[GP_F_COUNT] = {
 	F(GP_F_NIC_ACS, "nic.acs", GP_GROUP_VM),
 	F(GP_F_KERNEL_NOATS, "kernel.noats", GP_GROUP_VM),
 	F(GP_F_NIC_SRIOV_LAG, "nic.sriov_lag", GP_GROUP_VFIO),
+	F(GP_F_NIC_FIRMWARE, "nic.firmware", GP_GROUP_VFIO),
 };
 
 const struct gp_finding_kind *gp_finding_kind(const char *id)

@@ -82,6 +82,7 @@ enum gp_fid {
 	GP_F_NIC_ACS,
 	GP_F_KERNEL_NOATS,
 	GP_F_NIC_SRIOV_LAG,
+	GP_F_NIC_FIRMWARE,
 	GP_F_COUNT
 };
 

@@ -59,6 +59,8 @@ const char *const gp_pci_dev_files[] = {
 	NULL,
 };
 
+const char *const gp_ib_dev_files[] = { "fw_ver", NULL };
+
 const char *const gp_net_files[] = {
 	"address", "operstate", "mtu", "speed", "duplex", "type", "ifindex", NULL,
 };

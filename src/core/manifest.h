@@ -108,6 +108,9 @@ extern const char *const gp_vm_dirs[];
 /* what the reader (and libpci) reads of each device, interface and bond */
 extern const char *const gp_pci_dev_files[];
 extern const char *const gp_net_files[];
+/* a PCI function's RDMA devices (PCI_DIR/infiniband/NAME) and what is read of each */
+#define GP_PCI_IB_DIR "infiniband"
+extern const char *const gp_ib_dev_files[];
 extern const char *const gp_bond_files[];
 
 #endif

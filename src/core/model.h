@@ -224,6 +224,8 @@ struct gp_iface {
 	int tcp;		 /* established TCP connections from its addresses */
 	char upper[GP_NAME_LEN]; /* a VLAN, macvlan, ... on top of it; "" when none */
 	int sriov_numvfs;	 /* of its PCI function; -1 when none */
+	/* its function's RDMA device's firmware (infiniband/NAME/fw_ver); "" unknown */
+	char fw_ver[32];
 };
 
 /* A disk or partition of a PCI function, and what holds it. */
@@ -434,6 +436,8 @@ struct gp_match {
 	char bdf[GP_BDF_LEN];
 };
 
+#define GP_NIC_FW_FAMILIES 8
+
 /* [nic] mode: where the RoCE ports serve.  The orders match profile.c's lists. */
 enum gp_nic_mode {
 	GP_NIC_UNSET = -1,
@@ -504,6 +508,10 @@ struct gp_profile {
 		char addresses[GP_MAX_LIST][64]; /* the guest's: a port's each, or the bond's */
 		int naddresses;
 		unsigned mtu; /* the guest ports'; 0: not set (the device's own) */
+		/* the lowest firmware of each family (its first number: ConnectX-6 20,
+		 * -6 Dx 22, -7 28); none: not checked */
+		char min_firmware[GP_NIC_FW_FAMILIES][32];
+		int nmin_firmware;
 	} nic;
 };
 

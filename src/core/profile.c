@@ -452,6 +452,36 @@ static int v_min_bios(struct gp_profile *p, const char *v, void *field, const ch
 	return set_string(p->min_bios, sizeof(p->min_bios), v, why);
 }
 
+/*
+ * The ports' lowest firmware, as the RDMA driver prints it (mlx5:
+ * "%d.%d.%04d"), one version per family: the first number names it.
+ */
+static int v_min_firmware(struct gp_profile *p, const char *v, void *field, const char **why)
+{
+	char buf[512], *items[GP_NIC_FW_FAMILIES + 1];
+	int i, j, n;
+
+	(void)field;
+	gp_strlcpy(buf, v, sizeof(buf));
+	n = gp_split_list(buf, items, GP_NIC_FW_FAMILIES + 1);
+	*why = n ? "at most 8 versions, one per family" : "empty list";
+	if (n <= 0 || n > GP_NIC_FW_FAMILIES)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		*why = "expected firmware versions such as 20.31.1014 (numbers and dots)";
+		if (!gp_version_dotted(items[i]) ||
+		    set_string(p->nic.min_firmware[i], sizeof(p->nic.min_firmware[i]), items[i],
+			       why))
+			return -EINVAL;
+		*why = "two versions of one family (the same first number)";
+		for (j = 0; j < i; j++)
+			if (strtoul(items[j], NULL, 10) == strtoul(items[i], NULL, 10))
+				return -EINVAL;
+	}
+	p->nic.nmin_firmware = n;
+	return 0;
+}
+
 /* ---- slot sections ---- */
 
 static struct gp_slot *slot_for(struct gp_profile *p, const char *name)
@@ -563,6 +593,7 @@ static const struct key_def keys[] = {
 	{ "nic", "guest_bond", v_guest_bond, 0, 0, 0 },
 	{ "nic", "addresses", v_nic_addresses, 0, 0, 0 },
 	{ "nic", "mtu", NULL, FIELD(nic.mtu), 68, 65535 },
+	{ "nic", "min_firmware", v_min_firmware, 0, 0, 0 },
 };
 
 static const char *const sections[] = { "server", "gpus", "vm", "bond", "fabric", "nic" };
@@ -795,6 +826,10 @@ static int validate_nic(struct parse_state *st)
 		return fail(st, st->section_line[5], "missing key 'vfs' in [nic] (mode = vf)");
 	if (p->nic.mode != GP_NIC_VF && p->nic.vfs)
 		return fail(st, key_line(st, "nic", "vfs"), "vfs is for mode = vf");
+	if (p->nic.mode == GP_NIC_HOST && p->nic.nmin_firmware)
+		return fail(st, key_line(st, "nic", "min_firmware"),
+			    "min_firmware is for the guest's ports: mode = host keeps them on the "
+			    "host");
 	for (i = 0; p->nic.mode == GP_NIC_HOST && i < ARRAY_SIZE(guest_keys); i++)
 		if (key_line(st, "nic", guest_keys[i]))
 			return fail(st, key_line(st, "nic", guest_keys[i]),

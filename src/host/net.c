@@ -322,6 +322,31 @@ static void read_uppers(struct gp_host *h)
 }
 
 /*
+ * The firmware of the port's RDMA device (mlx5_ib's "%d.%d.%04d", from
+ * the RDMA core's fw_ver attribute), while its driver holds it: the
+ * device is the PCI function's child, PCI_DIR/infiniband/NAME.
+ */
+static void read_fw_ver(struct gp_host *h, struct gp_iface *f)
+{
+	char path[PATH_LEN], text[64];
+	struct dirent *e;
+	DIR *d = open_dir(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/" GP_PCI_IB_DIR, f->bdf));
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (read_text(h,
+			      gp_rootp(h, path, "/sys/bus/pci/devices/%s/" GP_PCI_IB_DIR "/%s/%s",
+				       f->bdf, e->d_name, gp_ib_dev_files[0]),
+			      text, sizeof(text)) > 0)
+			gp_strlcpy(f->fw_ver, gp_trim(text), sizeof(f->fw_ver));
+		break;
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
  * The VFs of each interface's PCI function: only check weighs them (a RoCE
  * LAG's ports), so scan and topo, which print none, do not pay a lookup of
  * the function's whole path for each of a host's thousands of netdevs.
@@ -334,10 +359,12 @@ static void read_sriov(struct gp_host *h)
 	for (i = 0; i < h->nifaces; i++) {
 		struct gp_iface *f = &h->ifaces[i];
 
-		if (f->bdf[0] &&
-		    read_text(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
+		if (!f->bdf[0])
+			continue;
+		if (read_text(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/sriov_numvfs", f->bdf),
 			      text, sizeof(text)) > 0)
 			f->sriov_numvfs = (int)strtol(text, NULL, 10);
+		read_fw_ver(h, f);
 	}
 }
 

@@ -393,6 +393,23 @@ int gp_version_cmp(const char *a, const char *b)
 	return 0;
 }
 
+bool gp_version_dotted(const char *s)
+{
+	int parts = 0;
+	size_t n;
+
+	for (;;) {
+		n = strspn(s, "0123456789");
+		if (!n || n > 9 || ++parts > 4)
+			return false;
+		s += n;
+		if (!*s)
+			return parts >= 2;
+		if (*s++ != '.')
+			return false;
+	}
+}
+
 /*
  * Exact sizes as "256 GiB"; others to one decimal in the largest unit
  * ("4.6 GiB"): a space between number and unit, as every text gpuprov

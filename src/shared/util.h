@@ -36,6 +36,8 @@ int gp_cpulist_count(const char *list);
 int gp_cpulist_parse(const char *list, int *out, int max);
 void gp_cpulist_format(const int *cpus, int n, char *buf, size_t len);
 int gp_version_cmp(const char *a, const char *b);
+/* Whether s is 2 to 4 numbers of 1 to 9 digits joined by dots ("20.31.1014"). */
+bool gp_version_dotted(const char *s);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
 /* Absolute, shorter than PATH_MAX, no ".", ".." or empty component, a name of its own. */
 bool gp_path_clean(const char *path);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpuprov snapshot of every fixture host, unpacked elsewhere, gives the same
-# scan, topo and check; bad use is exit 4.
+# scan, topo and check (a RoCE port's firmware too); bad use is exit 4.
 set -eu
 . "$(dirname "$0")/lib.sh"
 for root in build/hosts/*/; do
@@ -31,6 +31,14 @@ for c in "-p tests/cli/profiles/hgx-full.ini --json check" "-p tests/cli/profile
 	cmp -s "$d/a" "$d/b" || { echo "hgx-h200: '$c' differs"; diff "$d/a" "$d/b" | head; exit 1; }
 done
 grep -q 'Fabric Manager 570.133.20-1, NSCQ 570.133.20-1' "$d/b" || fail "hgx-h200: versions lost"
+# RoCE ports: their firmware (mlx5_ib's fw_ver) says the same from the snapshot
+rm -rf "$d/tree" && mkdir "$d/tree"
+$G -q -r build/hosts/roce-rails -o "$d/s.tar.gz" snapshot
+tar xzf "$d/s.tar.gz" -C "$d/tree"
+$G -r build/hosts/roce-rails -p tests/cli/profiles/roce-fw.ini --json check >"$d/a" 2>&1 || true
+$G -r "$d/tree" -p tests/cli/profiles/roce-fw.ini --json check >"$d/b" 2>&1 || true
+cmp -s "$d/a" "$d/b" || { echo "roce-rails: firmware differs"; diff "$d/a" "$d/b" | head; exit 1; }
+grep -q 'firmware 22.31.1014 is older' "$d/b" || fail "roce-rails: firmware lost"
 # every modprobe.d directory the reader and libkmod read is in the snapshot
 $G -q -r build/hosts/variant-local -o "$d/v.tar.gz" snapshot
 tar tzf "$d/v.tar.gz" | grep -q 'usr/local/lib/modprobe.d/nvgrace.conf$' ||

@@ -802,6 +802,51 @@ static void test_boot_predict(void **state)
 	assert_int_equal(gp_boot_predict(&c.h, &c.b, &c.pr), -ENOENT);
 }
 
+/*
+ * nic.firmware: each port against its family's [nic] min_firmware, as its
+ * RDMA device reports it (roce-rails: 22.31.1014 and 28.39.1002), compared
+ * number by number; a family without a minimum, or a port the host has no
+ * RDMA device of (r5350-ready's), is said, not passed.
+ */
+static void test_nic_firmware(void **state)
+{
+#define FW_PROFILE(min)                                                         \
+	"[gpus]\nmatch = 10de:20b5 10de:2335\ncount = 2\nsame_numa_node = no\n" \
+	"[vm]\nname = v\nvcpus = 8\nmemory = 8GiB\nnuma = none\n[nic]\n"        \
+	"match = 15b3:101d 15b3:1021\nmode = passthrough\nmin_firmware = " min "\n"
+	struct run x;
+	size_t i;
+	int n = 0;
+
+	(void)state;
+	run_checks(&x, "roce-rails", FW_PROFILE("22.36.1010 28.39.1002"));
+	expect(&x, "nic.firmware", "0000:44:00.0", GP_FAIL, "22.31.1014 is older than");
+	expect(&x, "nic.firmware", "0000:86:00.0", GP_OK, "28.39.1002 (at least 28.39.1002)");
+	done(&x);
+	/* 22.31.1014 against 22.9.1: 31 > 9 as numbers, not as text */
+	run_checks(&x, "roce-rails", FW_PROFILE("22.9.1 28.39.1003"));
+	expect(&x, "nic.firmware", "0000:44:00.0", GP_OK, NULL);
+	expect(&x, "nic.firmware", "0000:86:00.0", GP_FAIL,
+	       "older than [nic] min_firmware 28.39.1003");
+	done(&x);
+	/* no minimum of the ConnectX-7's family: 22.x says nothing of 28.x */
+	run_checks(&x, "roce-rails", FW_PROFILE("20.99.9999 22.31.1014"));
+	expect(&x, "nic.firmware", "0000:44:00.0", GP_OK, NULL);
+	expect(&x, "nic.firmware", "0000:86:00.0", GP_WARN,
+	       "names no version of its family (28.x)");
+	done(&x);
+	run_checks(&x, "r5350-ready", FW_PROFILE("22.36.1010"));
+	for (i = 0; i < x.r.n; i++)
+		if (!strcmp(x.r.items[i].id, "nic.firmware")) {
+			expect(&x, "nic.firmware", x.r.items[i].subject, GP_WARN,
+			       "cannot tell its firmware (no RDMA device");
+			n++;
+		}
+	assert_true(n > 0);
+	done(&x);
+#undef FW_PROFILE
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -818,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_slot_nearest),  cmocka_unit_test(test_slot_root_bus),
 		cmocka_unit_test(test_hop_texts),     cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_boot_claim),    cmocka_unit_test(test_boot_predict),
+		cmocka_unit_test(test_nic_firmware),
 	};
 
 	return cmocka_run_group_tests_name("checks", tests, NULL, NULL);

@@ -118,6 +118,11 @@ static void test_nic(void **state)
 			  "guest_bond = 802.3ad\n",
 		     &p);
 	assert_int_equal(p.nic.guest_bond, GP_GBOND_LACP);
+	unit_profile(GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\nvfs = 2\n"
+			  "min_firmware = 20.31.1014, 22.36.1010\n",
+		     &p);
+	assert_int_equal(p.nic.nmin_firmware, 2);
+	assert_string_equal(p.nic.min_firmware[1], "22.36.1010");
 }
 
 struct bad {
@@ -133,6 +138,18 @@ static const struct bad bad[] = {
 	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = bridge\n", 6,
 	  "bad value for mode: 'bridge': expected passthrough, vf or host" },
 	{ GPUS "[nic]\nmatch = mlx5\n", 5, "bad value for match" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\nmin_firmware = 20.31.\n", 7,
+	  "bad value for min_firmware" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\nmin_firmware = 20.31.1014-x\n", 7,
+	  "expected firmware versions such as 20.31.1014" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\nmin_firmware = 20\n", 7,
+	  "expected firmware versions" },
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\n"
+	       "min_firmware = 22.31.1 22.36.1010\n",
+	  7, "two versions of one family" },
+	{ GPUS "[bond]\nname = bond0\nslaves = 0000:c1:00.0 0000:c1:00.1\n"
+	       "[nic]\nmatch = 0000:c1:00.0\nmode = host\nmin_firmware = 22.31.1014\n",
+	  10, "min_firmware is for the guest's ports" },
 	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\nvfs = 0\n", 7,
 	  "bad value for vfs: '0': expected a number from 1 to 255" },
 	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = vf\nvfs = 256\n", 7, "bad value for vfs" },
