@@ -27,6 +27,7 @@
 #include "cli/out.h"
 #include "core/verify.h"
 #include "core/nccl_topo.h"
+#include "cli/verify_nccl.h"
 #include "shared/rootfs.h"
 #include "shared/trust.h"
 
@@ -53,6 +54,9 @@ struct vrun {
 	int topo_read_rc;	    /* the file could not be read: why */
 	int topo_rc;		    /* -EINVAL: no topology file */
 	struct gp_nccl_match topo;
+	struct gp_nccl_explain *nx; /* NCCL's own account of the all-reduce, NULL: nx_why */
+	char nx_why[200];
+	char nx_cause[160];
 };
 
 static void sizes(const struct gp_ctx *ctx, struct vrun *v)
@@ -219,6 +223,24 @@ static void pairs(struct vrun *v, struct gp_nvml *nv, struct gp_cuda *c)
 	v->measured = true;
 }
 
+/* NCCL's own word when it connected a pair without P2P: the cause, before any guess. */
+static const char *without_p2p(struct vrun *v)
+{
+	static const char fmt[] = "NCCL itself connected ranks %d and %d through %s, not P2P "
+				  "(its own account below says why)";
+	int i;
+
+	for (i = 0; v->nx && i < v->nx->npairs; i++) {
+		const struct gp_nx_pair *p = &v->nx->pairs[i];
+
+		if (p->kind == GP_NX_SHM || p->kind == GP_NX_NET) {
+			snprintf(v->nx_cause, sizeof(v->nx_cause), fmt, p->a, p->b, p->transport);
+			return v->nx_cause;
+		}
+	}
+	return NULL;
+}
+
 /* Below GP_VERIFY_EXPECT_FRACTION of the prediction: a warning naming the likely cause. */
 static void nccl_vs_prediction(struct vrun *v, const struct gp_nccl_point *last)
 {
@@ -231,7 +253,8 @@ static void nccl_vs_prediction(struct vrun *v, const struct gp_nccl_point *last)
 	snprintf(v->nccl_why + n, sizeof(v->nccl_why) - n,
 		 "%sbus bandwidth %.1f GB/s is %.0f%% of the predicted %.1f: %s", n ? "; " : "",
 		 last->busbw, 100 * last->busbw / v->predicted.gbps, v->predicted.gbps,
-		 gp_verify_nccl_cause(last->busbw, nop2p, v->predicted.gbps));
+		 without_p2p(v) ? without_p2p(v)
+				: gp_verify_nccl_cause(last->busbw, nop2p, v->predicted.gbps));
 }
 
 /* The all-reduce: a failure fails, a bus bandwidth below the fraction of the slowest pair warns. */
@@ -478,6 +501,7 @@ static void nccl_text(const struct vrun *v)
 			 v->predicted.basis);
 	if (v->nccl_why[0])
 		gp_wrapf(0, 4, "  %s: %s", gp_verdict_name(v->nccl_verdict), v->nccl_why);
+	gp_nccl_explain_text(v->nx, v->nx_why);
 }
 
 static void topo_list(const char *label, const char (*ids)[GP_BDF_LEN], int n)
@@ -666,6 +690,7 @@ static void nccl_json(const struct vrun *v)
 	runs_json("no_p2p", &v->cmp);
 	gp_print_str("verdict", NULL, gp_verdict_name(v->nccl_verdict));
 	gp_print_str_or_null("verdict_why", NULL, v->nccl_why);
+	gp_nccl_explain_json(v->nx, v->nx_why[0] ? v->nx_why : v->nccl.why);
 	gp_close_object();
 }
 
@@ -779,6 +804,34 @@ static void verify_out(const struct vrun *v, int rc, bool json)
 
 /* ---- the run ---- */
 
+/* 1 CUDA mapped every pair's peer memory, 0 it refused one, -1 not known. */
+static int cuda_p2p(const struct vrun *v)
+{
+	int i, all = v->np > 0;
+
+	for (i = 0; i < v->np; i++) {
+		if (!v->p[i].can_access)
+			return 0;
+		all &= v->p[i].can_access > 0 && v->p[i].peer_enabled;
+	}
+	return all ? 1 : -1;
+}
+
+/* The all-reduce with NCCL's own debug output and topology dump captured, then read. */
+static void explained_allreduce(struct vrun *v, struct gp_cuda *c)
+{
+	struct gp_nccl_capture cap;
+
+	gp_nccl_capture_begin(&cap);
+	gp_nccl_allreduce(c, nccl_lib(v->ctx), nccl_sizes, 3, 20, &v->nccl);
+	v->nx = gp_nccl_capture_end(&cap, cuda_p2p(v), v->nx_why, sizeof(v->nx_why));
+	if (!v->nccl.tried) {
+		free(v->nx);
+		v->nx = NULL;
+		snprintf(v->nx_why, sizeof(v->nx_why), "NCCL did not run");
+	}
+}
+
 static int with_cuda(struct vrun *v, struct gp_nvml *nv)
 {
 	struct gp_cuda *c;
@@ -803,7 +856,7 @@ static int with_cuda(struct vrun *v, struct gp_nvml *nv)
 	if (nccl_wanted(v->ctx))
 		gp_progress("NCCL all-reduce over %d GPUs, up to 1 GiB", gp_cuda_count(c));
 	if (nccl_wanted(v->ctx))
-		gp_nccl_allreduce(c, nccl_lib(v->ctx), nccl_sizes, 3, 20, &v->nccl);
+		explained_allreduce(v, c);
 	else
 		snprintf(v->nccl.why, sizeof(v->nccl.why), "not run (%s)",
 			 v->ctx->opt[GP_OPT_QUICK] ? "--quick" : "--no-nccl");
@@ -883,6 +936,7 @@ static int do_verify(struct gp_ctx *ctx)
 		verify_out(&v, rc, ctx->json);
 	}
 	gp_nv_view_release(&v.nv);
+	free(v.nx);
 	free(v.g);
 	free(v.p);
 	return rc;

@@ -22,12 +22,18 @@ done
 bad=0
 unset NCCL_TOPO_FILE # TOPO: the NCCL_TOPO_FILE of a case, unset when empty
 TOPO=
+# XENV: more of a case's environment (VAR=VALUE words); NCCL's debug output goes
+# into a directory of verify's own under TMPDIR, which must be empty afterwards
+unset NCCL_P2P_DISABLE NCCL_DEBUG NCCL_DEBUG_FILE NCCL_TOPO_DUMP_FILE
+XENV=
+mkdir "$d/tmp"
+export TMPDIR=$d/tmp
 
 # case NAME FIXTURE LIBS EXIT CHECK ARGS...: CHECK is Python run on the JSON document (doc)
 case_() {
 	name=$1 fix=$2 libs=$3 want=$4 check=$5
 	shift 5
-	env ${TOPO:+"NCCL_TOPO_FILE=$TOPO"} GP_FAKE_GPU=tests/fake/gpus/$fix.gpu \
+	env ${TOPO:+"NCCL_TOPO_FILE=$TOPO"} ${XENV:-} GP_FAKE_GPU=tests/fake/gpus/$fix.gpu \
 		LD_LIBRARY_PATH=$d/$libs "$G" --json "$@" verify >"$d/out" 2>"$d/err"
 	rc=$?
 	if [ "$rc" != "$want" ]; then
@@ -72,7 +78,47 @@ assert nccl['version'] == 22803 and big['bytes'] == 1 << 30, nccl
 assert abs(big['busbw_gbps'] - 327.4) < 0.5 and abs(big['algbw_gbps'] - 327.4) < 0.5, big
 assert nccl['no_p2p'] is None
 assert doc['exit_status'] == 0
+# NCCL's own account, from the real capture the fake replays: P2P over NVLink
+x = nccl['explain']
+assert x['version'] == '2.28.9+cuda13.0' and x['lines'] > 300, x
+assert x['cpu'] == {'arch': 'x86_64', 'vendor': 'GenuineIntel', 'family': 6, 'model': 207}, x['cpu']
+assert [(p['a'], p['b'], p['a_bdf']) for p in x['pairs']] == [(0, 1, '0000:00:06.0'), (1, 0, '0000:00:07.0')], x
+for p in x['pairs']:
+    assert p['transport'] == 'P2P/CUMEM' and p['kind'] == 'P2P' and p['channels'] == 24, p
+    assert p['path'] == 'NVL' and p['p2p_level'] == 'PXB' and p['gdr'] is None, p
+assert x['warnings'] == [] and x['advice'] == [] and nccl['explain_why'] is None, x
 " -r $H200
+[ -z "$(ls -A "$d/tmp")" ] || { echo "NCCL's debug directory left behind: $(ls -A "$d/tmp")"; bad=1; }
+
+# NCCL took SHM between two GPUs of a flat guest (PHB) on an Intel CPU: the
+# warning names NCCL's own transport, the advice the topology file and the
+# level; a WARN line's escape character stays escaped
+case_ pcie-shm pcie-shm all 1 "
+x = nccl['explain']
+assert [p['transport'] for p in x['pairs']] == ['SHM/direct/direct'] * 2, x
+assert all(p['path'] == 'PHB' and p['p2p_level'] == 'PXB' for p in x['pairs']), x
+assert x['cpu']['model'] == 106 and len(x['advice']) == 1, x
+assert 'gpuprov nccl-topo' in x['advice'][0] and 'NCCL_P2P_LEVEL=SYS' in x['advice'][0], x
+assert x['warnings'] == ['Error: failed to extend /dev/shm\x1b[31m to 9637892 bytes'], x
+assert nccl['verdict'] == 'warn' and 'through SHM/direct/direct, not P2P' in nccl['verdict_why'], nccl
+" -r $H200
+GP_FAKE_GPU=tests/fake/gpus/pcie-shm.gpu LD_LIBRARY_PATH=$d/all "$G" -r $H200 verify >"$d/out" 2>&1
+awk -f tests/cli/unwrap.awk "$d/out" | grep -q "^  0->1  0000:00:06.0->0000:00:07.0 SHM/direct/direct  *PHB  PXB   2$" &&
+	grep -qF 'NCCL WARN Error: failed to extend /dev/shm\x1b[31m' "$d/out" &&
+	! grep -q "$(printf '\033')" "$d/out" ||
+	{ echo "text: NCCL's account of pcie-shm"; cat "$d/out"; bad=1; }
+awk 'length($0) > 80 { print "text: " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
+	"$d/out" || bad=1
+
+# NCCL_P2P_DISABLE=1 in verify's environment: NCCL's account says so
+XENV=NCCL_P2P_DISABLE=1
+case_ p2p-disabled h200-nvswitch all 1 "
+x = nccl['explain']
+assert all(p['kind'] == 'SHM' and p['p2p_level'] == 'LOC' for p in x['pairs']), x
+assert x['advice'] == ['NCCL_P2P_DISABLE=1 is set: NCCL uses no P2P at all; unset it'], x
+assert {'name': 'NCCL_P2P_DISABLE', 'value': '1'} in x['env'], x
+" -r $H200
+XENV=
 
 # NCCL_TOPO_FILE: unset is said and no warning; the file nccl-topo writes for this machine
 # matches; one naming a GPU that is not here (and lacking one that is) warns, as does a
@@ -195,6 +241,7 @@ assert all(p['verdict'] == 'ok' for p in pairs)
 case_ nccl-fail nccl-fail all 2 "
 assert nccl['ran'] and not nccl['p2p']['ok'] and 'ncclCommInitAll' in nccl['p2p']['why'], nccl
 assert nccl['verdict'] == 'fail', nccl
+assert nccl['explain'] is None and 'no debug output' in nccl['explain_why'], nccl
 " --size 4MiB
 # a stale NCCL_TOPO_FILE warns, and never lowers a failure to a warning
 TOPO=$d/other.xml
@@ -206,6 +253,7 @@ TOPO=
 : >"$d/empty-nccl.so"
 case_ nccl-absent h200-nvswitch all 0 "
 assert not nccl['ran'] and 'empty-nccl.so' in nccl['why'], nccl
+assert nccl['explain'] is None and nccl['explain_why'] == 'NCCL did not run', nccl
 " --nccl-lib "$d/empty-nccl.so" --size 4MiB
 
 # --nccl-lib as root: the library runs as root, so only root may be able to

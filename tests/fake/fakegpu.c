@@ -17,6 +17,9 @@
  *   mirror A B                              A's writes into B land elsewhere
  *   bw A B GBPS                             peer copy rate A to B (default 250)
  *   nccl BUSBW NOP2P_BUSBW | nccl fail
+ *   nccl_log PATH | nccl_log_nop2p PATH     what NCCL_DEBUG=INFO writes to NCCL_DEBUG_FILE
+ *                                           (with NCCL_P2P_DISABLE=1: the second)
+ *   nccl_dump PATH                          what NCCL_TOPO_DUMP_FILE receives
  *   nvml initfail | cuda initfail | cuda hide GPU | cuda nojit
  *   fabric GPU STATE STATUS CLIQUE          nvmlDeviceGetGpuFabricInfo[V] (NVML's
  *                                           state numbers; without it: NOT_SUPPORTED)
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 
 #define MAXG 8
@@ -55,6 +59,7 @@ static struct {
 	int p2p[MAXG][MAXG], noaccess[MAXG][MAXG], mirror[MAXG][MAXG];
 	double bw[MAXG][MAXG];
 	double nccl, nccl_nop2p;
+	char nccl_log[256], nccl_log_nop2p[256], nccl_dump[256];
 	int nccl_fail, nvml_initfail, cuda_initfail, nojit, hidden[MAXG];
 	int cur;	      /* current context's device */
 	double now;	      /* ms: what a synchronize has waited for; idle streams start there */
@@ -117,6 +122,11 @@ static void parse_line(char *l)
 		F.mirror[x][y] = 1;
 	else if (sscanf(l, "bw %d %d %lf", &x, &y, &v) == 3 && x < MAXG && y < MAXG)
 		F.bw[x][y] = v;
+	/* the longer name first: "nccl_log %s" would take "_nop2p" as its path */
+	else if (sscanf(l, "nccl_log_nop2p %255s", F.nccl_log_nop2p) == 1 ||
+		 sscanf(l, "nccl_log %255s", F.nccl_log) == 1 ||
+		 sscanf(l, "nccl_dump %255s", F.nccl_dump) == 1)
+		return;
 	else if (sscanf(l, "nccl %lf %lf", &v, &w) == 2) {
 		F.nccl = v;
 		F.nccl_nop2p = w;
@@ -714,6 +724,35 @@ const char *ncclGetErrorString(int r)
 	return r ? "unhandled system error" : "no error";
 }
 
+/* A captured file copied where NCCL would write its own. */
+static void replay(const char *from, const char *env)
+{
+	const char *to = getenv(env);
+	char buf[4096];
+	FILE *in, *out;
+	size_t n;
+
+	if (!from[0] || !to || !to[0] || !(in = fopen(from, "r")))
+		return;
+	out = fopen(to, "w");
+	while (out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	if (out)
+		fclose(out);
+	fclose(in);
+}
+
+/* What NCCL_DEBUG=INFO and NCCL_TOPO_DUMP_FILE make NCCL write, at its init. */
+static void debug_output(void)
+{
+	const char *level = getenv("NCCL_DEBUG"), *off = getenv("NCCL_P2P_DISABLE");
+	int nop2p = off && !strcmp(off, "1") && F.nccl_log_nop2p[0];
+
+	if (level && !strcasecmp(level, "INFO"))
+		replay(nop2p ? F.nccl_log_nop2p : F.nccl_log, "NCCL_DEBUG_FILE");
+	replay(F.nccl_dump, "NCCL_TOPO_DUMP_FILE");
+}
+
 int ncclCommInitAll(struct fcomm **c, int n, const int *list);
 int ncclCommInitAll(struct fcomm **c, int n, const int *list)
 {
@@ -721,6 +760,7 @@ int ncclCommInitAll(struct fcomm **c, int n, const int *list)
 
 	(void)list;
 	load();
+	debug_output();
 	if (F.nccl_fail)
 		return 2;
 	for (i = 0; i < n; i++) {
