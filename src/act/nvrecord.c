@@ -6,6 +6,7 @@
  * on the host that rollback would have to restore.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +16,7 @@
 #include "shared/util.h"
 #include "shared/write.h"
 #include "core/nvlink.h"
+#include "core/verify.h"
 #include "act/nvrecord.h"
 
 int gp_nv_remember(const struct gp_nv_view *v)
@@ -37,5 +39,18 @@ int gp_nv_remember(const struct gp_nv_view *v)
 			"GPUs are on vfio-pci",
 			GP_NV_RECORD, gp_write_strerror(rc));
 	json_object_put(doc);
+	return rc;
+}
+
+int gp_verify_remember(const struct gp_vrecord *r)
+{
+	char buf[512], *text = gp_vrecord_to_json(r);
+	const char *path = gp_state_file("verify.json", GP_VERIFY_RECORD, buf, sizeof(buf));
+	int rc = gp_write_file(path, text, strlen(text), 0644);
+
+	if (rc)
+		gp_info("verify's result not kept in %s: %s; topo will not show it", path,
+			gp_write_strerror(rc));
+	free(text);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <json-c/json.h>
 
 #include "cli/cmd.h"
+#include "core/verify.h"
 #include "cli/out.h"
 #include "core/fabric.h"
 #include "core/manifest.h"
@@ -647,6 +648,7 @@ static void nvlink_record(struct snap *s)
 	time_t now = time(NULL);
 	struct tm tm;
 
+	copy_file(s, GP_VERIFY_RECORD); /* verify's bandwidths, for topo and report */
 	if (s->root[0] || gp_root_stat(s->rootfd, GP_PROC_NVIDIA_GPUS, &st)) {
 		copy_file(s, GP_NV_RECORD);
 		return;

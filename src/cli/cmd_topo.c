@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "core/verify.h"
 #include "cli/out.h"
 #include "core/bandwidth.h"
 #include "core/hostq.h"
@@ -88,6 +89,40 @@ static void expect_json(const struct gp_host *h, int a, int b)
 	gp_print_str("expected_basis", NULL, e.basis);
 }
 
+/* One way as this host's last verify measured it (a GPU pair; never made up: null without). */
+static double measured(const struct gp_host *h, int a, int b)
+{
+	return a == b ? 0 : gp_vrecord_pair(&h->vrec, h->devs[a].bdf, h->devs[b].bdf);
+}
+
+static void measured_json(const struct gp_host *h, int a, int b)
+{
+	double m = measured(h, a, b);
+
+	if (m > 0)
+		gp_print_uint("measured_bytes_per_second", NULL, (uint64_t)(m * 1e9));
+	else
+		gp_print_null("measured_bytes_per_second");
+}
+
+/* The record verify kept on this machine, null without one. */
+static void vrec_json(const struct gp_vrecord *r)
+{
+	if (!r->kept) {
+		gp_print_null("verify_record");
+		return;
+	}
+	gp_open_object("verify_record");
+	gp_print_str("seen_at", NULL, r->when);
+	if (r->busbw_gbps > 0)
+		gp_print_double("busbw_gbps", NULL, r->busbw_gbps);
+	else
+		gp_print_null("busbw_gbps");
+	gp_print_uint("bytes", NULL, r->bytes);
+	gp_print_int("ranks", NULL, r->ranks);
+	gp_close_object();
+}
+
 /* The links of the pair i, j: the slowest hop's, NVLink's ceiling, the expectation */
 static void link_json(const struct gp_host *h, const struct topo_item *it, int i, int j)
 {
@@ -111,6 +146,7 @@ static void link_json(const struct gp_host *h, const struct topo_item *it, int i
 		gp_print_uint("nvlink_bytes_per_second", NULL,
 			      (uint64_t)(nv_ceiling(h, &it[i], &it[j]) * 1e9));
 	expect_json(h, it[i].dev, it[j].dev);
+	measured_json(h, it[i].dev, it[j].dev);
 	gp_close_object();
 }
 
@@ -170,6 +206,7 @@ static void topo_json(const struct gp_host *h, const struct gp_profile *p,
 	gp_open_object("nvlink_source");
 	gp_print_nv_source(&h->nv);
 	gp_close_object();
+	vrec_json(&h->vrec);
 	gp_doc_end();
 }
 
@@ -228,6 +265,8 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 		       nv_ceiling(h, &it[i], &it[j]));
 		if (!gp_bw_expect_nvlink_pair(h, it[i].dev, it[j].dev, &e))
 			printf(" / %.1f", e.gbps);
+		if (measured(h, it[i].dev, it[j].dev) > 0)
+			printf(" / %.1f", measured(h, it[i].dev, it[j].dev));
 		/* the PCIe path beside it on a line of its own: 80 columns */
 		printf(" GB/s;\n\t      PCIe %s  ",
 		       gp_path_name(gp_topo_classify(h, it[i].dev, it[j].dev)));
@@ -244,6 +283,10 @@ static void path_line(const struct gp_host *h, const struct topo_item *it, int i
 	if (!gp_bw_expect_pcie_pair(h, it[i].dev, it[j].dev, &e)) {
 		gp_ob_flush(&o);
 		printf(" / %.1f", e.gbps);
+	}
+	if (!nv_links(h, &it[i], &it[j]) && measured(h, it[i].dev, it[j].dev) > 0) {
+		gp_ob_flush(&o);
+		printf(" / %.1f", measured(h, it[i].dev, it[j].dev));
 	}
 	gp_ob_str(&o, " GB/s");
 	if (gp_hop_trained_lower(&hop)) {
@@ -307,10 +350,20 @@ static void topo_text(const struct gp_host *h, const struct gp_profile *p,
 		printf("  %-5s %s  %04x:%04x  %s%s%s\n", it[i].label, d->bdf, d->vendor, d->device,
 		       link, it[i].ifname ? "  " : "", it[i].ifname ? gp_tv(it[i].ifname) : "");
 	}
-	printf("\nPaths (slowest hop both ends support; P2P ceiling / expected, one way):\n");
+	if (h->vrec.kept)
+		gp_wrapf(0, 2,
+			 "\nPaths (slowest hop both ends support; P2P ceiling / expected / "
+			 "measured by verify here at %s, one way):",
+			 gp_tv(h->vrec.when));
+	else
+		printf("\nPaths (slowest hop both ends support; P2P ceiling / expected, one "
+		       "way):\n");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			path_line(h, it, i, j, &words);
+	if (h->vrec.kept && h->vrec.busbw_gbps > 0)
+		gp_wrapf(0, 4, "  verify's all-reduce over %d GPUs here: bus bandwidth %.1f GB/s",
+			 h->vrec.ranks, h->vrec.busbw_gbps);
 	printf("\nLegend:\n\n");
 	for (i = 0; i < (int)ARRAY_SIZE(legend); i++)
 		gp_wrap(legend[i], 0, 9);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "core/verify.h"
 #include "core/nccl_topo.h"
 #include "cli/verify_nccl.h"
+#include "act/nvrecord.h"
 #include "shared/rootfs.h"
 #include "shared/trust.h"
 
@@ -915,6 +917,38 @@ static int with_nvml(struct vrun *v)
 	return rc;
 }
 
+/*
+ * What a full run measured, kept for topo and report on this machine (a
+ * --quick run's small copies would understate it): each pair one way, the
+ * all-reduce at its largest size.
+ */
+static void remember(const struct vrun *v)
+{
+	struct gp_vrecord *r;
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+
+	if (v->ctx->opt[GP_OPT_QUICK] || !v->measured)
+		return;
+	r = gp_xcalloc(1, sizeof(*r));
+	strftime(r->when, sizeof(r->when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	if (v->nccl.ok && v->nccl.npoints) {
+		r->busbw_gbps = v->nccl.points[v->nccl.npoints - 1].busbw;
+		r->bytes = v->nccl.points[v->nccl.npoints - 1].bytes;
+	}
+	r->ranks = v->n;
+	for (i = 0; i < v->np && r->npairs < GP_VREC_MAX_PAIRS; i++) {
+		if (v->p[i].gbps_uni <= 0)
+			continue;
+		gp_strlcpy(r->pairs[r->npairs].from, v->g[v->p[i].from].nv.bdf, GP_BDF_LEN);
+		gp_strlcpy(r->pairs[r->npairs].to, v->g[v->p[i].to].nv.bdf, GP_BDF_LEN);
+		r->pairs[r->npairs++].gbps = v->p[i].gbps_uni;
+	}
+	gp_verify_remember(r);
+	free(r);
+}
+
 static int do_verify(struct gp_ctx *ctx)
 {
 	struct vrun v;
@@ -934,6 +968,7 @@ static int do_verify(struct gp_ctx *ctx)
 		topo_check(&v);
 		rc = overall(&v);
 		verify_out(&v, rc, ctx->json);
+		remember(&v);
 	}
 	gp_nv_view_release(&v.nv);
 	free(v.nx);

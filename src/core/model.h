@@ -315,6 +315,25 @@ struct gp_fabric_host {
 	char nscq_version[64]; /* dpkg: libnvidia-nscq[-BRANCH] */
 };
 
+/*
+ * What the last `verify` on this machine measured (GP_VERIFY_RECORD): the
+ * all-reduce's bus bandwidth and each ordered GPU pair's one-way copy rate,
+ * by bus ID; topo and report show them beside the ceiling and expectation.
+ */
+#define GP_VREC_MAX_PAIRS 64
+struct gp_vrecord {
+	bool kept;
+	char when[32];	   /* "2026-12-02T10:00:00Z" */
+	double busbw_gbps; /* the all-reduce at its largest size, 0 not run */
+	uint64_t bytes;	   /* that size */
+	int ranks;
+	int npairs;
+	struct {
+		char from[GP_BDF_LEN], to[GP_BDF_LEN];
+		double gbps; /* one way */
+	} pairs[GP_VREC_MAX_PAIRS];
+};
+
 struct gp_host {
 	struct gp_strpool strs; /* the devices' strings */
 	char *root;		/* "" for "/" */
@@ -387,7 +406,8 @@ struct gp_host {
 	/* every file persist.vfio, persist.bond and domain.write would write, as it is */
 	struct gp_owned *owned;
 	size_t nowned;
-	struct gp_nv_view nv; /* NVLinks: NVML now, or what apply recorded */
+	struct gp_nv_view nv;	/* NVLinks: NVML now, or what apply recorded */
+	struct gp_vrecord vrec; /* the last verify's bandwidths on this machine, if kept */
 	struct gp_fabric_host fm;
 	/* the next boot (host/boot.c): its kernel, its vfio-pci ids=, what claims each device */
 	char boot_release[GP_NAME_LEN]; /* "" unknown */

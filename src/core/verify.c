@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "core/model.h"
 #include "core/pcicfg.h"
 #include "core/verify.h"
+#include "shared/util.h"
 
 double gp_pcie_gen_gts(int gen)
 {
@@ -262,4 +265,123 @@ uint64_t gp_rebar_max(const uint8_t *cfg, size_t len)
 		pos = h >> 20;
 	}
 	return best;
+}
+
+/* ---- the record ---- */
+
+char *gp_vrecord_to_json(const struct gp_vrecord *r)
+{
+	json_object *doc = json_object_new_object(), *pairs = json_object_new_array();
+	char *text;
+	int i;
+
+	json_object_object_add(doc, "verify_record", json_object_new_int(1));
+	json_object_object_add(doc, "seen_at", json_object_new_string(r->when));
+	json_object_object_add(doc, "busbw_gbps", json_object_new_double(r->busbw_gbps));
+	json_object_object_add(doc, "bytes", json_object_new_int64((int64_t)r->bytes));
+	json_object_object_add(doc, "ranks", json_object_new_int(r->ranks));
+	for (i = 0; i < r->npairs; i++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "from", json_object_new_string(r->pairs[i].from));
+		json_object_object_add(p, "to", json_object_new_string(r->pairs[i].to));
+		json_object_object_add(p, "gbps_uni", json_object_new_double(r->pairs[i].gbps));
+		json_object_array_add(pairs, p);
+	}
+	json_object_object_add(doc, "pairs", pairs);
+	text = gp_xstrdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY));
+	json_object_put(doc);
+	return text;
+}
+
+/* A number member within [0, max], else -1. */
+static double num_member(json_object *o, const char *key, double max)
+{
+	json_object *v;
+	double d;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)))
+		return -1;
+	d = json_object_get_double(v);
+	return d >= 0 && d <= max ? d : -1;
+}
+
+static int bdf_member(json_object *o, const char *key, char out[GP_BDF_LEN])
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	return gp_parse_bdf(json_object_get_string(v), out);
+}
+
+static int pairs_from_json(json_object *a, struct gp_vrecord *r, char *why, size_t len)
+{
+	size_t i, n = json_object_array_length(a);
+
+	if (n > GP_VREC_MAX_PAIRS) {
+		snprintf(why, len, "%zu pairs: too many", n);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+		double g = p ? num_member(p, "gbps_uni", 1e5) : -1;
+
+		if (!p || bdf_member(p, "from", r->pairs[i].from) ||
+		    bdf_member(p, "to", r->pairs[i].to) || g < 0) {
+			snprintf(why, len, "pair %zu: malformed", i);
+			return -EINVAL;
+		}
+		r->pairs[i].gbps = g;
+	}
+	r->npairs = (int)n;
+	return 0;
+}
+
+int gp_vrecord_from_json(const char *text, struct gp_vrecord *r, char *why, size_t len)
+{
+	json_object *doc = json_tokener_parse(text), *v, *pairs;
+	int rc = -EINVAL;
+	double busbw, bytes, ranks;
+
+	memset(r, 0, sizeof(*r));
+	if (!doc || !json_object_object_get_ex(doc, "verify_record", &v) ||
+	    !json_object_object_get_ex(doc, "seen_at", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !json_object_object_get_ex(doc, "pairs", &pairs) ||
+	    !json_object_is_type(pairs, json_type_array)) {
+		snprintf(why, len, "not a verify record");
+		goto out;
+	}
+	gp_strlcpy(r->when, json_object_get_string(v), sizeof(r->when));
+	busbw = num_member(doc, "busbw_gbps", 1e5);
+	bytes = num_member(doc, "bytes", 1e15);
+	ranks = num_member(doc, "ranks", 4096);
+	if (busbw < 0 || bytes < 0 || ranks < 0 || !gp_text_valid(r->when)) {
+		snprintf(why, len, "not a verify record");
+		goto out;
+	}
+	r->busbw_gbps = busbw;
+	r->bytes = (uint64_t)bytes;
+	r->ranks = (int)ranks;
+	rc = pairs_from_json(pairs, r, why, len);
+	r->kept = !rc;
+out:
+	json_object_put(doc);
+	return rc;
+}
+
+double gp_vrecord_pair(const struct gp_vrecord *r, const char *a, const char *b)
+{
+	double back = 0;
+	int i;
+
+	for (i = 0; r->kept && i < r->npairs; i++) {
+		if (!strcmp(r->pairs[i].from, a) && !strcmp(r->pairs[i].to, b))
+			return r->pairs[i].gbps;
+		if (!strcmp(r->pairs[i].from, b) && !strcmp(r->pairs[i].to, a))
+			back = r->pairs[i].gbps;
+	}
+	return back;
 }

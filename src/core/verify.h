@@ -68,6 +68,18 @@ struct gp_nccl_runs {
 	struct gp_nccl_point points[GP_VERIFY_MAX_SIZES];
 };
 
+/*
+ * verify's record of what it measured on this machine (struct gp_vrecord,
+ * core/model.h), beside the NVLink record; under GPUPROV_STATE_DIR when set.
+ */
+#define GP_VERIFY_RECORD "/var/lib/gpuprov/verify.json"
+/* The record as JSON text (malloc'ed). */
+char *gp_vrecord_to_json(const struct gp_vrecord *r);
+/* Parses one (hostile: bounded, every bus ID checked); -EINVAL with why. */
+int gp_vrecord_from_json(const char *text, struct gp_vrecord *r, char *why, size_t len);
+/* The one-way rate measured from a to b (else b to a, the pair's other direction); 0 none. */
+double gp_vrecord_pair(const struct gp_vrecord *r, const char *a, const char *b);
+
 /* PCIe generation to GT/s, 0 unknown. */
 double gp_pcie_gen_gts(int gen);
 /* A pair's ceiling per direction: NVLink when joined, else the slower PCIe link. */

@@ -192,6 +192,7 @@ int gp_host_load_part(const char *root, const struct gp_profile *p, enum gp_host
 	if (part == GP_HOST_ALL)
 		read_use(h, p);
 	read_nvlink(h);
+	gp_host_vrec_read(h->rootfd, !h->root[0], &h->vrec);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1; /* everything is read: the struct is all there is */
 	return 0;

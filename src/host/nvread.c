@@ -15,6 +15,8 @@
 #include "host/nvread.h"
 #include "sys/nvml.h"
 #include "core/verify.h"
+#include "shared/log.h"
+#include "shared/util.h"
 
 static void read_record(int rootfd, struct gp_nv_view *v, const char *nvml_why)
 {
@@ -81,4 +83,19 @@ int gp_host_bar_max(int rootfd, const char *bdf, uint64_t *bytes)
 	}
 	free(text);
 	return n < 0 ? n : 0;
+}
+
+void gp_host_vrec_read(int rootfd, bool live, struct gp_vrecord *r)
+{
+	char buf[512], why[96], *text = NULL;
+	const char *path = live ? gp_state_file("verify.json", GP_VERIFY_RECORD, buf, sizeof(buf))
+				: GP_VERIFY_RECORD;
+	ssize_t n = rootfd == -1 ? -ENOENT : gp_root_slurp(rootfd, path, 1u << 20, &text);
+
+	memset(r, 0, sizeof(*r));
+	if (n < 0)
+		return;
+	if (gp_vrecord_from_json(text, r, why, sizeof(why)))
+		gp_debug("%s: %s", path, why);
+	free(text);
 }

@@ -20,4 +20,11 @@ void gp_host_nv_read(int rootfd, bool live, bool ask_nvml, struct gp_nv_view *v)
  */
 int gp_host_bar_max(int rootfd, const char *bdf, uint64_t *bytes);
 
+/*
+ * verify's record of this machine (GP_VERIFY_RECORD under root; on the live
+ * host GPUPROV_STATE_DIR/verify.json when that is set): r->kept false when
+ * there is none or it is malformed (never a failure: topo only shows less).
+ */
+void gp_host_vrec_read(int rootfd, bool live, struct gp_vrecord *r);
+
 #endif

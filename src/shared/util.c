@@ -474,3 +474,13 @@ int gp_bad(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
+
+const char *gp_state_file(const char *name, const char *dflt, char *buf, size_t len)
+{
+	const char *d = getenv("GPUPROV_STATE_DIR");
+
+	if (!d || !*d)
+		return dflt;
+	snprintf(buf, len, "%s/%s", d, name);
+	return buf;
+}

@@ -19,6 +19,8 @@ extern const char gp_version[];
 void *gp_xcalloc(size_t n, size_t size);
 void *gp_xrealloc(void *p, size_t n, size_t size);
 char *gp_xstrdup(const char *s);
+/* A record gpuprov keeps: GPUPROV_STATE_DIR/name when that is set (tests), else dflt. */
+const char *gp_state_file(const char *name, const char *dflt, char *buf, size_t len);
 size_t gp_strlcpy(char *dst, const char *src, size_t size);
 bool gp_ifname_valid(const char *s);
 int gp_utf8_len(const unsigned char *s, size_t n);

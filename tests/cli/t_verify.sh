@@ -363,4 +363,32 @@ grep -q '^GPU0->GPU1  ok/ok/ok/ok  yes   ok        394.6 GB/s  789.2 GB/s  ok$' 
 	grep -q '^  predicted bus bandwidth 326.0 GB/s (measured: ' "$d/out" &&
 	grep -q '^  P2P      64 MiB ' "$d/out" && ! grep -Eq '[0-9](GiB|MiB|GB/s|GT/s)' "$d/out" ||
 	{ echo "text: pair rows or units"; cat "$d/out"; bad=1; }
+# what a full run measured is kept (GPUPROV_STATE_DIR/verify.json), and topo shows it beside
+# the ceiling and expectation of the pair with those bus IDs; a --quick run keeps nothing,
+# and without a record topo says nothing of it
+rec=$GPUPROV_STATE_DIR/verify.json
+rm -f "$rec"
+GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$d/all "$G" verify --quick >/dev/null 2>&1
+[ ! -e "$rec" ] || { echo "a --quick run kept a record"; bad=1; }
+GP_FAKE_GPU=tests/fake/gpus/h200-nvswitch.gpu LD_LIBRARY_PATH=$d/all "$G" verify >/dev/null 2>&1
+cp -a $H200 "$d/root" && mkdir -p "$d/root/var/lib/gpuprov" && cp "$rec" "$d/root/var/lib/gpuprov/" ||
+	{ echo "no record kept"; bad=1; }
+"$G" -r "$d/root" --json topo >"$d/topo.json" && "$G" -r $H200 --json topo >"$d/topo0.json" &&
+	python3 -c "
+import json
+doc, none = json.load(open('$d/topo.json')), json.load(open('$d/topo0.json'))
+r = doc['verify_record']
+assert abs(r['busbw_gbps'] - 327.4) < 0.1 and r['bytes'] == 1 << 30 and r['ranks'] == 2, r
+assert doc['devices'][0]['bdf'] == '0000:00:06.0' and doc['devices'][1]['bdf'] == '0000:00:07.0'
+assert abs(doc['links'][0][1]['measured_bytes_per_second'] - 394.6e9) < 1e8, doc['links'][0][1]
+assert abs(doc['links'][1][0]['measured_bytes_per_second'] - 394.8e9) < 1e8, doc['links'][1][0]
+assert doc['links'][0][2]['measured_bytes_per_second'] is None, doc['links'][0][2]
+assert none['verify_record'] is None
+assert all(l is None or l['measured_bytes_per_second'] is None for row in none['links'] for l in row)
+" || { echo "topo: verify's record"; bad=1; }
+"$G" -r "$d/root" topo >"$d/out" && awk -f tests/cli/unwrap.awk "$d/out" |
+	grep -q "^  GPU0-GPU1	PHB   32 GT/s x16  63.0 / 40.0 / 394.6 GB/s$" &&
+	grep -q "^  verify's all-reduce over 2 GPUs here: bus bandwidth 327.4 GB/s$" "$d/out" &&
+	! "$G" -r $H200 topo | grep -q "measured by verify" ||
+	{ echo "topo text: verify's record"; cat "$d/out"; bad=1; }
 exit $bad

@@ -148,13 +148,53 @@ static void test_verify_predict(void **state)
 	assert_non_null(strstr(gp_verify_nccl_cause(250, 27, 326), "clocks"));
 }
 
+/* verify's record: written and read back the same; what is not one is refused, bounded. */
+static void test_vrecord(void **state)
+{
+	struct gp_vrecord *r = calloc(2, sizeof(*r));
+	char why[96], *text;
+
+	(void)state;
+	gp_strlcpy(r[0].when, "2026-12-02T10:00:00Z", sizeof(r[0].when));
+	r[0].busbw_gbps = 327.4;
+	r[0].bytes = 1 << 30;
+	r[0].ranks = 2;
+	r[0].npairs = 1;
+	gp_strlcpy(r[0].pairs[0].from, "0000:00:06.0", GP_BDF_LEN);
+	gp_strlcpy(r[0].pairs[0].to, "0000:00:07.0", GP_BDF_LEN);
+	r[0].pairs[0].gbps = 394.6;
+	text = gp_vrecord_to_json(&r[0]);
+	assert_int_equal(gp_vrecord_from_json(text, &r[1], why, sizeof(why)), 0);
+	free(text);
+	assert_true(r[1].kept && r[1].ranks == 2 && r[1].bytes == 1 << 30);
+	assert_true(r[1].busbw_gbps == 327.4);
+	assert_true(gp_vrecord_pair(&r[1], "0000:00:06.0", "0000:00:07.0") == 394.6);
+	/* the other direction, unmeasured, is the pair's measured one; a stranger has none */
+	assert_true(gp_vrecord_pair(&r[1], "0000:00:07.0", "0000:00:06.0") == 394.6);
+	assert_true(gp_vrecord_pair(&r[1], "0000:41:00.0", "0000:00:07.0") == 0);
+	assert_int_equal(gp_vrecord_from_json("{\"nvlink_record\": 1}", &r[1], why, sizeof(why)),
+			 -EINVAL);
+	assert_false(r[1].kept);
+	assert_int_equal(gp_vrecord_from_json("{\"verify_record\": 1, \"seen_at\": \"x\", "
+					      "\"busbw_gbps\": 1, \"bytes\": 1, \"ranks\": 2, "
+					      "\"pairs\": [{\"from\": \"../../x\", \"to\": "
+					      "\"0000:00:07.0\", \"gbps_uni\": 1}]}",
+					      &r[1], why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(gp_vrecord_from_json("{\"verify_record\": 1, \"seen_at\": \"x\", "
+					      "\"busbw_gbps\": -5, \"bytes\": 1, \"ranks\": 2, "
+					      "\"pairs\": []}",
+					      &r[1], why, sizeof(why)),
+			 -EINVAL);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_doc_matches),
-		cmocka_unit_test(test_nccl_pcie),
-		cmocka_unit_test(test_expect),
-		cmocka_unit_test(test_verify_predict),
+		cmocka_unit_test(test_doc_matches), cmocka_unit_test(test_nccl_pcie),
+		cmocka_unit_test(test_expect),	    cmocka_unit_test(test_verify_predict),
+		cmocka_unit_test(test_vrecord),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
