@@ -308,6 +308,8 @@ static void numa_node(struct snap *s, const char *dir, const char *name)
 	copy_in(s, dir, name, "meminfo");
 	copy_in(s, dir, name, "hugepages/hugepages-1048576kB/free_hugepages");
 	copy_in(s, dir, name, "hugepages/hugepages-2048kB/free_hugepages");
+	copy_in(s, dir, name, "hugepages/hugepages-1048576kB/nr_hugepages");
+	copy_in(s, dir, name, "hugepages/hugepages-2048kB/nr_hugepages");
 }
 
 /* cpuN: its SMT siblings, for vCPU pinning */

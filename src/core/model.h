@@ -206,6 +206,9 @@ struct gp_numa {
 	uint64_t mem_free;
 	long hugepages_1g_free; /* -1 when the kernel does not say */
 	long hugepages_2m_free;
+	/* the node's pool, nr_hugepages: -1 when the kernel has no pool of that size */
+	long hugepages_1g_nr;
+	long hugepages_2m_nr;
 };
 
 struct gp_iface {

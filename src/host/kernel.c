@@ -27,19 +27,20 @@ static uint64_t meminfo_field(const char *text, const char *field)
 	return (uint64_t)kb * 1024;
 }
 
-/* Free huge pages of one size on one node; -1 when the kernel does not say. */
-static long free_hugepages(const struct gp_host *h, const char *node, unsigned kb)
+/* A count of huge pages of one size on one node (free_hugepages,
+ * nr_hugepages); -1 when the kernel does not say. */
+static long hugepages(const struct gp_host *h, const char *node, unsigned kb, const char *file)
 {
-	char path[PATH_LEN], text[32];
+	char path[PATH_LEN], text[32], *end;
+	long v;
 
 	if (read_text(h,
-		      gp_rootp(h, path,
-			       "/sys/devices/system/node/%s/hugepages/hugepages-%ukB/"
-			       "free_hugepages",
-			       node, kb),
+		      gp_rootp(h, path, "/sys/devices/system/node/%s/hugepages/hugepages-%ukB/%s",
+			       node, kb, file),
 		      text, sizeof(text)) <= 0)
 		return -1;
-	return strtol(text, NULL, 10);
+	v = strtol(text, &end, 10);
+	return end != text && v >= 0 ? v : -1;
 }
 
 static int numa_cmp(const void *a, const void *b)
@@ -79,8 +80,10 @@ static void read_nodes(struct gp_host *h)
 			nn->mem_total = meminfo_field(text, "MemTotal:");
 			nn->mem_free = meminfo_field(text, "MemFree:");
 		}
-		nn->hugepages_1g_free = free_hugepages(h, e->d_name, 1048576);
-		nn->hugepages_2m_free = free_hugepages(h, e->d_name, 2048);
+		nn->hugepages_1g_free = hugepages(h, e->d_name, 1048576, "free_hugepages");
+		nn->hugepages_2m_free = hugepages(h, e->d_name, 2048, "free_hugepages");
+		nn->hugepages_1g_nr = hugepages(h, e->d_name, 1048576, "nr_hugepages");
+		nn->hugepages_2m_nr = hugepages(h, e->d_name, 2048, "nr_hugepages");
 	}
 	closedir(dir);
 	qsort(h->numa, h->nnuma, sizeof(*h->numa), numa_cmp);
