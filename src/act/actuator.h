@@ -15,6 +15,7 @@
 
 #include <json.h>
 
+#include "core/hugepages.h"
 #include "core/netconf.h"
 #include "core/plan.h"
 
@@ -28,6 +29,7 @@ struct gp_apply_ctx {
 	const struct gp_persist *persist; /* persist.vfio */
 	const struct gp_netconf *netconf; /* persist.bond */
 	const struct gp_vm_target *vm;	  /* domain.write, nccl.write, guest.write, domain.define */
+	const struct gp_hugepages *huge;  /* hugepages.reserve: each node's need */
 	unsigned confirm_within;	  /* apply --confirm-within: seconds, 0 without */
 };
 
@@ -73,6 +75,8 @@ extern const struct gp_actuator gp_act_bond_create, gp_act_bond_enslave, gp_act_
 extern const struct gp_actuator gp_act_domain_define;
 /* fabric.c */
 extern const struct gp_actuator gp_act_fabric_mask;
+/* hugepages.c */
+extern const struct gp_actuator gp_act_hugepages_reserve;
 
 /* persist.vfio's `systemctl enable`: a link it writes and undo puts back */
 #define GP_WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"

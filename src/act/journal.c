@@ -141,6 +141,30 @@ static int check_link_undo(json_object *undo, size_t i, char *why, size_t len)
 }
 
 /*
+ * hugepages.reserve's undo writes its "nr" to the pool its subject (a node)
+ * and argument (a page size) name: a size the kernel has, a whole count.
+ */
+static int check_huge_undo(json_object *o, json_object *undo, size_t i, char *why, size_t len)
+{
+	json_object *nr = json_object_object_get(undo, "nr");
+	const char *arg = str(o, "arg");
+	char path[128];
+	unsigned kb;
+	int node;
+
+	if (!nr)
+		return 0; /* recorded nothing: undo does nothing */
+	snprintf(path, sizeof(path), "%s/%s-%s", GP_HUGE_DIR, str(o, "subject"), arg ? arg : "");
+	if (gp_hugepages_file_parse(path, &node, &kb))
+		return gp_bad(why, len, "step %zu: '%s' is not a huge page size", i + 1,
+			      arg ? arg : "");
+	if (!json_object_is_type(nr, json_type_int) || json_object_get_int64(nr) < 0 ||
+	    json_object_get_int64(nr) > (1LL << 31))
+		return gp_bad(why, len, "step %zu: 'nr' is not a count of pages", i + 1);
+	return 0;
+}
+
+/*
  * What each kind's undo acts on: its subject, of the type the kind's is
  * (core/steps.c: a PCI function, a module, a link, ...), and the records of
  * its undo (files its actuator owns, links, a libvirt URI).
@@ -179,6 +203,8 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	if (kind == GP_S_FABRIC_MASK && json_object_object_get(undo, "running") &&
 	    !json_object_is_type(json_object_object_get(undo, "running"), json_type_boolean))
 		return gp_bad(why, len, "step %zu: 'running' is not true or false", i + 1);
+	if (kind == GP_S_HUGEPAGES_RESERVE && check_huge_undo(o, undo, i, why, len))
+		return -EINVAL;
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;

@@ -18,6 +18,7 @@
 #include "act/lock.h"
 #include "act/nvrecord.h"
 #include "cli/cmd.h"
+#include "core/hugepages.h"
 #include "core/netconf.h"
 #include "cli/cmd_plan.h"
 #include "cli/out.h"
@@ -244,11 +245,13 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl, unsigned within)
 {
 	struct gp_journal j = { 0 };
 	struct gp_netconf nc = { 0 };
+	struct gp_hugepages hp;
 	struct gp_persist ps;
 	struct gp_apply_ctx ac;
 	int rc;
 
 	gp_persist_render(&pl->h, ctx->profile, pl->templates, &ps);
+	gp_hugepages_plan(&pl->h, ctx->profile, &hp);
 	if (ctx->profile->has_bond)
 		gp_netconf_render(&pl->h, ctx->profile, &nc);
 	ac = (struct gp_apply_ctx){
@@ -256,6 +259,7 @@ static int run(struct gp_ctx *ctx, struct gp_planned *pl, unsigned within)
 		.persist = &ps,
 		.netconf = &nc,
 		.vm = pl->vm.xml ? &pl->vm : NULL,
+		.huge = &hp,
 		.confirm_within = within,
 	};
 	/* what NVML sees now is gone once the GPUs are on vfio-pci: keep it first */

@@ -11,6 +11,7 @@
 
 #include "core/check_vm.h"
 #include "core/hostq.h"
+#include "core/hugepages.h"
 #include "core/pinning.h"
 #include "core/vm.h"
 #include "shared/util.h"
@@ -183,6 +184,90 @@ static uint64_t node_free(const struct gp_numa *nn, uint64_t page)
 	return nn->mem_free;
 }
 
+/* A node that lacks pages and cannot get them at runtime: why, and how else. */
+static void huge_fail(const struct gp_profile *p, const struct gp_vm_layout *l,
+		      const struct gp_huge_node *n, struct gp_report *r)
+{
+	const char *size = gp_hugepages_size_name(n->size_kb);
+	char want[32], have[32], mem[32], boot[80], hint[200];
+
+	gp_format_size(l->cells[n->cell].memory, want, sizeof(want));
+	gp_format_size((uint64_t)(n->free > 0 ? n->free : 0) * ((uint64_t)n->size_kb << 10), have,
+		       sizeof(have));
+	gp_format_size(n->mem_free, mem, sizeof(mem));
+	gp_hugepages_cmdline(n, n->need, boot, sizeof(boot));
+	if (n->verdict == GP_HUGE_NO_POOL) {
+		snprintf(hint, sizeof(hint),
+			 "give the kernel a pool of that size at boot (kernel command line: %s%s), "
+			 "or set [vm] hugepages to a size the host has",
+			 boot, n->size_kb == 1048576 ? "; 1 GiB pages need the CPU's pdpe1gb" : "");
+		gp_report_add(r, GP_F_VM_MEMORY, GP_FAIL, p->vm.name, hint,
+			      "cell %d wants %s on node %d, which has no pool of %s pages "
+			      "(no hugepages-%ukB in /sys/devices/system/node/node%d/hugepages)",
+			      n->cell, want, n->node, size, n->size_kb, n->node);
+		return;
+	}
+	snprintf(hint, sizeof(hint),
+		 "give the VM less memory, free memory on that node, or reserve the pages at "
+		 "boot (kernel command line: %s)",
+		 boot);
+	gp_report_add(r, GP_F_VM_MEMORY, GP_FAIL, p->vm.name, hint,
+		      "cell %d wants %s on node %d, which has %s of free huge pages and %s of free "
+		      "memory: too little to reserve the other %ld pages of %s",
+		      n->cell, want, n->node, have, mem, n->add, size);
+}
+
+/* What hugepages.reserve will do on a node; 1 GiB pages are often not found at runtime. */
+static void huge_reserve(const struct gp_profile *p, const struct gp_vm_layout *l,
+			 const struct gp_huge_node *n, struct gp_report *r)
+{
+	const char *size = gp_hugepages_size_name(n->size_kb);
+	char want[32], have[32], boot[80], hint[200];
+
+	gp_format_size(l->cells[n->cell].memory, want, sizeof(want));
+	gp_format_size((uint64_t)n->free * ((uint64_t)n->size_kb << 10), have, sizeof(have));
+	gp_hugepages_cmdline(n, n->nr + n->add, boot, sizeof(boot));
+	snprintf(hint, sizeof(hint),
+		 n->size_kb == 1048576 ? "1 GiB pages are often not found at runtime: when the "
+					 "kernel finds fewer, apply undoes the step; then reserve "
+					 "them at boot (kernel command line: %s)"
+				       : "apply reserves them now and at each boot "
+					 "(gpuprov-hugepages.service); or at boot (kernel command "
+					 "line: %s)",
+		 boot);
+	gp_report_add(r, GP_F_VM_MEMORY, GP_WARN, p->vm.name, hint,
+		      "cell %d wants %s on node %d, which has %s of free huge pages: the plan "
+		      "reserves %ld more pages of %s there (hugepages.reserve)",
+		      n->cell, want, n->node, have, n->add, size);
+}
+
+/*
+ * Each cell's node, by its pool of the page size: enough free, a step that
+ * reserves the rest (a warning: the plan acts), or a failure that says why
+ * it cannot.  False when no node lacks pages.
+ */
+static bool check_huge_nodes(const struct gp_host *h, const struct gp_profile *p,
+			     const struct gp_vm_layout *l, struct gp_report *r)
+{
+	struct gp_hugepages hp;
+	bool lacking = false;
+	int i;
+
+	gp_hugepages_from(h, p, l, &hp);
+	for (i = 0; i < hp.n; i++)
+		if (hp.nodes[i].verdict == GP_HUGE_NO_POOL ||
+		    hp.nodes[i].verdict == GP_HUGE_NO_MEMORY) {
+			huge_fail(p, l, &hp.nodes[i], r);
+			return true;
+		}
+	for (i = 0; i < hp.n; i++)
+		if (hp.nodes[i].verdict == GP_HUGE_RESERVE) {
+			huge_reserve(p, l, &hp.nodes[i], r);
+			lacking = true;
+		}
+	return lacking;
+}
+
 static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 			 const struct gp_vm_layout *l, struct gp_report *r)
 {
@@ -192,6 +277,8 @@ static void check_memory(const struct gp_host *h, const struct gp_profile *p,
 	size_t i;
 	int c;
 
+	if (l->numa_known && p->vm.hugepages && check_huge_nodes(h, p, l, r))
+		return;
 	if (l->numa_known) {
 		for (c = 0; c < l->ncells; c++) {
 			const struct gp_numa *nn = gp_host_numa(h, l->cells[c].host_node);

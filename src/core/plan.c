@@ -12,6 +12,7 @@
 
 #include "core/checks.h"
 #include "core/hostq.h"
+#include "core/hugepages.h"
 #include "core/manifest.h"
 #include "core/netconf.h"
 #include "core/plan.h"
@@ -386,11 +387,43 @@ static void guest_step(const struct gp_host *h, const struct gp_profile *p,
 	gp_strlcpy(st->target, "network-config, nccl.conf, nccl-topo.xml", sizeof(st->target));
 }
 
+/*
+ * [vm] hugepages: each node of the VM's cells whose pool lacks free pages
+ * that its free memory can hold gets them reserved (vm.memory says so, and
+ * fails where they cannot be had); before the domain is defined on them.
+ */
+static void hugepages_steps(const struct gp_host *h, const struct gp_profile *p,
+			    struct gp_plan *plan)
+{
+	struct gp_hugepages hp;
+	char node[16];
+	int i;
+
+	gp_hugepages_plan(h, p, &hp);
+	for (i = 0; i < hp.n; i++) {
+		const struct gp_huge_node *n = &hp.nodes[i];
+		struct gp_step *st;
+
+		if (n->verdict != GP_HUGE_RESERVE)
+			continue;
+		snprintf(node, sizeof(node), "node%d", n->node);
+		st = gp_plan_add(plan, GP_S_HUGEPAGES_RESERVE, node);
+		snprintf(st->current, sizeof(st->current), "nr_hugepages %ld, %ld free", n->nr,
+			 n->free);
+		snprintf(st->target, sizeof(st->target),
+			 "nr_hugepages %ld: %ld pages of %s free for the VM, at each boot too",
+			 n->nr + n->add, n->need, gp_hugepages_size_name(n->size_kb));
+		snprintf(st->arg, sizeof(st->arg), "%ukB", n->size_kb);
+	}
+}
+
 static void vm_steps(const struct gp_host *h, const struct gp_profile *p,
 		     const struct gp_vm_target *vm, struct gp_plan *plan)
 {
 	bool exposed = vm_xml_exposed(h, p, vm);
 	struct gp_step *st;
+
+	hugepages_steps(h, p, plan);
 
 	if (!h->vm_xml || strcmp(h->vm_xml, vm->xml) || exposed) {
 		st = gp_plan_add(plan, GP_S_DOMAIN_WRITE, p->vm.output);

@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/steps.h"
@@ -30,6 +31,7 @@ const struct gp_step_info gp_step_kinds[GP_S_COUNT] = {
 	S(GP_S_GUEST_WRITE, "guest.write", GP_GROUP_VM, GP_SUBJ_PATH),
 	S(GP_S_DOMAIN_DEFINE, "domain.define", GP_GROUP_VM, GP_SUBJ_DOMAIN),
 	S(GP_S_FABRIC_MASK, "fabric.mask", GP_GROUP_VFIO, GP_SUBJ_HOST),
+	S(GP_S_HUGEPAGES_RESERVE, "hugepages.reserve", GP_GROUP_VM, GP_SUBJ_NODE),
 };
 
 int gp_step_kind_find(const char *name, enum gp_step_kind *kind)
@@ -60,6 +62,15 @@ static bool word(const char *s, size_t max, const char *extra)
 	return n && n <= max;
 }
 
+/* node0 .. node4095, without a leading zero: the name the kernel gives it */
+static bool node_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return !strncmp(s, "node", 4) && n > 4 && n <= 8 && strspn(s + 4, "0123456789") == n - 4 &&
+	       (s[4] != '0' || n == 5) && atoi(s + 4) <= 4095;
+}
+
 bool gp_subject_ok(enum gp_subject_type type, const char *s)
 {
 	char bdf[GP_BDF_LEN];
@@ -71,6 +82,8 @@ bool gp_subject_ok(enum gp_subject_type type, const char *s)
 		return word(s, 63, "_-");
 	case GP_SUBJ_IFACE:
 		return word(s, 15, "_.-");
+	case GP_SUBJ_NODE:
+		return node_name(s);
 	default:
 		return true;
 	}
@@ -82,6 +95,7 @@ const char *gp_subject_what(enum gp_subject_type type)
 		[GP_SUBJ_PCI] = "a PCI address",       [GP_SUBJ_MODULE] = "a module name",
 		[GP_SUBJ_IFACE] = "an interface name", [GP_SUBJ_PATH] = "a path",
 		[GP_SUBJ_DOMAIN] = "a domain name",    [GP_SUBJ_HOST] = "the host",
+		[GP_SUBJ_NODE] = "a NUMA node",
 	};
 
 	return (unsigned)type < GP_SUBJ_COUNT ? what[type] : "a subject";

@@ -23,6 +23,7 @@ enum gp_subject_type {
 	GP_SUBJ_PATH,	/* a file gpuprov writes */
 	GP_SUBJ_DOMAIN, /* a libvirt domain's name */
 	GP_SUBJ_HOST,	/* the host as a whole: "host" */
+	GP_SUBJ_NODE,	/* a NUMA node: node0 */
 	GP_SUBJ_COUNT
 };
 
@@ -41,6 +42,7 @@ enum gp_step_kind {
 	GP_S_GUEST_WRITE,
 	GP_S_DOMAIN_DEFINE,
 	GP_S_FABRIC_MASK,
+	GP_S_HUGEPAGES_RESERVE,
 	GP_S_COUNT
 };
 
@@ -60,7 +62,8 @@ const char *gp_step_name(enum gp_step_kind kind);
 
 /*
  * Whether s is a subject of that type as undo may act on it: a PCI
- * address, a module or an interface name.  A path, a domain or "host" is
+ * address, a module or an interface name, a NUMA node (node0 to node4095,
+ * one spelling).  A path, a domain or "host" is
  * shown only: undo acts on what its record names (the files' records, the
  * domain's URI and name), which the journal checks on their own.
  */

@@ -387,6 +387,68 @@ static void test_fabric(void **state)
 	done(&x);
 }
 
+#define HUGE_VM                                                                  \
+	"[gpus]\nmatch = 10de:2335\ncount = 2\nsame_numa_node = no\np2p = off\n" \
+	"[vm]\nname = v\nvcpus = 4\nmemory = 16GiB\nhugepages = 2MiB\nnuma = strict\n"
+
+/* The plan's steps of group vm for the VM's XML written where the profile says. */
+static void plan_vm(struct run *x, const char *host, const char *profile)
+{
+	static const struct gp_vm_target vm = {
+		.xml = "<domain/>",
+		.digest = "0",
+		.output = "/var/lib/gpuprov/v.xml",
+		.name = "v",
+	};
+
+	memset(x, 0, sizeof(*x));
+	setenv("GPUPROV_TEMPLATES", "templates", 1);
+	assert_int_equal(gp_templates_load(x->templates), 0);
+	unit_profile(profile, &x->p);
+	unit_host(host, &x->p, &x->h);
+	gp_checks_run(&x->h, &x->p, &x->r);
+	gp_plan_build(&x->h, &x->p, &x->r, x->templates, &vm, GP_GROUP_VM, NULL, &x->plan);
+}
+
+/*
+ * [vm] hugepages: a node whose pool lacks free pages that its memory holds
+ * gets a hugepages.reserve step, before the domain is written; one that
+ * cannot get them blocks the VM (vm.memory).
+ */
+static void test_hugepages(void **state)
+{
+	char text[2048];
+	struct run x;
+
+	(void)state;
+	plan_vm(&x, "hugepages", HUGE_VM);
+	assert_int_equal(x.plan.nblockers, 0);
+	steps_text(&x.plan, text, sizeof(text));
+	assert_non_null(strstr(text, "hugepages.reserve node0 nr_hugepages 1024, 512 free->"
+				     "nr_hugepages 4608: 4096 pages of 2 MiB free for the VM"));
+	assert_non_null(strstr(text, "hugepages.reserve node1 nr_hugepages 0, 0 free->"
+				     "nr_hugepages 4096:"));
+	assert_int_equal(x.plan.steps[0].kind, GP_S_HUGEPAGES_RESERVE);
+	assert_string_equal(x.plan.steps[0].arg, "2048kB");
+	assert_int_equal(x.plan.steps[2].kind, GP_S_DOMAIN_WRITE);
+	done(&x);
+	/* node 1 cannot get its pages at runtime: vm.memory blocks, node 1 has no step */
+	plan_vm(&x, "hugepages-short", HUGE_VM);
+	assert_true(blocked_by(&x.plan, "vm.memory"));
+	steps_text(&x.plan, text, sizeof(text));
+	assert_null(strstr(text, "hugepages.reserve node1"));
+	done(&x);
+	/* the pages free already: no step */
+	plan_vm(&x, "hugepages",
+		"[gpus]\nmatch = 10de:2335\ncount = 2\nsame_numa_node = no\n"
+		"p2p = off\n[vm]\nname = v\nvcpus = 4\nmemory = 2GiB\n"
+		"hugepages = 2MiB\nnuma = strict\n");
+	steps_text(&x.plan, text, sizeof(text));
+	assert_null(strstr(text, "hugepages.reserve node0"));
+	assert_non_null(strstr(text, "hugepages.reserve node1"));
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,7 +457,7 @@ int main(void)
 		cmocka_unit_test(test_companions),   cmocka_unit_test(test_lab_capture),
 		cmocka_unit_test(test_already_done), cmocka_unit_test(test_persist_render),
 		cmocka_unit_test(test_groups),	     cmocka_unit_test(test_owned_apart),
-		cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_fabric),	     cmocka_unit_test(test_hugepages),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

@@ -60,7 +60,8 @@ static void test_actuators(void **state)
 		/* only the steps that write files (or links) may name paths in their undo */
 		assert_true(!a->owns == (i != GP_S_PERSIST_VFIO && i != GP_S_PERSIST_BOND &&
 					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE &&
-					 i != GP_S_GUEST_WRITE && i != GP_S_FABRIC_MASK));
+					 i != GP_S_GUEST_WRITE && i != GP_S_FABRIC_MASK &&
+					 i != GP_S_HUGEPAGES_RESERVE));
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(gp_actuator_find((enum gp_step_kind)j), a);
 	}
@@ -74,6 +75,18 @@ static void test_actuators(void **state)
 	assert_false(gp_path_owned(GP_S_FABRIC_MASK,
 				   "/etc/systemd/system/multi-user.target.wants/ssh.service"));
 	assert_false(gp_path_owned(GP_S_FABRIC_MASK, "/etc/modprobe.d/gpuprov-vfio.conf"));
+	/* hugepages.reserve: a node's file, the boot unit, its script and link, nothing else */
+	assert_true(gp_path_owned(GP_S_HUGEPAGES_RESERVE, "/etc/gpuprov/hugepages.d/node1-2048kB"));
+	assert_true(gp_path_owned(GP_S_HUGEPAGES_RESERVE, "/etc/gpuprov/hugepages-reserve"));
+	assert_true(gp_path_owned(GP_S_HUGEPAGES_RESERVE,
+				  "/etc/systemd/system/gpuprov-hugepages.service"));
+	assert_true(gp_path_owned(GP_S_HUGEPAGES_RESERVE, "/etc/systemd/system/basic.target.wants/"
+							  "gpuprov-hugepages.service"));
+	assert_false(gp_path_owned(GP_S_HUGEPAGES_RESERVE, "/etc/gpuprov/hugepages.d/passwd"));
+	assert_false(gp_path_owned(GP_S_HUGEPAGES_RESERVE, "/etc/gpuprov/vfio-rebind"));
+	assert_false(gp_path_owned(GP_S_HUGEPAGES_RESERVE,
+				   "/etc/gpuprov/hugepages.d/../../passwd-2048kB"));
+	assert_false(gp_path_owned(GP_S_PERSIST_VFIO, "/etc/gpuprov/hugepages-reserve"));
 }
 
 /* what an operator types after a failed undo: the actuator's, or the records' */
@@ -111,6 +124,65 @@ static void test_by_hand(void **state)
 	gp_strlcpy(st.current, "Fabric Manager running", sizeof(st.current));
 	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
 	assert_string_equal(how, "systemctl start nvidia-fabricmanager.service");
+	/* the node's pool back to the count the plan saw */
+	st.kind = GP_S_HUGEPAGES_RESERVE;
+	gp_strlcpy(st.subject, "node1", sizeof(st.subject));
+	gp_strlcpy(st.arg, "2048kB", sizeof(st.arg));
+	gp_strlcpy(st.current, "nr_hugepages 512, 100 free", sizeof(st.current));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "echo 512 > /sys/devices/system/node/node1/hugepages/"
+				 "hugepages-2048kB/nr_hugepages; and put back or remove the files "
+				 "of the step's undo record");
+	gp_strlcpy(st.arg, "4096kB", sizeof(st.arg));
+	assert_false(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+}
+
+/* A journal of one hugepages.reserve step whose undo record is undo, argument arg. */
+static int check_huge(const char *arg, const char *undo, char *why, size_t len)
+{
+	char buf[1024];
+	json_object *doc;
+	int rc;
+
+	why[0] = '\0';
+	snprintf(buf, sizeof(buf),
+		 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
+		 "\"status\": \"running\", \"steps\": [{\"kind\": \"hugepages.reserve\", "
+		 "\"subject\": \"node1\", \"current\": \"\", \"target\": \"\", \"arg\": \"%s\", "
+		 "\"state\": \"done\", \"undo\": %s}]}",
+		 arg, undo);
+	rc = gp_journal_parse(buf, strlen(buf), &doc, why, len);
+	if (!rc)
+		json_object_put(doc);
+	return rc;
+}
+
+/* Undo writes "nr" to the pool subject and argument name: a page size, a whole count. */
+static void test_huge_journal(void **state)
+{
+	char why[256];
+
+	(void)state;
+	assert_int_equal(check_huge("2048kB", "{\"nr\": 512}", why, sizeof(why)), 0);
+	assert_int_equal(check_huge("1048576kB", "{\"nr\": 0}", why, sizeof(why)), 0);
+	assert_int_equal(check_huge("4096kB", "{\"nr\": 512}", why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "step 1: '4096kB' is not a huge page size");
+	assert_int_equal(check_huge("2048kB", "{\"nr\": -1}", why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "step 1: 'nr' is not a count of pages");
+	assert_int_equal(check_huge("2048kB", "{\"nr\": \"512\"}", why, sizeof(why)), -EINVAL);
+	assert_int_equal(check_huge("2048kB", "{\"nr\": 1e3}", why, sizeof(why)), -EINVAL);
+	/* the files its undo restores: its own only */
+	assert_int_equal(check_huge("2048kB",
+				    "{\"nr\": 1, \"files\": [{\"path\": \"/etc/passwd\", "
+				    "\"type\": \"absent\"}]}",
+				    why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(
+		check_huge("2048kB",
+			   "{\"nr\": 1, \"files\": [{\"path\": "
+			   "\"/etc/gpuprov/hugepages.d/node1-2048kB\", \"type\": \"absent\"}]}",
+			   why, sizeof(why)),
+		0);
 }
 
 /* A journal of one step of KIND on SUBJECT; its refusal's words in why. */
@@ -145,12 +217,14 @@ static void test_subject_types(void **state)
 		[GP_SUBJ_PCI] = "0000:41:00.0", [GP_SUBJ_MODULE] = "vfio_pci",
 		[GP_SUBJ_IFACE] = "bond0",	[GP_SUBJ_PATH] = "/var/lib/gpuprov/vm.xml",
 		[GP_SUBJ_DOMAIN] = "vm",	[GP_SUBJ_HOST] = "host",
+		[GP_SUBJ_NODE] = "node12",
 	};
 	/* a subject of another type that this one is not */
 	static const char *const wrong[GP_SUBJ_COUNT] = {
 		[GP_SUBJ_PCI] = "bond0",
 		[GP_SUBJ_MODULE] = "/etc/passwd",
 		[GP_SUBJ_IFACE] = "0000:41:00.0",
+		[GP_SUBJ_NODE] = "node1/../../x",
 	};
 	char why[256], want[300];
 	int i;
@@ -172,6 +246,12 @@ static void test_subject_types(void **state)
 	}
 	assert_false(gp_subject_ok(GP_SUBJ_IFACE, "a-name-longer-than-15"));
 	assert_false(gp_subject_ok(GP_SUBJ_MODULE, ""));
+	assert_true(gp_subject_ok(GP_SUBJ_NODE, "node0"));
+	assert_true(gp_subject_ok(GP_SUBJ_NODE, "node4095"));
+	assert_false(gp_subject_ok(GP_SUBJ_NODE, "node4096"));
+	assert_false(gp_subject_ok(GP_SUBJ_NODE, "node01"));
+	assert_false(gp_subject_ok(GP_SUBJ_NODE, "node"));
+	assert_false(gp_subject_ok(GP_SUBJ_NODE, "node-1"));
 }
 
 static void put(const char *path, const char *text)
@@ -263,7 +343,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),	    cmocka_unit_test(test_actuators),
 		cmocka_unit_test(test_by_hand),	    cmocka_unit_test(test_subject_types),
-		cmocka_unit_test(test_guest_write),
+		cmocka_unit_test(test_guest_write), cmocka_unit_test(test_huge_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

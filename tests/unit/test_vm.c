@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The VM layout (cells, devices, MMIO window) and the vm.* checks. */
 #include "unit.h"
+#include "core/hugepages.h"
 #include "core/nccl_topo.h"
 #include "core/pinning.h"
 #include "core/vm.h"
@@ -325,8 +326,11 @@ static void test_checks(void **state)
 	       "[gpus]\nmatch = 10de:20b5\ncount = 2\n"
 	       "[vm]\nname = v\nmemory = 256GiB\nhugepages = 1GiB\ngpudirect_clique = 0\n");
 	gp_checks_run(&x.h, &x.p, &r);
-	assert_int_equal(finding(&r, "vm.memory")->severity, GP_FAIL);
+	/* 128 of the 256 pages free, and the node's free memory holds the rest: a step */
+	assert_int_equal(finding(&r, "vm.memory")->severity, GP_WARN);
 	assert_non_null(strstr(finding(&r, "vm.memory")->message, "128 GiB of free huge pages"));
+	assert_non_null(strstr(finding(&r, "vm.memory")->message, "(hugepages.reserve)"));
+	assert_non_null(strstr(finding(&r, "vm.memory")->hint, "hugepagesz=1G hugepages=0:256"));
 	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_OK);
 	gp_report_release(&r);
 	/* a CPU with 40 address bits cannot hold 256 GiB of RAM and a 512 GiB window */
@@ -334,12 +338,118 @@ static void test_checks(void **state)
 	gp_checks_run(&x.h, &x.p, &r);
 	assert_int_equal(finding(&r, "vm.mmio")->severity, GP_FAIL);
 	gp_report_release(&r);
-	/* 2 MiB pages: none free on the fixture */
+	/* 2 MiB pages: the fixture's nodes have no pool of them */
 	x.p.vm.hugepages = 2ull << 20;
 	gp_checks_run(&x.h, &x.p, &r);
 	assert_int_equal(finding(&r, "vm.memory")->severity, GP_FAIL);
+	assert_non_null(strstr(finding(&r, "vm.memory")->message, "no pool of 2 MiB pages"));
 	gp_report_release(&r);
 	gp_host_release(&x.h);
+}
+
+#define HUGE_VM                                                                  \
+	"[gpus]\nmatch = 10de:2335\ncount = 2\nsame_numa_node = no\np2p = off\n" \
+	"[vm]\nname = v\nvcpus = 4\nmemory = 16GiB\nhugepages = 2MiB\nnuma = strict\n"
+
+/*
+ * [vm] hugepages node by node: a cell's pages, what its node's pool has
+ * free, and whether the node's free memory holds the rest (a step) or not
+ * (vm.memory fails, saying why and the boot parameter).
+ */
+static void test_hugepages(void **state)
+{
+	const struct gp_huge_node *n;
+	struct gp_report r = { 0 };
+	struct gp_hugepages hp;
+	struct run x;
+	char line[80];
+
+	(void)state;
+	layout(&x, "hugepages", HUGE_VM);
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(hp.n, 2);
+	n = gp_hugepages_node(&hp, 0);
+	/* 8 GiB of 2 MiB pages; 512 of the pool's 1024 free */
+	assert_int_equal(n->need, 4096);
+	assert_int_equal(n->nr, 1024);
+	assert_int_equal(n->free, 512);
+	assert_int_equal(n->add, 3584);
+	assert_int_equal(n->verdict, GP_HUGE_RESERVE);
+	n = gp_hugepages_node(&hp, 1);
+	assert_int_equal(n->add, 4096);
+	assert_int_equal(n->verdict, GP_HUGE_RESERVE);
+	assert_null(gp_hugepages_node(&hp, 2));
+	gp_hugepages_cmdline(n, n->nr + n->add, line, sizeof(line));
+	assert_string_equal(line, "hugepagesz=2M hugepages=1:4096");
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(gp_report_count(&r, GP_FAIL), 0);
+	assert_int_equal(finding(&r, "vm.memory")->severity, GP_WARN);
+	gp_report_release(&r);
+	/* node 1's free memory: one page short of the 4096 it lacks */
+	x.h.numa[1].mem_free = (4095ull << 21) + (1ull << 20);
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(gp_hugepages_node(&hp, 1)->verdict, GP_HUGE_NO_MEMORY);
+	x.h.numa[1].mem_free = 4096ull << 21;
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(gp_hugepages_node(&hp, 1)->verdict, GP_HUGE_RESERVE);
+	/* enough free: nothing to reserve there */
+	x.h.numa[0].hugepages_2m_free = 4096;
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(gp_hugepages_node(&hp, 0)->verdict, GP_HUGE_ENOUGH);
+	assert_int_equal(gp_hugepages_node(&hp, 0)->add, 0);
+	/* 1 GiB pages: the fixture's nodes have no pool of them */
+	x.p.vm.hugepages = GIB;
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(gp_hugepages_node(&hp, 0)->verdict, GP_HUGE_NO_POOL);
+	assert_int_equal(gp_hugepages_node(&hp, 0)->need, 8);
+	/* no huge pages, or the VM's nodes not known: nothing judged */
+	x.p.vm.hugepages = 0;
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(hp.n, 0);
+	x.p.vm.hugepages = 2ull << 20;
+	x.l.numa_known = false;
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(hp.n, 0);
+	gp_host_release(&x.h);
+
+	/* node 1 with 4 GiB free for its 8 GiB: vm.memory fails and names the boot parameter */
+	layout(&x, "hugepages-short", HUGE_VM);
+	gp_checks_run(&x.h, &x.p, &r);
+	assert_int_equal(finding(&r, "vm.memory")->severity, GP_FAIL);
+	assert_non_null(strstr(finding(&r, "vm.memory")->message, "cell 1 wants 8 GiB on node 1"));
+	assert_non_null(strstr(finding(&r, "vm.memory")->hint, "hugepagesz=2M hugepages=1:4096"));
+	gp_report_release(&r);
+	gp_host_release(&x.h);
+}
+
+/* The boot unit's node files: one spelling of a node and a page size, nothing else. */
+static void test_hugepages_files(void **state)
+{
+	static const char *const bad[] = {
+		"/etc/gpuprov/hugepages.d/node0-4096kB",
+		"/etc/gpuprov/hugepages.d/node00-2048kB",
+		"/etc/gpuprov/hugepages.d/node+1-2048kB",
+		"/etc/gpuprov/hugepages.d/node4096-2048kB",
+		"/etc/gpuprov/hugepages.d/node1-2048kB/x",
+		"/etc/gpuprov/hugepages.d/node1-2048kBx",
+		"/etc/gpuprov/hugepages.d/../node1-2048kB",
+		"/etc/gpuprov/node1-2048kB",
+	};
+	char path[128];
+	unsigned kb;
+	size_t i;
+	int node;
+
+	(void)state;
+	gp_hugepages_file(3, 1048576, path, sizeof(path));
+	assert_string_equal(path, "/etc/gpuprov/hugepages.d/node3-1048576kB");
+	assert_int_equal(gp_hugepages_file_parse(path, &node, &kb), 0);
+	assert_int_equal(node, 3);
+	assert_int_equal(kb, 1048576);
+	assert_int_equal(
+		gp_hugepages_file_parse("/etc/gpuprov/hugepages.d/node4095-2048kB", &node, &kb), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(gp_hugepages_file_parse(bad[i], &node, &kb), -EINVAL);
 }
 
 /* The clique check and layout on h (QEMU qemu, GPU caps as given). */
@@ -684,6 +794,8 @@ int main(void)
 		cmocka_unit_test(test_qemu_version),
 		cmocka_unit_test(test_pinning),
 		cmocka_unit_test(test_pinning_check),
+		cmocka_unit_test(test_hugepages),
+		cmocka_unit_test(test_hugepages_files),
 	};
 
 	return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
