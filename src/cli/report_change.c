@@ -199,6 +199,10 @@ static void step_seconds(const struct gp_dossier *d, enum gp_step_kind k, unsign
 		*worst = lacp + 1;
 	} else if (k == GP_S_DOMAIN_DEFINE || k == GP_S_BOND_ENSLAVE) {
 		*usual = *worst = 2;
+	} else if (k == GP_S_HUGEPAGES_RESERVE) {
+		/* the kernel compacts memory to find each page: 1 GiB pages take longest */
+		*usual = 5;
+		*worst = 60;
 	}
 }
 

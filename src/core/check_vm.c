@@ -227,13 +227,15 @@ static void huge_reserve(const struct gp_profile *p, const struct gp_vm_layout *
 	gp_format_size(l->cells[n->cell].memory, want, sizeof(want));
 	gp_format_size((uint64_t)n->free * ((uint64_t)n->size_kb << 10), have, sizeof(have));
 	gp_hugepages_cmdline(n, n->nr + n->add, boot, sizeof(boot));
+	/* not "command line": the report's reboot section would ask for one the step saves */
 	snprintf(hint, sizeof(hint),
 		 n->size_kb == 1048576 ? "1 GiB pages are often not found at runtime: when the "
-					 "kernel finds fewer, apply undoes the step; then reserve "
-					 "them at boot (kernel command line: %s)"
+					 "kernel finds fewer, "
+					 "apply undoes the step; then have the kernel reserve them "
+					 "as it starts: %s"
 				       : "apply reserves them now and at each boot "
-					 "(gpuprov-hugepages.service); or at boot (kernel command "
-					 "line: %s)",
+					 "(gpuprov-hugepages.service); the "
+					 "kernel can also reserve them as it starts: %s",
 		 boot);
 	gp_report_add(r, GP_F_VM_MEMORY, GP_WARN, p->vm.name, hint,
 		      "cell %d wants %s on node %d, which has %s of free huge pages: the plan "
