@@ -90,7 +90,7 @@ const struct gp_huge_node *gp_hugepages_node(const struct gp_hugepages *hp, int 
 {
 	int i;
 
-	for (i = 0; i < hp->n; i++)
+	for (i = 0; hp && i < hp->n; i++)
 		if (hp->nodes[i].node == node)
 			return &hp->nodes[i];
 	return NULL;

@@ -47,7 +47,7 @@ void gp_hugepages_from(const struct gp_host *h, const struct gp_profile *p,
 /* The same, laying out the VM first (the plan, apply). */
 void gp_hugepages_plan(const struct gp_host *h, const struct gp_profile *p,
 		       struct gp_hugepages *out);
-/* The entry of host node node, or NULL. */
+/* The entry of host node node, or NULL (also without hp). */
 const struct gp_huge_node *gp_hugepages_node(const struct gp_hugepages *hp, int node);
 /*
  * What reserves a node's pages at boot instead: "hugepagesz=2M hugepages=0:N"

@@ -68,10 +68,18 @@ cp "$TOP/build/gpuprov" "$ROOT/usr/local/sbin/gpuprov"
 ldd "$TOP/build/gpuprov" | awk '/=>/ { print $3 }' | while read -r lib; do
 	[ -f "$ROOT$lib" ] || cp -L "$lib" "$ROOT$lib"
 done
+# ---- huge pages: the VM's XML (hugepages.reserve's [vm]) is made through
+# libxml2, which gpuprov loads at run time: ldd does not name it ----
+xml=$(ldconfig -p | awk '$1 == "libxml2.so.2" && /x86-64/ { print $NF; exit }')
+for lib in "$xml" $(ldd "$xml" | awk '/=>/ { print $3 }'); do
+	[ -f "$ROOT$lib" ] || cp -L "$lib" "$ROOT$lib"
+done
+# ---- end of huge pages ----
 mkdir -p "$ROOT/usr/local/share/gpuprov/templates" "$ROOT/usr/local/share/gpuprov-lab"
 cp "$TOP"/templates/* "$ROOT/usr/local/share/gpuprov/templates/"
 cp "$LAB/tap.sh" "$R/guest.sh" "$LAB/profiles/lab-reboot.ini" "$LAB/profiles/lab-fabric.ini" \
 	"$ROOT/usr/local/share/gpuprov-lab/"
+cp "$R/vm.xml" "$ROOT/usr/local/share/gpuprov-lab/" # huge pages: the VM's template
 
 # ---- the disk, made without mounting anything ----
 mkfs.ext4 -q -F -L gpuprov-lab -d "$ROOT" "$W/disk.img" 1G >/dev/null

@@ -2,7 +2,8 @@
 # The reboot scenario, inside the lab's Debian 12 host: run by
 # gpuprov-lab.service at the end of every boot, one phase per boot, the phase
 # and the TAP counter kept on the disk.
-#   boot 1: apply (devices to vfio-pci, the 802.3ad bond, persistence), reboot
+#   boot 1: apply (devices to vfio-pci, the 802.3ad bond, persistence, the
+#           VM's huge pages), reboot
 #   boot 2: systemd, udev and networkd alone brought it all back, each device
 #           on the module check's boot.claim predicted; plan has nothing to
 #           do; rollback, reboot
@@ -191,6 +192,75 @@ fabric_back() {
 }
 # ==== end of fabric.mask ====
 
+# ---- huge pages (hugepages.reserve): the VM's 2 MiB pages on node 0 ----
+# apply raises node 0's pool by the VM's 32 pages (64 MiB), the boot unit
+# reserves them again before basic.target (libvirtd and virtqemud come after
+# it), rollback writes the old count back, and the next boot has none.  The
+# lab has no KVM nor OVMF: vm.kvm and vm.firmware fail, accepted (A) where the
+# plan would block on them (the VM is written, never started).
+A="--accept vm.kvm,vm.firmware"
+HP=/sys/devices/system/node/node0/hugepages/hugepages-2048kB
+HUNIT=gpuprov-hugepages.service
+huge_count() { cat $HP/nr_hugepages; }
+# what this block adds to a boot under TCG: since $1 (an uptime), said as $2
+huge_took() { echo "# huge pages: $2 took $(awk "BEGIN { print $(secs) - $1 }") s (TCG)"; }
+huge_before() { # boot 1, before apply
+	ht=$(secs)
+	huge_count >$S/huge-before
+	echo "# boot 1: node0 nr_hugepages $(huge_count), $(cat $HP/free_hugepages) free before apply"
+	t_grep "boot 1: plan reserves 2 MiB pages on node0" /out/plan1.txt 'hugepages\.reserve node0'
+	huge_took $ht "boot 1, before apply"
+}
+huge_applied() { # boot 1, after apply
+	ht=$(secs)
+	huge_count >$S/huge-applied
+	echo "# boot 1: node0 nr_hugepages $(huge_count), $(cat $HP/free_hugepages) free after apply"
+	t_ok "boot 1: apply reserved the VM's 32 pages on node0 (free_hugepages read back)" \
+		test "$(cat $HP/free_hugepages)" -ge 32 -a "$(huge_count)" -gt "$(cat $S/huge-before)"
+	t_grep "boot 1: node0's count persisted for the boot unit" \
+		/etc/gpuprov/hugepages.d/node0-2048kB "^$(huge_count)\$"
+	t_ok "boot 1: $HUNIT enabled" test -L /etc/systemd/system/basic.target.wants/$HUNIT
+	huge_took $ht "boot 1, after apply"
+}
+# the unit's properties in one query (each systemctl costs about a second
+# under TCG), and one of them by name
+huge_prop() { echo "$hprops" | sed -n "s/^$1=//p"; }
+huge_rebooted() { # boot 2, before rollback
+	ht=$(secs)
+	hprops=$(systemctl show -p InactiveExitTimestampMonotonic -p ActiveEnterTimestampMonotonic \
+		-p Result -p ExecMainStatus -p ActiveState -p Before $HUNIT)
+	# monotonic us: left inactive (started), became active (its oneshot done)
+	hon=$(huge_prop InactiveExitTimestampMonotonic)
+	hup=$(huge_prop ActiveEnterTimestampMonotonic)
+	hbasic=$(systemctl show -P ActiveEnterTimestampMonotonic basic.target)
+	echo "# boot 2: $HUNIT ran from $((hon / 1000)) to $((hup / 1000)) ms ($(((hup - hon) / 1000))" \
+		"ms under TCG), basic.target at $((hbasic / 1000)) ms"
+	journalctl -b -u $HUNIT --no-pager | sed 's/^/# gpuprov-hugepages: /'
+	t_ok "boot 2: $HUNIT ran and succeeded" test "$(huge_prop Result)" = success \
+		-a "$(huge_prop ExecMainStatus)" = 0 -a "$(huge_prop ActiveState)" = active -a "$hon" -gt 0
+	t_ok "boot 2: ... and was done before basic.target, which libvirt's units follow" \
+		test "$hup" -le "$hbasic"
+	t_ok "boot 2: it is ordered before libvirtd.service and virtqemud.service" sh -c \
+		"echo '$(huge_prop Before)' | grep -q libvirtd.service &&
+		echo '$(huge_prop Before)' | grep -q virtqemud.service"
+	t_ok "boot 2: node0 has the count apply reserved, the VM's pages free" \
+		test "$(huge_count)" = "$(cat $S/huge-applied)" -a "$(cat $HP/free_hugepages)" -ge 32
+	huge_took $ht "boot 2, before rollback"
+}
+huge_rolled_back() { # boot 2, after rollback
+	ht=$(secs)
+	t_ok "boot 2: rollback wrote node0's old count back" \
+		test "$(huge_count)" = "$(cat $S/huge-before)"
+	huge_took $ht "boot 2, after rollback"
+}
+huge_gone() { # boot 3
+	ht=$(secs)
+	t_ok "boot 3: no 2 MiB page reserved on node0" test "$(huge_count)" = 0
+	t_ok "boot 3: no $HUNIT" sh -c "! systemctl cat $HUNIT >/dev/null 2>&1"
+	huge_took $ht "boot 3"
+}
+# ---- end of huge pages ----
+
 next() {
 	echo "$1" >$S/phase
 	echo "$T_N" >$S/tn
@@ -208,9 +278,10 @@ phase0() {
 	t_ok "boot 1: networkd runs" systemctl is-active --quiet systemd-networkd
 	find /etc | sort >$S/etc.before
 	switch_up
-	gpuprov -p $P plan >/out/plan1.txt 2>&1
+	gpuprov -p $P $A plan >/out/plan1.txt 2>&1
 	t_exit "boot 1: plan has changes" 1 sh -c "exit $?"
-	gpuprov -p $P apply --yes >/out/apply.txt 2>&1
+	huge_before
+	gpuprov -p $P $A apply --yes >/out/apply.txt 2>&1
 	t_exit "boot 1: apply" 0 sh -c "exit $?"
 	sed 's/^/# apply: /' /out/apply.txt
 	t_ok "boot 1: the three devices are on vfio-pci" test \
@@ -220,6 +291,7 @@ phase0() {
 	sed 's/^/# persisted: /' /out/files-applied
 	t_grep "boot 1: the networkd netdev is written" /out/files-applied '60-gpuprov-bond0\.netdev$'
 	t_grep "boot 1: the udev rule is written" /out/files-applied '60-gpuprov-vfio\.rules$'
+	huge_applied
 	predicted
 	t_ok "boot 1: boot.claim predicts vfio_pci for the three, certain (ok)" test \
 		"$(cut -d' ' -f2 $S/predicted | tr '\n' ' ')" = "vfio_pci vfio_pci vfio_pci "
@@ -247,6 +319,7 @@ phase1() {
 		cmp $S/predicted /tmp/modules
 	t_ok "boot 2: gpuprov-vfio.service ran" systemctl is-active --quiet gpuprov-vfio.service
 	journalctl -b -u gpuprov-vfio.service --no-pager | sed 's/^/# gpuprov-vfio: /'
+	huge_rebooted
 
 	# the bond: built by networkd from gpuprov's files; LACP needs the partner up
 	switch_up
@@ -274,12 +347,13 @@ phase1() {
 	t_ok "boot 2: bond0 is up with 192.0.2.10/24" sh -c \
 		'ip -4 addr show bond0 | grep -q "inet 192.0.2.10/24" && grep -qx up /sys/class/net/bond0/operstate'
 	fabric_rollback # fabric.mask: its run is the newest, rolled back first
-	gpuprov -p $P plan >/out/plan2.txt 2>&1
+	gpuprov -p $P $A plan >/out/plan2.txt 2>&1
 	t_exit "boot 2: plan has nothing to do" 0 sh -c "exit $?"
 	sed 's/^/# plan: /' /out/plan2.txt
 	gpuprov rollback --yes >/out/rollback.txt 2>&1
 	t_exit "boot 2: rollback" 0 sh -c "exit $?"
 	sed 's/^/# rollback: /' /out/rollback.txt
+	huge_rolled_back
 	predicted
 	t_ok "boot 2: after rollback boot.claim predicts e1000e, e1000e, no driver" test \
 		"$(cut -d' ' -f2 $S/predicted | tr '\n' ' ')" = "e1000e e1000e none "
@@ -303,6 +377,7 @@ phase2() {
 		[ \"\$(cat /sys/bus/pci/devices/\$d/driver_override)\" = '(null)' ] || exit 1; done"
 	t_ok "boot 3: no bond" test ! -e /sys/class/net/bond0
 	t_ok "boot 3: vfio-pci not loaded" test ! -e /sys/module/vfio_pci
+	huge_gone
 	gpfiles >/out/files-left
 	t_ok "boot 3: no gpuprov file left" test ! -s /out/files-left
 	sed 's/^/# left: /' /out/files-left
@@ -310,7 +385,7 @@ phase2() {
 	t_ok "boot 3: /etc holds the same paths as before apply (no directory left)" \
 		test ! -s /out/etc.diff
 	sed 's/^/# etc: /' /out/etc.diff
-	t_exit "boot 3: plan has changes again" 1 gpuprov -p $P plan
+	t_exit "boot 3: plan has changes again" 1 gpuprov -p $P $A plan
 	fabric_back # fabric.mask
 	t_done
 	next 3
