@@ -292,19 +292,47 @@ static const char *topo_cell(const struct gp_host *h, int a, int b, char *buf, s
 	return buf;
 }
 
+/*
+ * What this machine's last verify measured between a and b, one way each
+ * direction (as topo shows it); "-" for a pair it did not measure.  Never
+ * made up: the column is there only when verify kept a record.
+ */
+static const char *measured_cell(const struct gp_host *h, int a, int b, char *buf, size_t len)
+{
+	double ab = gp_vrecord_pair(&h->vrec, h->devs[a].bdf, h->devs[b].bdf);
+	double ba = gp_vrecord_pair(&h->vrec, h->devs[b].bdf, h->devs[a].bdf);
+
+	if (ab <= 0 && ba <= 0)
+		return "-";
+	snprintf(buf, len, "%.1f / %.1f GB/s", ab, ba);
+	return buf;
+}
+
+/* The all-reduce verify measured here, with when: the expectation's yardstick. */
+static void verify_record_para(struct doc *o, const struct gp_vrecord *r)
+{
+	if (!r->kept || r->busbw_gbps <= 0)
+		return;
+	para(o, "verify's all-reduce over %d GPUs here (%s): bus bandwidth %.1f GB/s.", r->ranks,
+	     E(o, r->when), r->busbw_gbps);
+}
+
 /* topo's Paths: each pair's class, its slowest hop, the P2P ceiling and what to expect. */
 static void topo_paths(struct doc *o, const struct gp_dossier *d, const int *items,
 		       char (*labels)[16], int n)
 {
 	const struct gp_host *h = d->h;
 	struct gp_hop_words w = { .n = 0 };
-	char pair[48], cls[48], hop[96], gbs[64], exp[200];
-	const char *cells[5];
+	char pair[48], cls[48], hop[96], gbs[64], exp[200], got[64];
+	const char *cells[6];
 	struct gp_expect e;
 	int i, j;
 
 	heading(o, "Paths");
-	table(o, "paths", "Pair|Class|Slowest hop|P2P ceiling per direction|Expected (basis)");
+	table(o, "paths",
+	      h->vrec.kept ? "Pair|Class|Slowest hop|P2P ceiling per direction|Expected (basis)|"
+			     "Measured by verify here"
+			   : "Pair|Class|Slowest hop|P2P ceiling per direction|Expected (basis)");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
 			struct gp_hop s = gp_topo_slowest(h, items[i], items[j]);
@@ -334,9 +362,11 @@ static void topo_paths(struct doc *o, const struct gp_dossier *d, const int *ite
 			cells[2] = hop;
 			cells[3] = gbs;
 			cells[4] = exp;
+			cells[5] = measured_cell(h, items[i], items[j], got, sizeof(got));
 			row(o, NULL, cells);
 		}
 	table_end(o);
+	verify_record_para(o, &h->vrec);
 }
 
 /* topo's Devices, with the names people know them by (the system's pci.ids). */

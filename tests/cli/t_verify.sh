@@ -391,4 +391,12 @@ assert all(l is None or l['measured_bytes_per_second'] is None for row in none['
 	grep -q "^  verify's all-reduce over 2 GPUs here: bus bandwidth 327.4 GB/s$" "$d/out" &&
 	! "$G" -r $H200 topo | grep -q "measured by verify" ||
 	{ echo "topo text: verify's record"; cat "$d/out"; bad=1; }
+# the report's Paths table says the same, in a column it has only with a record
+"$G" -r "$d/root" -p profiles/generic-2gpu.ini report >"$d/rep.md" 2>/dev/null
+"$G" -r $H200 -p profiles/generic-2gpu.ini report >"$d/rep0.md" 2>/dev/null
+grep -q '|Measured by verify here |$' "$d/rep.md" &&
+	grep -q '^| GPU0-GPU1 | .* | 394.6 / 394.8 GB/s |$' "$d/rep.md" &&
+	grep -q "^verify's all-reduce over 2 GPUs here (.*): bus bandwidth 327.4 GB/s\.\$" "$d/rep.md" &&
+	! grep -q 'Measured by verify\|all-reduce over' "$d/rep0.md" ||
+	{ echo "report: verify's record"; grep -A4 'Pair' "$d/rep.md"; bad=1; }
 exit $bad
