@@ -26,15 +26,28 @@ static void pool(const struct gp_numa *nn, unsigned size_kb, long *nr, long *fre
 	*free_pages = big ? nn->hugepages_1g_free : nn->hugepages_2m_free;
 }
 
+/*
+ * What a reservation must leave free on the node: the kernel reclaims and
+ * compacts to find the pages, and whatever else runs there (other guests,
+ * libvirt, sshd) would meet the OOM killer on a node drained to its
+ * watermark.  A twentieth of the node, and never less than 1 GiB.
+ */
+static uint64_t headroom(const struct gp_numa *nn)
+{
+	uint64_t part = nn->mem_total / 20;
+
+	return part > (1ull << 30) ? part : 1ull << 30;
+}
+
 static void judge(const struct gp_host *h, const struct gp_vm_cell *c, unsigned size_kb,
 		  struct gp_huge_node *n)
 {
 	const struct gp_numa *nn = gp_host_numa(h, c->host_node);
-	uint64_t page = (uint64_t)size_kb << 10;
+	uint64_t page = (uint64_t)size_kb << 10, spare;
 
 	n->node = c->host_node;
 	n->size_kb = size_kb;
-	n->need = (long)((c->memory + page - 1) / page);
+	n->need = (long)(c->memory / page + (c->memory % page != 0)); /* no wrap near 2^64 */
 	n->nr = n->free = -1;
 	if (!nn) {
 		n->verdict = GP_HUGE_UNREAD;
@@ -53,8 +66,9 @@ static void judge(const struct gp_host *h, const struct gp_vm_cell *c, unsigned 
 		return;
 	}
 	n->add = n->need - n->free;
-	/* what the node has free now, not counting what the kernel could reclaim */
-	n->verdict = (uint64_t)n->add <= nn->mem_free / page ? GP_HUGE_RESERVE : GP_HUGE_NO_MEMORY;
+	/* what the node has free now, less the headroom, not counting what the kernel could reclaim */
+	spare = nn->mem_free > headroom(nn) ? nn->mem_free - headroom(nn) : 0;
+	n->verdict = (uint64_t)n->add <= spare / page ? GP_HUGE_RESERVE : GP_HUGE_NO_MEMORY;
 }
 
 void gp_hugepages_from(const struct gp_host *h, const struct gp_profile *p,

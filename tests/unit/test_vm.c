@@ -363,6 +363,7 @@ static void test_hugepages(void **state)
 	struct gp_hugepages hp;
 	struct run x;
 	char line[80];
+	uint64_t room;
 
 	(void)state;
 	layout(&x, "hugepages", HUGE_VM);
@@ -385,13 +386,19 @@ static void test_hugepages(void **state)
 	assert_int_equal(gp_report_count(&r, GP_FAIL), 0);
 	assert_int_equal(finding(&r, "vm.memory")->severity, GP_WARN);
 	gp_report_release(&r);
-	/* node 1's free memory: one page short of the 4096 it lacks */
-	x.h.numa[1].mem_free = (4095ull << 21) + (1ull << 20);
+	/* node 1's free memory beyond its headroom (a twentieth, at least 1 GiB):
+	 * one page short of the 4096 it lacks, then just enough; the pages alone
+	 * with nothing left over are not enough */
+	room = x.h.numa[1].mem_total / 20 > GIB ? x.h.numa[1].mem_total / 20 : GIB;
+	x.h.numa[1].mem_free = (4095ull << 21) + (1ull << 20) + room;
 	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
 	assert_int_equal(gp_hugepages_node(&hp, 1)->verdict, GP_HUGE_NO_MEMORY);
-	x.h.numa[1].mem_free = 4096ull << 21;
+	x.h.numa[1].mem_free = (4096ull << 21) + room;
 	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
 	assert_int_equal(gp_hugepages_node(&hp, 1)->verdict, GP_HUGE_RESERVE);
+	x.h.numa[1].mem_free = 4096ull << 21;
+	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
+	assert_int_equal(gp_hugepages_node(&hp, 1)->verdict, GP_HUGE_NO_MEMORY);
 	/* enough free: nothing to reserve there */
 	x.h.numa[0].hugepages_2m_free = 4096;
 	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
