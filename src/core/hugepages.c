@@ -30,13 +30,16 @@ static void pool(const struct gp_numa *nn, unsigned size_kb, long *nr, long *fre
  * What a reservation must leave free on the node: the kernel reclaims and
  * compacts to find the pages, and whatever else runs there (other guests,
  * libvirt, sshd) would meet the OOM killer on a node drained to its
- * watermark.  A twentieth of the node, and never less than 1 GiB.
+ * watermark.  A twentieth of the node, and never less than 1 GiB (a quarter
+ * of a node smaller than 4 GiB).
  */
 static uint64_t headroom(const struct gp_numa *nn)
 {
-	uint64_t part = nn->mem_total / 20;
+	uint64_t part = nn->mem_total / 20, floor = nn->mem_total / 4;
 
-	return part > (1ull << 30) ? part : 1ull << 30;
+	if (floor > 1ull << 30)
+		floor = 1ull << 30;
+	return part > floor ? part : floor;
 }
 
 static void judge(const struct gp_host *h, const struct gp_vm_cell *c, unsigned size_kb,

@@ -389,6 +389,7 @@ static void test_hugepages(void **state)
 	/* node 1's free memory beyond its headroom (a twentieth, at least 1 GiB):
 	 * one page short of the 4096 it lacks, then just enough; the pages alone
 	 * with nothing left over are not enough */
+	assert_true(x.h.numa[1].mem_total >= 4 * GIB); /* else the floor is a quarter of it */
 	room = x.h.numa[1].mem_total / 20 > GIB ? x.h.numa[1].mem_total / 20 : GIB;
 	x.h.numa[1].mem_free = (4095ull << 21) + (1ull << 20) + room;
 	gp_hugepages_from(&x.h, &x.p, &x.l, &hp);
