@@ -177,6 +177,10 @@ static int huge_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	rc = step_pool(st, &node, &kb);
 	if (!rc)
 		rc = read_count(node, kb, "nr_hugepages", &nr);
+	if (rc) {
+		json_object_put(files);
+		return rc;
+	}
 	files_of(node, kb, file, paths);
 	for (i = 0; !rc && i < 4; i++) {
 		rc = gp_fstate_record(paths[i], &rec);
@@ -288,6 +292,14 @@ static int huge_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	if (step_pool(st, &node, &kb) || !json_object_is_type(old, json_type_int) || nr < 0 ||
 	    nr > HUGE_MAX_PAGES)
 		return -EINVAL;
+	/* the step only raised the pool: an old count above today's is no record of it */
+	if (read_count(node, kb, "nr_hugepages", &back))
+		return -EIO;
+	if (nr > back) {
+		gp_err("%s: the journal's count %ld is above today's %ld: not what this step did",
+		       st->subject, nr, back);
+		return -EINVAL;
+	}
 	/* the unit's link first, the node's file last: directories made are left empty */
 	for (i = files ? json_object_array_length(files) : 0; i-- > 0;)
 		if (gp_fstate_restore(json_object_array_get_idx(files, i)))

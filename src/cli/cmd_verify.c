@@ -236,7 +236,8 @@ static const char *without_p2p(struct vrun *v)
 		const struct gp_nx_pair *p = &v->nx->pairs[i];
 
 		if (p->kind == GP_NX_SHM || p->kind == GP_NX_NET) {
-			snprintf(v->nx_cause, sizeof(v->nx_cause), fmt, p->a, p->b, p->transport);
+			snprintf(v->nx_cause, sizeof(v->nx_cause), fmt, p->a, p->b,
+				 gp_tv(p->transport));
 			return v->nx_cause;
 		}
 	}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shared/log.h"
@@ -18,12 +19,31 @@
 #include "cli/out.h"
 #include "cli/verify_nccl.h"
 
-/* TMPDIR when it is an absolute path NCCL takes as it is (a '%' it would expand). */
+/*
+ * TMPDIR when it is an absolute path NCCL takes as it is (a '%' it would
+ * expand) to a directory nobody else can swap our directory out of: NCCL
+ * opens its files there as root, following links.  Owned by root or by us,
+ * and writable by no one else unless sticky (as /tmp).  Else /tmp.
+ */
 static const char *tmp_dir(void)
 {
 	const char *t = getenv("TMPDIR");
+	struct stat st;
 
-	return t && t[0] == '/' && !strchr(t, '%') && strlen(t) < 150 ? t : "/tmp";
+	if (!t || t[0] != '/' || strchr(t, '%') || strlen(t) >= 150 || lstat(t, &st) ||
+	    !S_ISDIR(st.st_mode) || (st.st_uid && st.st_uid != geteuid()) ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)))
+		return "/tmp";
+	return t;
+}
+
+/* NCCL has read them: no child of verify's, nor a later NCCL call, inherits them. */
+static void capture_unset(void)
+{
+	unsetenv("NCCL_DEBUG");
+	unsetenv("NCCL_DEBUG_SUBSYS");
+	unsetenv("NCCL_DEBUG_FILE");
+	unsetenv("NCCL_TOPO_DUMP_FILE");
 }
 
 int gp_nccl_capture_begin(struct gp_nccl_capture *c)
@@ -68,6 +88,7 @@ struct gp_nccl_explain *gp_nccl_capture_end(struct gp_nccl_capture *c, int cuda_
 	ssize_t nlog, ndump;
 
 	why[0] = '\0';
+	capture_unset();
 	if (!c->dir[0]) {
 		snprintf(why, len, "NCCL's debug output was not captured");
 		return NULL;
@@ -122,7 +143,7 @@ static void pairs_text(const struct gp_nccl_explain *x)
 			 gp_nx_rank_bdf(x, p->a)[0] ? gp_nx_rank_bdf(x, p->a) : "?",
 			 gp_nx_rank_bdf(x, p->b)[0] ? gp_nx_rank_bdf(x, p->b) : "?");
 		printf("  %-5s %-26s %-23s %-4s %-5s %d%s\n", ranks, gpus, gp_tv(p->transport),
-		       p->path[0] ? p->path : "?", p->p2p_level[0] ? p->p2p_level : "?",
+		       p->path[0] ? gp_tv(p->path) : "?", p->p2p_level[0] ? p->p2p_level : "?",
 		       p->channels, p->mixed ? " (not all the same way)" : "");
 	}
 }

@@ -325,6 +325,8 @@ static void graph_line(struct gp_nccl_explain *x, const char *m)
 			continue;
 		memcpy(type, slash + 1, (size_t)n);
 		type[n] = '\0';
+		if (path_rank(type) < 0) /* only NCCL's own path names, never other bytes */
+			continue;
 		add_path(x, from, to, type);
 	}
 }

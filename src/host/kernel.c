@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static uint64_t meminfo_field(const char *text, const char *field)
 }
 
 /* A count of huge pages of one size on one node (free_hugepages,
- * nr_hugepages); -1 when the kernel does not say. */
+ * nr_hugepages); -1 when the kernel does not say, or says more than 2^31
+ * (a tree's number: the sums and sizes made of it must not overflow). */
 static long hugepages(const struct gp_host *h, const char *node, unsigned kb, const char *file)
 {
 	char path[PATH_LEN], text[32], *end;
@@ -39,8 +41,9 @@ static long hugepages(const struct gp_host *h, const char *node, unsigned kb, co
 			       node, kb, file),
 		      text, sizeof(text)) <= 0)
 		return -1;
+	errno = 0;
 	v = strtol(text, &end, 10);
-	return end != text && v >= 0 ? v : -1;
+	return end != text && !errno && v >= 0 && v <= 1L << 31 ? v : -1;
 }
 
 static int numa_cmp(const void *a, const void *b)
