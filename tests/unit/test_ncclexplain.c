@@ -282,6 +282,13 @@ static void test_hostile(void **state)
 	assert_string_equal(id, "0000:41:00.0");
 	assert_int_equal(gp_nx_busid(0xff, id), -EINVAL);
 	assert_int_equal(gp_nx_busid(-1, id), -EINVAL);
+	/* a GRAPH line's path type that is none of NCCL's (ESC c resets a terminal) is not kept */
+	text(x,
+	     L("GPU/0-41000 :GPU/0-41000 (0/5000.0/LOC) GPU/0-c1000 (2/24.0/\033c) ")
+		     L("Channel 00 : 0[0] -> 1[1] via SHM/direct/direct"),
+	     INTEL_DUMP, 1);
+	assert_int_equal(x->npairs, 1);
+	assert_string_equal(x->pairs[0].path, "");
 	free(t);
 	free(x);
 }
