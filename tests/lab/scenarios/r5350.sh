@@ -183,7 +183,9 @@ gpuprov rollback --list >/tmp/clist.txt 2>&1
 t_grep "... rollback --list: unconfirmed" /tmp/clist.txt ' unconfirmed '
 tab=$(printf '\t')
 i=0
-while [ $i -lt 120 ] && ! gpuprov -q rollback --list | grep -q "${tab}timed_out\$"; do
+# until the watcher has finished its rollback, not only marked the run timed out
+while [ $i -lt 120 ] && ! gpuprov -q rollback --list |
+	grep -q "${tab}rolled_back${tab}0${tab}.*${tab}timed_out\$"; do
 	sleep 1
 	i=$((i + 1))
 done
