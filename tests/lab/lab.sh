@@ -30,7 +30,7 @@ TOP=$(pwd)
 LAB=$TOP/tests/lab
 CACHE=${GP_LAB_CACHE:-/var/cache/gpuprov-lab}
 WORK=$TOP/build/lab
-BOOT_TIMEOUT=${GP_LAB_TIMEOUT:-240}
+BOOT_TIMEOUT=${GP_LAB_TIMEOUT:-480}
 
 log() { echo "lab: $*" >&2; }
 

@@ -15,7 +15,7 @@ R=$LAB/reboot
 CACHE=${GP_LAB_CACHE:-/var/cache/gpuprov-lab}
 W=$TOP/build/lab/reboot
 # each of the three boots of systemd under TCG
-BOOT_TIMEOUT=${GP_LAB_TIMEOUT:-240}
+BOOT_TIMEOUT=${GP_LAB_TIMEOUT:-480}
 rel=$(cat "$CACHE/release")
 
 log() { echo "reboot: $*" >&2; }
