@@ -87,8 +87,8 @@ mkdir -p "$Q"
 SCRIPTS=$(ls tests/cli/t_*.sh)
 NSCRIPTS=$(printf '%s\n' "$SCRIPTS" | wc -l)
 SLOW="t_snapshot t_verify t_report t_domxml t_nccl_topo t_lspci_agree"
-ORDER=$(for s in $SLOW; do echo "tests/cli/$s.sh"; done; printf '%s\n' "$SCRIPTS" |
-	grep -v -F -x "$(for s in $SLOW; do echo "tests/cli/$s.sh"; done)")
+SLOW=$(for s in $SLOW; do echo "tests/cli/$s.sh"; done | grep -F -x "$SCRIPTS")
+ORDER=$(printf '%s\n' "$SLOW"; printf '%s\n' "$SCRIPTS" | grep -v -F -x "$SLOW")
 run_script() {
 	name=$(basename "$1" .sh)
 	t0=$(date +%s)
