@@ -13,10 +13,11 @@
 #
 # "vmstart" is a topology whose lab host runs this machine's own userland
 # (its root over 9p under an overlay: libvirt, QEMU, OVMF) and starts the VM
-# gpuprov defines with the devices it bound (tests/lab/vmstart/host.sh);
-# GP_LAB_VMSTART_GUEST=1 also runs that nested guest and compares its view of
-# its PCI functions with gpuprov's predictions (far slower: raise
-# GP_LAB_TIMEOUT, e.g. 900).
+# gpuprov defines with the devices it bound (tests/lab/vmstart/host.sh), runs
+# its firmware (OVMF) until it has numbered the buses and placed the BARs, and
+# compares QEMU's view of that with gpuprov's predictions;
+# GP_LAB_VMSTART_GUEST=1 also runs the nested guest's kernel and compares its
+# own view of its PCI functions (far slower: raise GP_LAB_TIMEOUT, e.g. 900).
 #
 # For each topology: build an initramfs (busybox, iproute2, build/gpuprov and
 # its libraries, the kernel modules with depmod, the lab profiles, the
@@ -121,6 +122,8 @@ initramfs() {
 	# through the host's root (vmstart)
 	echo "$TOP" >"$ROOTFS/lab-top"
 	echo "$CACHE" >"$ROOTFS/lab-cache"
+	# the boot deadline, for a scenario's own waits (vmstart's guest firmware)
+	echo "$BOOT_TIMEOUT" >"$ROOTFS/lab-timeout"
 	# vmstart's nested guest run (tests/lab/vmstart/host.sh), when asked for
 	[ -z "${GP_LAB_VMSTART_GUEST:-}" ] || echo "$BOOT_TIMEOUT" >"$ROOTFS/lab-guest-stage"
 	cp "$LAB/scenarios/$topo.sh" "$ROOTFS/scenario.sh"

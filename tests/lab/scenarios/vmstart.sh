@@ -25,5 +25,6 @@ mkdir -p /h/lib/modules && mount --bind /lib/modules /h/lib/modules
 mkdir -p /h/out && mount --bind /out /h/out
 cp /tap.sh /h/tmp/tap.sh
 cp /lab-cache /h/lab-cache-path
+cp /lab-timeout /h/lab-timeout
 [ ! -e /lab-guest-stage ] || cp /lab-guest-stage /h/lab-guest-stage
 chroot /h /bin/sh "$TOP/tests/lab/vmstart/host.sh" "$TOP"

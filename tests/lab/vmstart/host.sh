@@ -1,8 +1,9 @@
 # The nested start, in the lab host (chroot, see scenarios/vmstart.sh):
 # check, apply (vfio-pci, the domain defined through qemu:///embed), start
 # paused (QEMU opens the VFIO groups), QMP (each alias's host device), a second apply and a
-# rollback refused while it runs, the guest's own view (OVMF, the lab kernel,
-# an init listing its PCI functions), stop, rollback.  Every prediction of
+# rollback refused while it runs, the guest's firmware run (QMP query-pci: each
+# device where gpuprov said, its NUMA node, its BARs), with GP_LAB_VMSTART_GUEST=1
+# the guest kernel's own view (an init listing its PCI functions), stop, rollback.  Every prediction of
 # gpuprov checked by predict.py.  usage: host.sh TOP
 TOP=$1
 V=$TOP/tests/lab/vmstart
@@ -70,17 +71,36 @@ virsh -q -c "$URI" start --paused lab-vm >$W/start.log 2>&1
 st() { virsh -q -c "$URI" domstate lab-vm 2>/dev/null | head -1; }
 t_ok "virsh start --paused: QEMU opened the VFIO groups" test "$(st)" = paused
 say started
-python3 "$V/predict.py" aliases 0 $W/defined.xml | while read -r alias bdf; do
-	printf '%s %s\n' "$alias" "$(virsh -q -c "$URI" qemu-monitor-command lab-vm \
-		"{\"execute\":\"qom-get\",\"arguments\":{\"path\":\"/machine/peripheral/$alias\",\"property\":\"host\"}}" 2>/dev/null)"
-done >$W/qom.txt
-cp $W/tcg.xml $W/defined.xml $W/nccl.xml $W/qom.txt /out/ 2>/dev/null
+# QEMU's view of the paused domain, in one virsh (each starts the embedded
+# driver anew: seconds under TCG; not -q, which drops echo's newlines): each
+# alias's host device, each expander bus's number and NUMA node (what QEMU's
+# ACPI tables give the guest), the vCPUs with their nodes.  Lines "KEY JSON".
+mon_many() {
+	cmds=
+	while read -r key json; do
+		cmds="$cmds echo $key; qemu-monitor-command lab-vm '$json';"
+	done
+	virsh -c "$URI" "$cmds" 2>/dev/null | awk '/^\{/ { print k, $0; next } NF { k = $0 }'
+}
+qget() { echo "$1:$2 {\"execute\":\"qom-get\",\"arguments\":{\"path\":\"/machine/peripheral/$2\",\"property\":\"$1\"}}"; }
+{
+	python3 "$V/predict.py" aliases 0 $W/defined.xml | while read -r alias bdf; do qget host "$alias"; done
+	python3 "$V/predict.py" pxbs 0 $W/defined.xml | while read -r alias; do
+		qget bus_nr "$alias"
+		qget numa_node "$alias"
+	done
+	echo 'cpus {"execute":"query-cpus-fast"}'
+} | mon_many >$W/paused.txt
+sed -n 's/^host://p' $W/paused.txt >$W/qom.txt
+cp $W/tcg.xml $W/defined.xml $W/nccl.xml $W/paused.txt /out/ 2>/dev/null
 # predict.py prints TAP numbered on from T_N, then "COUNT N"
 predict() {
-	python3 "$V/predict.py" "$1" $((T_N + 1)) $W/defined.xml "$2" "$3" "$4" >/tmp/predict.tap 2>&1
+	m=$1
+	shift
+	python3 "$V/predict.py" "$m" $((T_N + 1)) $W/defined.xml "$@" >/tmp/predict.tap 2>&1
 	grep -v '^COUNT' /tmp/predict.tap
 	n=$(sed -n 's/^COUNT //p' /tmp/predict.tap)
-	[ -n "$n" ] || { n=$((T_N + 1)); echo "not ok $n - predict.py $1 failed"; }
+	[ -n "$n" ] || { n=$((T_N + 1)); echo "not ok $n - predict.py $m failed"; }
 	T_N=$n
 }
 predict qom $W/qom.txt
@@ -88,14 +108,27 @@ t_exit "a second apply while the VM runs is refused (vm.running)" 2 $G -p $P --a
 t_exit "rollback while the VM runs is refused" 2 $G rollback --yes
 t_grep "... naming the running domain" /tmp/t.out "domain 'lab-vm' is running"
 for d in $DEVS; do t_ok "... and $d stays on vfio-pci" test "$(drv $d)" = vfio-pci; done
-# The guest's own view, OVMF and a kernel under TCG inside TCG: minutes on
-# an idle machine, far more on a loaded one; only with GP_LAB_VMSTART_GUEST=1
-# (lab.sh leaves /lab-guest-stage) until it fits the suite's time.
+# The guest's firmware (OVMF, as the XML says) numbers the buses behind the
+# root ports and places the BARs; Linux keeps that, so QEMU's view of it
+# (query-pci) is where the guest's kernel finds its devices.
+virsh -q -c "$URI" resume lab-vm >/dev/null 2>&1
+say "resumed: $(st)"
+end=$(($(date +%s) + $(cat /lab-timeout)))
+while [ "$(date +%s)" -lt $end ]; do
+	virsh -q -c "$URI" qemu-monitor-command lab-vm '{"execute":"query-pci"}' >$W/qpci.json 2>/dev/null
+	python3 "$V/predict.py" placed 0 $W/defined.xml $W/qpci.json && break
+	sleep 5
+done
+say "the guest's firmware placed the devices"
+t_ok "the guest's firmware placed every passed device's BARs" \
+	python3 "$V/predict.py" placed 0 $W/defined.xml $W/qpci.json
+cp $W/qpci.json /out/
+predict firmware $W/nccl.xml $W/qpci.json $W/paused.txt
+# The guest's kernel's own view: minutes more of TCG inside TCG; only with
+# GP_LAB_VMSTART_GUEST=1 (lab.sh leaves /lab-guest-stage).
 if [ -e /lab-guest-stage ]; then
 	# lab.sh's GP_LAB_TIMEOUT, which this host's environment does not carry
 	TIMEOUT=$(($(cat /lab-guest-stage) * 3))
-	virsh -q -c "$URI" resume lab-vm >/dev/null 2>&1
-	say "resumed: $(st)"
 	i=0
 	end=$(($(date +%s) + TIMEOUT))
 	while [ "$(date +%s)" -lt $end ] && ! grep -q GPUPROV-GUEST-END $W/console.log 2>/dev/null; do
