@@ -38,6 +38,24 @@ t_ok "apply: vfio-pci, the domain written and defined" sh -c "$G -p $P --accept 
 for d in $DEVS; do t_ok "$d is on vfio-pci" test "$(drv $d)" = vfio-pci; done
 $G -p $P nccl-topo >$W/nccl.xml 2>/dev/null
 say applied
+# [nic] mode = passthrough: the second e1000e is the first "GPU"'s RoCE port,
+# passed whole; guest.write left the guest's files beside the domain XML
+GD=$W/lab-vm.guest
+t_ok "guest.write: network-config, nccl.conf and nccl-topo.xml beside the XML" \
+	test -f $GD/network-config -a -f $GD/nccl.conf -a -f $GD/nccl-topo.xml
+t_grep "... the passed port matched by the MAC its driver had" $GD/network-config \
+	'macaddress: "52:54:00:00:40:02"'
+t_grep "... with the profile's MTU" $GD/network-config 'mtu: 9000'
+t_grep "... and address" $GD/network-config 'addresses: \[10\.20\.0\.5/24\]'
+t_grep "... nccl.conf points NCCL at the topology file" $GD/nccl.conf '^NCCL_TOPO_FILE=/etc/nccl-topo.xml$'
+t_ok "... whose text is nccl-topo's" cmp $GD/nccl-topo.xml $W/nccl.xml
+# the rail: the port under the same guest NUMA node as the GPU it serves
+t_ok "nccl-topo puts the port beside its GPU (both e1000e under one <cpu>)" python3 -c '
+import sys, xml.etree.ElementTree as ET
+cpus = ET.parse(sys.argv[1]).getroot().iter("cpu")
+sys.exit(not any(sum(p.get("vendor") == "0x8086" for p in c.iter("pci")) == 2 for c in cpus))
+' $W/nccl.xml
+cp -r $GD /out/guest-files
 # the domain as gpuprov defined it, made to run here: TCG's CPU, and the guest
 # booted from the lab kernel and an init that lists its PCI functions
 mkdir -p $W/g/bin
@@ -156,5 +174,6 @@ t_ok "rollback, the VM stopped" $G rollback --yes
 t_exit "... the domain is gone" 1 sh -c "virsh -q -c '$URI' domstate lab-vm"
 for d in 0000:41:00.0 0000:42:00.0; do t_ok "$d is back on e1000e" test "$(drv $d)" = e1000e; done
 t_ok "0000:81:00.0 has no driver again" test -z "$(drv 0000:81:00.0)"
+t_ok "... and the guest's files are gone" test ! -e $GD
 say done
 t_done
