@@ -23,6 +23,7 @@ static const struct gp_actuator *const actuators[GP_S_COUNT] = {
 	[GP_S_DOMAIN_DEFINE] = &gp_act_domain_define,
 	[GP_S_FABRIC_MASK] = &gp_act_fabric_mask,
 	[GP_S_HUGEPAGES_RESERVE] = &gp_act_hugepages_reserve,
+	[GP_S_ACS_SET] = &gp_act_acs_set,
 };
 
 const struct gp_actuator *gp_actuator_find(enum gp_step_kind kind)

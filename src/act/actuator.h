@@ -77,6 +77,8 @@ extern const struct gp_actuator gp_act_domain_define;
 extern const struct gp_actuator gp_act_fabric_mask;
 /* hugepages.c */
 extern const struct gp_actuator gp_act_hugepages_reserve;
+/* acs.c */
+extern const struct gp_actuator gp_act_acs_set;
 
 /* persist.vfio's `systemctl enable`: a link it writes and undo puts back */
 #define GP_WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"

@@ -205,6 +205,12 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 		return gp_bad(why, len, "step %zu: 'running' is not true or false", i + 1);
 	if (kind == GP_S_HUGEPAGES_RESERVE && check_huge_undo(o, undo, i, why, len))
 		return -EINVAL;
+	/* acs.set's undo writes "ctrl"'s feature bits back to its subject's ACS control */
+	if (kind == GP_S_ACS_SET && json_object_object_get(undo, "ctrl") &&
+	    (!json_object_is_type(json_object_object_get(undo, "ctrl"), json_type_int) ||
+	     json_object_get_int64(json_object_object_get(undo, "ctrl")) < 0 ||
+	     json_object_get_int64(json_object_object_get(undo, "ctrl")) > 0xffff))
+		return gp_bad(why, len, "step %zu: 'ctrl' is not a 16-bit register value", i + 1);
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acs.h"
 #include "core/check_host.h"
 #include "core/check_nic.h"
 #include "core/hostq.h"
@@ -103,15 +104,16 @@ static void unserved(const struct gp_host *h, const struct gp_vm_layout *l, stru
 static void path_acs(const struct gp_host *h, int nic, int gpu, struct gp_report *r)
 {
 	int b[MAX_PATH_BRIDGES], n = gp_topo_path_bridges(h, nic, gpu, b, MAX_PATH_BRIDGES), k;
+	bool settable = true;
 	char list[256] = "";
 	size_t len = 0;
 
 	for (k = 0; k < n; k++) {
 		const struct gp_dev *d = &h->devs[b[k]];
 
-		if (d->pcie_type != GP_PCIE_DOWNSTREAM || !d->has_acs ||
-		    !(d->acs_ctrl & GP_ACS_RR) || (d->acs_ctrl & GP_ACS_DT))
+		if (!gp_acs_redirects_translated(d))
 			continue;
+		settable &= gp_acs_settable(d);
 		if (len < sizeof(list) - GP_BDF_LEN - 2)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 						len ? ", " : "", d->bdf);
@@ -122,9 +124,13 @@ static void path_acs(const struct gp_host *h, int nic, int gpu, struct gp_report
 			      h->devs[gpu].bdf);
 		return;
 	}
+	/* the plan's acs.set steps are core/acs.c's gp_acs_ports: these ports */
 	gp_report_add(r, GP_F_NIC_ACS, GP_WARN, h->devs[nic].bdf,
-		      "set ACS Direct Translated P2P on these ports only, keeping the redirect "
-		      "(setpci -s PORT ECAP_ACS+6.w=5d), again at every boot",
+		      settable ? "the plan sets ACS Direct Translated P2P on these ports only "
+				 "(acs.set), keeping the redirect, and again at every boot"
+			       : "set ACS Direct Translated P2P on these ports only, keeping the "
+				 "redirect (setpci -s PORT ECAP_ACS+6.w=5d), again at every boot; "
+				 "a port whose ACS capability lacks it cannot",
 		      "ACS redirect without Direct Translated P2P on %s: GPUDirect RDMA to GPU %s "
 		      "goes up to the root complex",
 		      list, h->devs[gpu].bdf);

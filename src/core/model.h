@@ -161,6 +161,7 @@ struct gp_dev {
 	uint16_t vendor, device, svendor, sdevice;
 	uint16_t class; /* base class << 8 | subclass */
 	uint16_t acs_ctrl;
+	uint16_t acs_cap; /* which ACS features it has (the control bits' layout) */
 	int ats; /* ATS: 1 enabled, 0 present and off, -1 absent or not read (config_short) */
 	const char *driver;
 	const char *slot; /* physical slot name, "" when none */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/acs.h"
 #include "core/checks.h"
 #include "core/hostq.h"
 #include "core/hugepages.h"
@@ -500,6 +501,26 @@ static void fabric_step(const struct gp_host *h, const struct gp_profile *p, str
 	gp_strlcpy(st->target, "stopped, disabled (it runs in the guest)", sizeof(st->target));
 }
 
+/*
+ * [nic] mode = passthrough: ACS Direct Translated P2P on the switch ports
+ * between each passed NIC and its GPU that nic.acs warns about, and that
+ * can take it (core/acs.c); before the VM is defined on them.
+ */
+static void acs_steps(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
+{
+	int ports[64], n = gp_acs_ports(h, p, ports, (int)ARRAY_SIZE(ports)), i;
+
+	for (i = 0; i < n; i++) {
+		const struct gp_dev *d = &h->devs[ports[i]];
+		struct gp_step *st = gp_plan_add(plan, GP_S_ACS_SET, d->bdf);
+
+		snprintf(st->current, sizeof(st->current), "ACS control 0x%04x", d->acs_ctrl);
+		snprintf(st->target, sizeof(st->target),
+			 "ACS control 0x%04x: Direct Translated P2P, at each boot too",
+			 gp_acs_target(d->acs_cap, d->acs_ctrl));
+	}
+}
+
 static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
 {
@@ -520,6 +541,7 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 	for (i = 0; i < h->ndevs; i++)
 		if (gp_vm_passed(h, p, i))
 			device_steps(&h->devs[i], plan);
+	acs_steps(h, p, plan);
 	persist_step(h, p, templates, plan);
 }
 

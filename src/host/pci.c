@@ -373,6 +373,7 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	d->link = c.link;
 	d->has_acs = c.has_acs;
 	d->acs_ctrl = c.acs_ctrl;
+	d->acs_cap = c.acs_cap;
 	d->ats = c.ats;
 	d->is_bridge = c.header_type == 1;
 	d->caps = gp_pool_bytes(&h->strs, c.caps, (size_t)c.ncaps * sizeof(*c.caps));

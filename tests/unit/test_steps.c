@@ -61,7 +61,7 @@ static void test_actuators(void **state)
 		assert_true(!a->owns == (i != GP_S_PERSIST_VFIO && i != GP_S_PERSIST_BOND &&
 					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE &&
 					 i != GP_S_GUEST_WRITE && i != GP_S_FABRIC_MASK &&
-					 i != GP_S_HUGEPAGES_RESERVE));
+					 i != GP_S_HUGEPAGES_RESERVE && i != GP_S_ACS_SET));
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(gp_actuator_find((enum gp_step_kind)j), a);
 	}
@@ -135,6 +135,16 @@ static void test_by_hand(void **state)
 				 "of the step's undo record");
 	gp_strlcpy(st.arg, "4096kB", sizeof(st.arg));
 	assert_false(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	/* the port's ACS Control back to the value the plan saw */
+	st.kind = GP_S_ACS_SET;
+	gp_strlcpy(st.subject, "0000:42:00.0", sizeof(st.subject));
+	st.arg[0] = '\0';
+	gp_strlcpy(st.current, "ACS control 0x001d", sizeof(st.current));
+	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
+	assert_string_equal(how, "setpci -s 0000:42:00.0 ECAP_ACS+6.w=001d; and put back or "
+				 "remove the files of the step's undo record");
+	gp_strlcpy(st.current, "unknown", sizeof(st.current));
+	assert_false(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
 }
 
 /* A journal of one hugepages.reserve step whose undo record is undo, argument arg. */
@@ -183,6 +193,51 @@ static void test_huge_journal(void **state)
 			   "\"/etc/gpuprov/hugepages.d/node1-2048kB\", \"type\": \"absent\"}]}",
 			   why, sizeof(why)),
 		0);
+}
+
+/* acs.set's undo writes "ctrl" to its subject's ACS Control: a 16-bit value, its own files. */
+static int check_acs(const char *subject, const char *undo, char *why, size_t len)
+{
+	char buf[1024];
+	json_object *doc;
+	int rc;
+
+	why[0] = '\0';
+	snprintf(buf, sizeof(buf),
+		 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
+		 "\"status\": \"running\", \"steps\": [{\"kind\": \"acs.set\", "
+		 "\"subject\": \"%s\", \"current\": \"\", \"target\": \"\", \"arg\": \"\", "
+		 "\"state\": \"done\", \"undo\": %s}]}",
+		 subject, undo);
+	rc = gp_journal_parse(buf, strlen(buf), &doc, why, len);
+	if (!rc)
+		json_object_put(doc);
+	return rc;
+}
+
+static void test_acs_journal(void **state)
+{
+	char why[256];
+
+	(void)state;
+	assert_int_equal(check_acs("0000:42:00.0", "{\"ctrl\": 29}", why, sizeof(why)), 0);
+	assert_int_equal(check_acs("0000:42:00.0", "{}", why, sizeof(why)), 0);
+	assert_int_equal(check_acs("0000:42:00.0", "{\"ctrl\": 65536}", why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "step 1: 'ctrl' is not a 16-bit register value");
+	assert_int_equal(check_acs("0000:42:00.0", "{\"ctrl\": -1}", why, sizeof(why)), -EINVAL);
+	assert_int_equal(check_acs("0000:42:00.0", "{\"ctrl\": \"29\"}", why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(check_acs("../../x", "{\"ctrl\": 29}", why, sizeof(why)), -EINVAL);
+	assert_int_equal(check_acs("0000:42:00.0",
+				   "{\"ctrl\": 29, \"files\": [{\"path\": "
+				   "\"/etc/gpuprov/hugepages-reserve\", \"type\": \"absent\"}]}",
+				   why, sizeof(why)),
+			 -EINVAL);
+	assert_int_equal(check_acs("0000:42:00.0",
+				   "{\"ctrl\": 29, \"files\": [{\"path\": "
+				   "\"/etc/gpuprov/acs.d/0000:42:00.0\", \"type\": \"absent\"}]}",
+				   why, sizeof(why)),
+			 0);
 }
 
 /* A journal of one step of KIND on SUBJECT; its refusal's words in why. */
@@ -344,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_table),	    cmocka_unit_test(test_actuators),
 		cmocka_unit_test(test_by_hand),	    cmocka_unit_test(test_subject_types),
 		cmocka_unit_test(test_guest_write), cmocka_unit_test(test_huge_journal),
+		cmocka_unit_test(test_acs_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
