@@ -95,6 +95,8 @@ build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_LIB_OBJ)
 
 # test_acs plays a switch port that drops a bit of what is written to it
 build/test/test_acs: UNIT_LDFLAGS = -Wl,--wrap=pwrite
+# test_sriov logs what is written to a port's sriov_numvfs
+build/test/test_sriov: UNIT_LDFLAGS = -Wl,--wrap=write
 
 $(CORE_UNIT): build/test/test_%: tests/unit/test_%.c tests/unit/unit.h $(TEST_CORE_OBJ)
 	$(CC) $(ALL_CFLAGS) -Werror -O1 -g $(SAN) -o $@ $< $(TEST_CORE_OBJ) $(CORE_LIBS) -lcmocka

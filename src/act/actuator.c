@@ -24,6 +24,7 @@ static const struct gp_actuator *const actuators[GP_S_COUNT] = {
 	[GP_S_FABRIC_MASK] = &gp_act_fabric_mask,
 	[GP_S_HUGEPAGES_RESERVE] = &gp_act_hugepages_reserve,
 	[GP_S_ACS_SET] = &gp_act_acs_set,
+	[GP_S_SRIOV_VFS] = &gp_act_sriov_vfs,
 };
 
 const struct gp_actuator *gp_actuator_find(enum gp_step_kind kind)

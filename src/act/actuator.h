@@ -25,7 +25,7 @@
  * none, it works from each step's undo record).
  */
 struct gp_apply_ctx {
-	const struct gp_profile *profile; /* bond.*, link.up */
+	const struct gp_profile *profile; /* bond.*, link.up, sriov.vfs */
 	const struct gp_persist *persist; /* persist.vfio */
 	const struct gp_netconf *netconf; /* persist.bond */
 	const struct gp_vm_target *vm;	  /* domain.write, nccl.write, guest.write, domain.define */
@@ -79,6 +79,8 @@ extern const struct gp_actuator gp_act_fabric_mask;
 extern const struct gp_actuator gp_act_hugepages_reserve;
 /* acs.c */
 extern const struct gp_actuator gp_act_acs_set;
+/* sriov.c */
+extern const struct gp_actuator gp_act_sriov_vfs;
 
 /* persist.vfio's `systemctl enable`: a link it writes and undo puts back */
 #define GP_WANTS_LINK "/etc/systemd/system/basic.target.wants/gpuprov-vfio.service"

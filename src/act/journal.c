@@ -25,6 +25,7 @@
 #include "act/actuator.h"
 #include "act/fstate.h"
 #include "act/journal.h"
+#include "core/sriov.h"
 #include "core/uri.h"
 #include "shared/rootfs.h"
 
@@ -211,6 +212,13 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	     json_object_get_int64(json_object_object_get(undo, "ctrl")) < 0 ||
 	     json_object_get_int64(json_object_object_get(undo, "ctrl")) > 0xffff))
 		return gp_bad(why, len, "step %zu: 'ctrl' is not a 16-bit register value", i + 1);
+	/* sriov.vfs's undo writes "numvfs" to its subject's sriov_numvfs */
+	if (kind == GP_S_SRIOV_VFS && json_object_object_get(undo, "numvfs") &&
+	    (!json_object_is_type(json_object_object_get(undo, "numvfs"), json_type_int) ||
+	     json_object_get_int64(json_object_object_get(undo, "numvfs")) < 0 ||
+	     json_object_get_int64(json_object_object_get(undo, "numvfs")) > GP_SRIOV_MAX))
+		return gp_bad(why, len, "step %zu: 'numvfs' is not a count of virtual functions",
+			      i + 1);
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;

@@ -22,6 +22,7 @@ void gp_dev_init(struct gp_dev *d)
 	d->numa_node = -1;
 	d->iommu_group = -1;
 	d->boot_vga = -1;
+	d->sriov_total = d->sriov_numvfs = -1;
 	d->ats = -1;
 }
 

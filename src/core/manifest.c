@@ -52,6 +52,7 @@ const char *const gp_pci_dev_files[] = {
 	"enable",
 	"driver_override",
 	"sriov_numvfs",
+	"sriov_totalvfs",
 	"boot_vga",
 	"aer_dev_fatal",
 	"aer_dev_nonfatal",

@@ -198,6 +198,8 @@ struct gp_dev {
 	const char *vfio_module; /* its module: vfio_pci, nvgrace_gpu_vfio_pci, ... */
 	enum gp_role role;
 	int boot_vga; /* 1: the firmware's console device; 0 not; -1 not said */
+	/* SR-IOV, read for the ports [nic] mode = vf names: -1 when it has none */
+	int sriov_total, sriov_numvfs;
 };
 
 struct gp_numa {

@@ -521,6 +521,46 @@ static void acs_steps(const struct gp_host *h, const struct gp_profile *p, struc
 	}
 }
 
+/*
+ * [nic] mode = vf: each port [nic] match names gets [nic] vfs virtual
+ * functions (sriov.vfs), within what it offers (sriov_totalvfs); a port
+ * without SR-IOV, or offering fewer, blocks.
+ */
+static void sriov_steps(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
+{
+	size_t i;
+
+	if (!p->has_nic || p->nic.mode != GP_NIC_VF)
+		return;
+	for (i = 0; i < h->ndevs; i++) {
+		const struct gp_dev *d = &h->devs[i];
+		struct gp_step *st;
+
+		if (!gp_nic_matches(p, d) || d->sriov_numvfs == (int)p->nic.vfs)
+			continue;
+		if (d->sriov_total < 0 || d->sriov_numvfs < 0) {
+			gp_plan_block(plan,
+				      "%s: no SR-IOV (no sriov_totalvfs): enable it in the port's "
+				      "firmware (ConnectX: mlxconfig -d %s set SRIOV_EN=1 "
+				      "NUM_OF_VFS=%u) and in the BIOS, then power-cycle the host",
+				      d->bdf, d->bdf, p->nic.vfs);
+			continue;
+		}
+		if ((int)p->nic.vfs > d->sriov_total) {
+			gp_plan_block(plan,
+				      "%s offers %d virtual functions (sriov_totalvfs), [nic] vfs "
+				      "asks %u: lower vfs, or raise the firmware's (ConnectX: "
+				      "NUM_OF_VFS) and power-cycle the host",
+				      d->bdf, d->sriov_total, p->nic.vfs);
+			continue;
+		}
+		st = gp_plan_add(plan, GP_S_SRIOV_VFS, d->bdf);
+		snprintf(st->current, sizeof(st->current), "sriov_numvfs %d", d->sriov_numvfs);
+		snprintf(st->target, sizeof(st->target),
+			 "sriov_numvfs %u (of %d), at each boot too", p->nic.vfs, d->sriov_total);
+	}
+}
+
 static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		       char *const templates[GP_PERSIST_FILES], struct gp_plan *plan)
 {
@@ -542,6 +582,7 @@ static void vfio_steps(const struct gp_host *h, const struct gp_profile *p,
 		if (gp_vm_passed(h, p, i))
 			device_steps(&h->devs[i], plan);
 	acs_steps(h, p, plan);
+	sriov_steps(h, p, plan);
 	persist_step(h, p, templates, plan);
 }
 
@@ -611,17 +652,23 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 }
 
 /*
- * [nic]: mode = vf needs SR-IOV virtual functions gpuprov does not make
- * yet; a passed port that carries the host's default route or its TCP
- * connections would cut the host off when it leaves for vfio-pci.
+ * [nic]: mode = vf's virtual functions are made (sriov.vfs, the vfio
+ * group), but none is bound to vfio-pci or put in the domain XML yet: a
+ * run that defines the VM would give it no RoCE port, so it is refused;
+ * --only vfio makes them.  A passed port that carries the host's default
+ * route or its TCP connections would cut the host off when it leaves for
+ * vfio-pci.
  */
-static void nic_blocks(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
+static void nic_blocks(const struct gp_host *h, const struct gp_profile *p, unsigned relevant,
+		       struct gp_plan *plan)
 {
 	size_t i;
 
-	if (p->has_nic && p->nic.mode == GP_NIC_VF)
-		gp_plan_block(plan, "[nic] mode = vf: gpuprov does not create SR-IOV virtual "
-				    "functions yet; use mode = passthrough or host");
+	if (p->has_nic && p->nic.mode == GP_NIC_VF && (relevant & GP_GROUP_VM))
+		gp_plan_block(plan, "[nic] mode = vf: gpuprov makes the virtual functions "
+				    "(sriov.vfs; apply --only vfio) but does not yet bind them to "
+				    "vfio-pci nor put them in the domain XML, so the VM would get "
+				    "no RoCE port; use mode = passthrough for the guest's RDMA");
 	for (i = 0; i < h->nifaces; i++) {
 		const struct gp_iface *f = &h->ifaces[i];
 
@@ -654,7 +701,7 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const st
 		relevant |= GP_GROUP_VM;
 	blockers(r, relevant, accept, plan);
 	if (groups & GP_GROUP_VFIO)
-		nic_blocks(h, p, plan);
+		nic_blocks(h, p, relevant, plan);
 	if (groups & GP_GROUP_VFIO)
 		vfio_steps(h, p, templates, plan);
 	if (relevant & GP_GROUP_BOND)

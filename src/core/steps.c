@@ -2,7 +2,8 @@
 /*
  * Every step kind: its string, its group, what its subject is, whether it
  * can be undone.  The binding of the GPUs (module.*, device.*, persist.vfio)
- * and the switch ports' ACS on a passed NIC's path (acs.set) are the vfio group, which a plain apply always includes; the bond's steps
+ * the switch ports' ACS on a passed NIC's path (acs.set) and the ports'
+ * virtual functions (sriov.vfs) are the vfio group, which a plain apply always includes; the bond's steps
  * the bond group; the VM's files and definition the vm group.  Each has an
  * actuator (act/actuator.c), and each actuator an undo: all are reversible.
  */
@@ -33,6 +34,7 @@ const struct gp_step_info gp_step_kinds[GP_S_COUNT] = {
 	S(GP_S_FABRIC_MASK, "fabric.mask", GP_GROUP_VFIO, GP_SUBJ_HOST),
 	S(GP_S_HUGEPAGES_RESERVE, "hugepages.reserve", GP_GROUP_VM, GP_SUBJ_NODE),
 	S(GP_S_ACS_SET, "acs.set", GP_GROUP_VFIO, GP_SUBJ_PCI),
+	S(GP_S_SRIOV_VFS, "sriov.vfs", GP_GROUP_VFIO, GP_SUBJ_PCI),
 };
 
 int gp_step_kind_find(const char *name, enum gp_step_kind *kind)

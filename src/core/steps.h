@@ -44,6 +44,7 @@ enum gp_step_kind {
 	GP_S_FABRIC_MASK,
 	GP_S_HUGEPAGES_RESERVE,
 	GP_S_ACS_SET,
+	GP_S_SRIOV_VFS,
 	GP_S_COUNT
 };
 

@@ -380,6 +380,20 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	d->ncaps = c.ncaps;
 }
 
+/* The VFs it offers and has ([nic] mode = vf's ports): -1 where the file is absent or not a count. */
+static void read_sriov(const struct gp_root_dir *dir, struct gp_dev *d)
+{
+	char text[32], *end;
+	long v;
+
+	if (read_dev_attr(dir, "sriov_totalvfs", text, sizeof(text)) > 0 &&
+	    (v = strtol(text, &end, 10)) >= 0 && v <= 65535 && !*end)
+		d->sriov_total = (int)v;
+	if (read_dev_attr(dir, "sriov_numvfs", text, sizeof(text)) > 0 &&
+	    (v = strtol(text, &end, 10)) >= 0 && v <= 65535 && !*end)
+		d->sriov_numvfs = (int)v;
+}
+
 static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	char text[GP_DEV_NAME_LEN] = "";
@@ -430,6 +444,8 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, 
 	read_bars(&dir, d);
 	if (d->role == GP_ROLE_GPU)
 		read_reset_method(h, &dir, d);
+	if (p && p->has_nic && p->nic.mode == GP_NIC_VF && gp_nic_matches(p, d))
+		read_sriov(&dir, d);
 	gp_root_dir_close(&dir);
 	return 0;
 }

@@ -61,7 +61,8 @@ static void test_actuators(void **state)
 		assert_true(!a->owns == (i != GP_S_PERSIST_VFIO && i != GP_S_PERSIST_BOND &&
 					 i != GP_S_DOMAIN_WRITE && i != GP_S_NCCL_WRITE &&
 					 i != GP_S_GUEST_WRITE && i != GP_S_FABRIC_MASK &&
-					 i != GP_S_HUGEPAGES_RESERVE && i != GP_S_ACS_SET));
+					 i != GP_S_HUGEPAGES_RESERVE && i != GP_S_ACS_SET &&
+					 i != GP_S_SRIOV_VFS));
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(gp_actuator_find((enum gp_step_kind)j), a);
 	}
@@ -240,6 +241,42 @@ static void test_acs_journal(void **state)
 			 0);
 }
 
+/* sriov.vfs's undo writes "numvfs" to its subject's sriov_numvfs: a count, its own files. */
+static void test_sriov_journal(void **state)
+{
+	char buf[1024], why[256];
+	json_object *doc;
+	static const char *const undo[] = {
+		"{\"numvfs\": 4}",
+		"{}",
+		"{\"numvfs\": 65536}",
+		"{\"numvfs\": -1}",
+		"{\"numvfs\": \"4\"}",
+		"{\"numvfs\": 0, \"files\": [{\"path\": \"/etc/gpuprov/acs-set\", "
+		"\"type\": \"absent\"}]}",
+		"{\"numvfs\": 0, \"files\": [{\"path\": \"/etc/gpuprov/sriov.d/0000:44:00.0\", "
+		"\"type\": \"absent\"}]}",
+	};
+	static const int want[] = { 0, 0, -EINVAL, -EINVAL, -EINVAL, -EINVAL, 0 };
+	size_t i;
+	int rc;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(undo); i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", "
+			 "\"seq\": 1, \"status\": \"running\", \"steps\": [{\"kind\": "
+			 "\"sriov.vfs\", \"subject\": \"0000:44:00.0\", \"current\": \"\", "
+			 "\"target\": \"\", \"arg\": \"\", \"state\": \"done\", \"undo\": %s}]}",
+			 undo[i]);
+		rc = gp_journal_parse(buf, strlen(buf), &doc, why, sizeof(why));
+		if (!rc)
+			json_object_put(doc);
+		if (rc != want[i])
+			fail_msg("undo %zu: %d (%s)", i, rc, why);
+	}
+}
+
 /* A journal of one step of KIND on SUBJECT; its refusal's words in why. */
 static int check(enum gp_step_kind kind, const char *subject, char *why, size_t len)
 {
@@ -399,7 +436,7 @@ int main(void)
 		cmocka_unit_test(test_table),	    cmocka_unit_test(test_actuators),
 		cmocka_unit_test(test_by_hand),	    cmocka_unit_test(test_subject_types),
 		cmocka_unit_test(test_guest_write), cmocka_unit_test(test_huge_journal),
-		cmocka_unit_test(test_acs_journal),
+		cmocka_unit_test(test_acs_journal), cmocka_unit_test(test_sriov_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

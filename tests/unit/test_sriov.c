@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sriov.vfs: what the plan asks of each [nic] port (a step within
+ * sriov_totalvfs, a block beyond it), and its writer on a directory of regular files
+ * standing in for a port's sysfs directory: a nonzero count changed through
+ * 0, read back, undo's count, a port without SR-IOV refused; the boot unit's
+ * script, run on such a tree, makes the count.  The link wraps write()
+ * (Makefile) to log what is written to sriov_numvfs files.
+ */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "act/actuator.h"
+#include "act/sriov.h"
+#include "core/checks.h"
+#include "core/plan.h"
+#include "core/sriov.h"
+#include "core/templates.h"
+#include "shared/log.h"
+#include "shared/write.h"
+
+/* what write() wrote, while logging: "0\n4\n" */
+static char wlog[256];
+static bool logging;
+
+ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	if (logging && strlen(wlog) + n < sizeof(wlog))
+		strncat(wlog, buf, n);
+	return __real_write(fd, buf, n);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static long count(const char *dir)
+{
+	char path[160], text[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sriov_numvfs", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	return strtol(text, NULL, 10);
+}
+
+/* a ConnectX-6 Dx port: 15b3:101d, 8 VFs offered, numvfs as given */
+static void make_port(const char *dir, const char *numvfs)
+{
+	put(dir, "vendor", "0x15b3\n");
+	put(dir, "device", "0x101d\n");
+	put(dir, "sriov_totalvfs", "8\n");
+	put(dir, "sriov_numvfs", numvfs);
+}
+
+static void test_write(void **state)
+{
+	char dir[] = "/tmp/gp-sriov.XXXXXX";
+	struct gp_sriov_port port;
+
+	(void)state;
+	gp_verbosity = 0;
+	assert_non_null(mkdtemp(dir));
+	make_port(dir, "0\n");
+	assert_int_equal(gp_sriov_read_at(dir, &port), 0);
+	assert_int_equal(port.vendor, 0x15b3);
+	assert_int_equal(port.device, 0x101d);
+	assert_int_equal(port.total, 8);
+	assert_int_equal(port.numvfs, 0);
+	/* 0 -> 4: one write */
+	wlog[0] = '\0';
+	logging = true;
+	assert_int_equal(gp_sriov_set_at(dir, 0, 4), 0);
+	assert_string_equal(wlog, "4\n");
+	assert_int_equal(count(dir), 4);
+	/* 4 -> 2: through 0, as the kernel wants */
+	wlog[0] = '\0';
+	assert_int_equal(gp_sriov_set_at(dir, 4, 2), 0);
+	assert_string_equal(wlog, "0\n2\n");
+	assert_int_equal(count(dir), 2);
+	/* undo to 0: one write; the same count: none */
+	wlog[0] = '\0';
+	assert_int_equal(gp_sriov_set_at(dir, 2, 0), 0);
+	assert_int_equal(gp_sriov_set_at(dir, 0, 0), 0);
+	logging = false;
+	assert_string_equal(wlog, "0\n");
+	assert_int_equal(count(dir), 0);
+	/* garbage in a file is no count */
+	put(dir, "sriov_numvfs", "lots\n");
+	assert_int_equal(gp_sriov_read_at(dir, &port), -EIO);
+	/* no SR-IOV: refused */
+	put(dir, "sriov_numvfs", "0\n");
+	snprintf(wlog, sizeof(wlog), "%s/sriov_totalvfs", dir);
+	assert_int_equal(unlink(wlog), 0);
+	assert_int_equal(gp_sriov_read_at(dir, &port), -ENOTSUP);
+	assert_non_null(strstr(gp_last_error, "no SR-IOV"));
+	snprintf(wlog, sizeof(wlog), "rm -rf '%s'", dir);
+	assert_int_equal(system(wlog), 0);
+}
+
+/* the script on a tree like sysfs: 2 -> 4 through 0; a port whose IDs differ untouched */
+static void test_script(void **state)
+{
+	char dir[] = "/tmp/gp-sriov.XXXXXX", port[160], cmd[512];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(port, sizeof(port), "%s/devices/0000:44:00.0", dir);
+	assert_int_equal(gp_write_mkdir(port, 0755), 0);
+	assert_int_equal(gp_write_mkdir(port, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "%s/driver", port);
+	assert_int_equal(mkdir(cmd, 0755), 0);
+	make_port(port, "2\n");
+	snprintf(cmd, sizeof(cmd), "%s/sriov.d", dir);
+	assert_int_equal(gp_write_mkdir(cmd, 0755), 0);
+	gp_sriov_file_text(0x15b3, 0x101d, 4, cmd, sizeof(cmd));
+	snprintf(wlog, sizeof(wlog), "%s/sriov.d", dir);
+	put(wlog, "0000:44:00.0", cmd);
+	put(dir, "sriov-vfs", gp_sriov_script);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's#/etc/gpuprov/sriov.d#%s/sriov.d#' "
+		 "-e 's#/sys/bus/pci/devices#%s/devices#' %s/sriov-vfs | sh >%s/out 2>&1",
+		 dir, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(count(port), 4);
+	put(port, "sriov_numvfs", "2\n");
+	put(wlog, "0000:44:00.0", "0x15b3 0x101e 4\n");
+	assert_int_not_equal(system(cmd), 0);
+	assert_int_equal(count(port), 2);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+struct plan_x {
+	char *templates[GP_PERSIST_FILES];
+	struct gp_profile p;
+	struct gp_host h;
+	struct gp_report r;
+	struct gp_plan plan;
+};
+
+static const char vf_profile[] =
+	"[gpus]\nmatch = 10de:2335\ncount = 2\nsame_numa_node = no\np2p = preferred\n"
+	"[nic]\nmatch = 15b3:101d 15b3:1021\nmode = vf\nvfs = ";
+
+static bool has_step(const struct gp_plan *plan, const char *bdf, const char *target)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++)
+		if (plan->steps[i].kind == GP_S_SRIOV_VFS && !strcmp(plan->steps[i].subject, bdf) &&
+		    strstr(plan->steps[i].target, target))
+			return true;
+	return false;
+}
+
+static bool blocked_by(const struct gp_plan *plan, const char *words)
+{
+	int i;
+
+	for (i = 0; i < plan->nblockers; i++)
+		if (strstr(plan->blockers[i], words))
+			return true;
+	return false;
+}
+
+/* roce-rails: port 44:00.0 offers 8 and has 0, 86:00.0 offers 4 and has 2 */
+static void build(struct plan_x *x, unsigned vfs, unsigned groups)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "%s%u\n", vf_profile, vfs);
+	setenv("GPUPROV_TEMPLATES", "templates", 1);
+	assert_int_equal(gp_templates_load(x->templates), 0);
+	unit_profile(text, &x->p);
+	unit_host("roce-rails", &x->p, &x->h);
+	gp_checks_run(&x->h, &x->p, &x->r);
+	gp_plan_build(&x->h, &x->p, &x->r, x->templates, NULL, groups, "", &x->plan);
+}
+
+static void release(struct plan_x *x)
+{
+	gp_plan_release(&x->plan);
+	gp_report_release(&x->r);
+	gp_templates_release(x->templates);
+	gp_host_release(&x->h);
+}
+
+static void test_plan(void **state)
+{
+	struct plan_x *x = calloc(1, sizeof(*x));
+
+	(void)state;
+	build(x, 4, GP_GROUP_VFIO);
+	assert_int_equal(x->h.devs[unit_index(&x->h, "0000:44:00.0")].sriov_total, 8);
+	assert_int_equal(x->h.devs[unit_index(&x->h, "0000:86:00.0")].sriov_numvfs, 2);
+	assert_true(has_step(&x->plan, "0000:44:00.0", "sriov_numvfs 4 (of 8)"));
+	assert_true(has_step(&x->plan, "0000:86:00.0", "sriov_numvfs 4 (of 4)"));
+	assert_int_equal(x->plan.nblockers, 0);
+	release(x);
+	/* 2 on the port that has 2: no step there */
+	build(x, 2, GP_GROUP_VFIO);
+	assert_true(has_step(&x->plan, "0000:44:00.0", "sriov_numvfs 2"));
+	assert_false(has_step(&x->plan, "0000:86:00.0", ""));
+	release(x);
+	/* beyond what 86:00.0 offers: blocked, no step for it */
+	build(x, 6, GP_GROUP_VFIO);
+	assert_true(has_step(&x->plan, "0000:44:00.0", "sriov_numvfs 6 (of 8)"));
+	assert_false(has_step(&x->plan, "0000:86:00.0", ""));
+	assert_true(blocked_by(&x->plan, "0000:86:00.0 offers 4 virtual functions"));
+	release(x);
+	/* (a run that defines the VM is refused: tests/cli/cases' plan-roce-vf) */
+	free(x);
+}
+
+/* what its undo record may name; the count back by hand */
+static void test_owns(void **state)
+{
+	struct gp_step st;
+	char how[256];
+
+	(void)state;
+	assert_true(gp_path_owned(GP_S_SRIOV_VFS, "/etc/gpuprov/sriov.d/0000:44:00.0"));
+	assert_true(gp_path_owned(GP_S_SRIOV_VFS, GP_SRIOV_SCRIPT));
+	assert_true(gp_path_owned(GP_S_SRIOV_VFS, GP_SRIOV_UNIT));
+	assert_true(gp_path_owned(GP_S_SRIOV_VFS, GP_SRIOV_WANTS));
+	assert_false(gp_path_owned(GP_S_SRIOV_VFS, "/etc/gpuprov/sriov.d/x"));
+	assert_false(gp_path_owned(GP_S_SRIOV_VFS, "/etc/gpuprov/acs.d/0000:44:00.0"));
+	assert_false(gp_path_owned(GP_S_ACS_SET, GP_SRIOV_SCRIPT));
+	memset(&st, 0, sizeof(st));
+	st.kind = GP_S_SRIOV_VFS;
+	strcpy(st.subject, "0000:44:00.0");
+	strcpy(st.current, "sriov_numvfs 2");
+	assert_true(gp_act_sriov_vfs.by_hand(&st, how, sizeof(how)));
+	assert_non_null(strstr(how, "echo 0 > /sys/bus/pci/devices/0000:44:00.0/sriov_numvfs; "
+				    "echo 2 > /sys/bus/pci/devices/0000:44:00.0/sriov_numvfs"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_script),
+		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_owns),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
