@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,25 @@
 #include "shared/write.h"
 
 #define CFG_SIZE 4096
+
+/* The port's directory (config's), resolved: what the boot script checks it is. */
+static int port_where(const char *config, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(config, '/');
+	int rc;
+
+	if (!slash || (size_t)(slash - config) >= sizeof(dir)) {
+		gp_err("'%s': no device directory", config);
+		return -EINVAL;
+	}
+	memcpy(dir, config, (size_t)(slash - config));
+	dir[slash - config] = '\0';
+	rc = gp_dev_where(dir, out, len);
+	if (rc)
+		gp_err("'%s': cannot resolve its path: %s", dir, strerror(-rc));
+	return rc;
+}
 
 int gp_acs_read_at(const char *config, struct gp_acs_reg *r)
 {
@@ -57,6 +77,8 @@ int gp_acs_read_at(const char *config, struct gp_acs_reg *r)
 		gp_err("'%s': no ACS capability", config);
 		return -EINVAL;
 	}
+	if (port_where(config, r->path, sizeof(r->path)))
+		return -EINVAL;
 	r->vendor = c.vendor;
 	r->device = c.device;
 	r->pos = c.acs_pos;
@@ -147,11 +169,11 @@ static bool same(const char *path, const char *text)
 /* The boot unit's files hold the port's bits, and the unit is enabled. */
 static bool persisted(const char *bdf, const struct gp_acs_reg *r, uint16_t bits)
 {
-	char file[96], text[48], target[64];
+	char file[96], text[320], target[64];
 	ssize_t n = readlink(GP_ACS_WANTS, target, sizeof(target) - 1);
 
 	gp_acs_file(bdf, file, sizeof(file));
-	gp_acs_file_text(r->vendor, r->device, bits, text, sizeof(text));
+	gp_acs_file_text(r->vendor, r->device, bits, r->path, text, sizeof(text));
 	return same(file, text) && same(GP_ACS_SCRIPT, gp_acs_script) &&
 	       same(GP_ACS_UNIT, gp_acs_unit) && n > 0 && (size_t)n == strlen(GP_ACS_WANTS_TO) &&
 	       !memcmp(target, GP_ACS_WANTS_TO, (size_t)n);
@@ -221,11 +243,11 @@ static int acs_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, 
 
 static int write_files(const char *bdf, const struct gp_acs_reg *r, uint16_t bits)
 {
-	char file[96], text[48];
+	char file[96], text[320];
 	int rc;
 
 	gp_acs_file(bdf, file, sizeof(file));
-	gp_acs_file_text(r->vendor, r->device, bits, text, sizeof(text));
+	gp_acs_file_text(r->vendor, r->device, bits, r->path, text, sizeof(text));
 	rc = gp_write_file(file, text, strlen(text), 0644);
 	if (!rc)
 		rc = gp_write_file(GP_ACS_SCRIPT, gp_acs_script, strlen(gp_acs_script), 0755);

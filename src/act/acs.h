@@ -14,6 +14,8 @@ struct gp_acs_reg {
 	uint16_t vendor, device;
 	int pos; /* the ACS extended capability's offset */
 	uint16_t cap, ctrl;
+	char path
+		[256]; /* the device's own directory (realpath): the boot script's identity check */
 };
 
 /*

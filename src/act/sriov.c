@@ -25,6 +25,12 @@
 #include "shared/util.h"
 #include "shared/write.h"
 
+/* vendor and device are hexadecimal with 0x, as sysfs prints them; counts decimal */
+static bool vendor_like(const char *name)
+{
+	return !strcmp(name, "vendor") || !strcmp(name, "device");
+}
+
 /* A number in dir/name (a count, or 0x-hex IDs): 0, or -errno (said). */
 static int read_num(const char *dir, const char *name, long *v)
 {
@@ -42,7 +48,7 @@ static int read_num(const char *dir, const char *name, long *v)
 	n = read(fd, text, sizeof(text) - 1);
 	close(fd);
 	text[n > 0 ? n : 0] = '\0';
-	*v = strtol(text, &end, 0);
+	*v = strtol(text, &end, vendor_like(name) ? 16 : 10);
 	if (n <= 0 || end == text || (*end && *end != '\n') || *v < 0 || *v > GP_SRIOV_MAX) {
 		gp_err("'%s' holds no number", path);
 		return -EIO;
@@ -65,6 +71,11 @@ int gp_sriov_read_at(const char *dir, struct gp_sriov_port *port)
 	    (rc = read_num(dir, "sriov_totalvfs", &port->total)) ||
 	    (rc = read_num(dir, "sriov_numvfs", &port->numvfs)))
 		return rc;
+	rc = gp_dev_where(dir, port->path, sizeof(port->path));
+	if (rc) {
+		gp_err("'%s': cannot resolve its path: %s", dir, strerror(-rc));
+		return rc;
+	}
 	port->vendor = (uint16_t)vendor;
 	port->device = (uint16_t)device;
 	return 0;
@@ -78,8 +89,9 @@ static int write_count(const char *dir, long v)
 
 	snprintf(path, sizeof(path), "%s/sriov_numvfs", dir);
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	errno = 0;
 	if (fd < 0 || write(fd, text, (size_t)len) != len)
-		rc = -errno;
+		rc = errno ? -errno : -EIO; /* a short write sets no errno */
 	if (fd >= 0)
 		close(fd);
 	if (rc)
@@ -94,8 +106,13 @@ int gp_sriov_set_at(const char *dir, long have, long want)
 
 	if (have == want)
 		return 0;
-	if (have && want && (rc = write_count(dir, 0)))
-		return rc;
+	/* through 0 would destroy the VFs there, and what a guest holds of them */
+	if (have && want) {
+		gp_err("'%s' has %ld virtual functions: gpuprov changes a count only from or to 0 "
+		       "(write 0 to its sriov_numvfs yourself once nothing uses them)",
+		       dir, have);
+		return -EBUSY;
+	}
 	if ((rc = write_count(dir, want)) || (rc = read_num(dir, "sriov_numvfs", &back)))
 		return rc;
 	if (back != want) {
@@ -144,11 +161,11 @@ static bool same(const char *path, const char *text)
 /* The boot unit's files hold the port's count, and the unit is enabled. */
 static bool persisted(const char *bdf, const struct gp_sriov_port *port, long count)
 {
-	char file[96], text[48], target[64];
+	char file[96], text[320], target[64];
 	ssize_t n = readlink(GP_SRIOV_WANTS, target, sizeof(target) - 1);
 
 	gp_sriov_file(bdf, file, sizeof(file));
-	gp_sriov_file_text(port->vendor, port->device, count, text, sizeof(text));
+	gp_sriov_file_text(port->vendor, port->device, count, port->path, text, sizeof(text));
 	return same(file, text) && same(GP_SRIOV_SCRIPT, gp_sriov_script) &&
 	       same(GP_SRIOV_UNIT, gp_sriov_unit) && n > 0 &&
 	       (size_t)n == strlen(GP_SRIOV_WANTS_TO) &&
@@ -225,11 +242,11 @@ static int vfs_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, 
 
 static int write_files(const char *bdf, const struct gp_sriov_port *port, long count)
 {
-	char file[96], text[48];
+	char file[96], text[320];
 	int rc;
 
 	gp_sriov_file(bdf, file, sizeof(file));
-	gp_sriov_file_text(port->vendor, port->device, count, text, sizeof(text));
+	gp_sriov_file_text(port->vendor, port->device, count, port->path, text, sizeof(text));
 	rc = gp_write_file(file, text, strlen(text), 0644);
 	if (!rc)
 		rc = gp_write_file(GP_SRIOV_SCRIPT, gp_sriov_script, strlen(gp_sriov_script), 0755);

@@ -81,9 +81,12 @@ void gp_acs_file(const char *bdf, char *path, size_t len)
 	snprintf(path, len, GP_ACS_DIR "/%s", bdf);
 }
 
-void gp_acs_file_text(uint16_t vendor, uint16_t device, uint16_t bits, char *text, size_t len)
+/* where: the port's sysfs directory, resolved; the script refuses a port found elsewhere */
+void gp_acs_file_text(uint16_t vendor, uint16_t device, uint16_t bits, const char *where,
+		      char *text, size_t len)
 {
-	snprintf(text, len, "0x%04x 0x%04x 0x%02x\n", vendor, device, bits & GP_ACS_FEATURES);
+	snprintf(text, len, "0x%04x 0x%04x 0x%02x %s\n", vendor, device, bits & GP_ACS_FEATURES,
+		 where);
 }
 
 int gp_acs_file_parse(const char *path, char bdf[GP_BDF_LEN])
@@ -108,16 +111,18 @@ const char gp_acs_script[] =
 	"# Written by gpuprov (acs.set); `gpuprov rollback` removes it.\n"
 	"# Sets ACS Direct Translated P2P again on each switch port named in\n"
 	"# /etc/gpuprov/acs.d/ (a file a port, named by its PCI address, holding the\n"
-	"# port's vendor and device IDs and the ACS Control bits 0-6 to set): the\n"
-	"# register is lost at every reset.  A port whose IDs differ, or without an\n"
-	"# ACS capability, is left alone and said, and the unit fails.\n"
+	"# port's vendor and device IDs, the ACS Control bits 0-6 to set and its\n"
+	"# sysfs directory): the register is lost at every reset.  A port whose IDs\n"
+	"# or place differ (renumbered buses, another card), or without an ACS\n"
+	"# capability offering Direct Translated P2P, is left alone and said, and\n"
+	"# the unit fails.\n"
 	"byte() { od -An -tu1 -j \"$2\" -N\"$3\" \"$1\"; }\n"
 	"rc=0\n"
 	"for f in /etc/gpuprov/acs.d/????:??:??.?; do\n"
 	"\t[ -f \"$f\" ] || continue\n"
 	"\tbdf=${f##*/}\n"
 	"\td=/sys/bus/pci/devices/$bdf\n"
-	"\tread -r vendor device bits <\"$f\"\n"
+	"\tread -r vendor device bits where <\"$f\"\n"
 	"\tcase $bits in\n"
 	"\t0x[0-7][0-9a-f]) ;;\n"
 	"\t*)\n"
@@ -127,8 +132,9 @@ const char gp_acs_script[] =
 	"\t\t;;\n"
 	"\tesac\n"
 	"\tif [ \"$(cat \"$d/vendor\" 2>/dev/null) $(cat \"$d/device\" 2>/dev/null)\" != \\\n"
-	"\t\t\"$vendor $device\" ]; then\n"
-	"\t\techo \"gpuprov-acs: $bdf: not the port acs.set set ($vendor $device)\" >&2\n"
+	"\t\t\"$vendor $device\" ] || [ -z \"$where\" ] ||\n"
+	"\t\t[ \"$(readlink -f \"$d\")\" != \"$where\" ]; then\n"
+	"\t\techo \"gpuprov-acs: $bdf: not the port acs.set set ($vendor $device at $where)\" >&2\n"
 	"\t\trc=1\n"
 	"\t\tcontinue\n"
 	"\tfi\n"
@@ -144,12 +150,18 @@ const char gp_acs_script[] =
 	"\t\trc=1\n"
 	"\t\tcontinue\n"
 	"\tfi\n"
-	"\tset -- $(byte \"$d/config\" $((pos + 6)) 2)\n"
-	"\tnew=$(((($1 | $2 << 8) & 65408) | $bits))\n"
+	"\tset -- $(byte \"$d/config\" $((pos + 4)) 4)\n"
+	"\tif [ $# -ne 4 ] || [ $(($1 & 64)) -eq 0 ]; then\n"
+	"\t\techo \"gpuprov-acs: $bdf: its ACS capability has no Direct Translated P2P\" >&2\n"
+	"\t\trc=1\n"
+	"\t\tcontinue\n"
+	"\tfi\n"
+	"\tnew=$(((($3 | $4 << 8) & 65408) | $bits))\n"
 	"\tprintf \"\\\\$(printf %03o $((new & 255)))\\\\$(printf %03o $((new >> 8)))\" |\n"
 	"\t\tdd of=\"$d/config\" bs=2 seek=$(((pos + 6) / 2)) count=1 conv=notrunc \\\n"
 	"\t\t\tiflag=fullblock 2>/dev/null\n"
 	"\tset -- $(byte \"$d/config\" $((pos + 6)) 2)\n"
+	"\t[ $# -eq 2 ] || set -- 255 255\n"
 	"\tgot=$(($1 | $2 << 8))\n"
 	"\tprintf 'gpuprov-acs: %s: ACS control 0x%04x\\n' \"$bdf\" \"$got\"\n"
 	"\tif [ $((got & 127)) -ne $(($bits)) ]; then\n"
@@ -175,6 +187,7 @@ const char gp_acs_unit[] = "# Written by gpuprov (acs.set); `gpuprov rollback` r
 			   "[Service]\n"
 			   "Type=oneshot\n"
 			   "RemainAfterExit=yes\n"
+			   "TimeoutStartSec=60\n"
 			   "ExecStart=/bin/sh /etc/gpuprov/acs-set\n"
 			   "\n"
 			   "[Install]\n"

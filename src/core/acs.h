@@ -55,7 +55,8 @@ extern const char gp_acs_unit[];
 /* A port's file, GP_ACS_DIR/BDF. */
 void gp_acs_file(const char *bdf, char *path, size_t len);
 /* Its text: "0xVVVV 0xDDDD 0xBB": the port's vendor and device, the low bits to set. */
-void gp_acs_file_text(uint16_t vendor, uint16_t device, uint16_t bits, char *text, size_t len);
+void gp_acs_file_text(uint16_t vendor, uint16_t device, uint16_t bits, const char *where,
+		      char *text, size_t len);
 /* The port a file's path names (a clean path, as the journal checks it): 0, or -EINVAL. */
 int gp_acs_file_parse(const char *path, char bdf[GP_BDF_LEN]);
 

@@ -546,6 +546,16 @@ static void sriov_steps(const struct gp_host *h, const struct gp_profile *p, str
 				      d->bdf, d->bdf, p->nic.vfs);
 			continue;
 		}
+		if (d->sriov_numvfs > 0) {
+			gp_plan_block(
+				plan,
+				"%s has %d virtual functions, [nic] vfs asks %u: gpuprov changes a "
+				"count only from 0 (through 0 destroys the VFs and what uses "
+				"them): "
+				"write 0 to its sriov_numvfs yourself once nothing uses them",
+				d->bdf, d->sriov_numvfs, p->nic.vfs);
+			continue;
+		}
 		if ((int)p->nic.vfs > d->sriov_total) {
 			gp_plan_block(plan,
 				      "%s offers %d virtual functions (sriov_totalvfs), [nic] vfs "

@@ -18,9 +18,11 @@ void gp_sriov_file(const char *bdf, char *path, size_t len)
 	snprintf(path, len, GP_SRIOV_DIR "/%s", bdf);
 }
 
-void gp_sriov_file_text(uint16_t vendor, uint16_t device, long count, char *text, size_t len)
+/* where: the port's sysfs directory, resolved; the script refuses a port found elsewhere */
+void gp_sriov_file_text(uint16_t vendor, uint16_t device, long count, const char *where, char *text,
+			size_t len)
 {
-	snprintf(text, len, "0x%04x 0x%04x %ld\n", vendor, device, count);
+	snprintf(text, len, "0x%04x 0x%04x %ld %s\n", vendor, device, count, where);
 }
 
 int gp_sriov_file_parse(const char *path, char bdf[GP_BDF_LEN])
@@ -44,37 +46,43 @@ const char gp_sriov_script[] =
 	"# Written by gpuprov (sriov.vfs); `gpuprov rollback` removes it.\n"
 	"# Makes the virtual functions each file in /etc/gpuprov/sriov.d/ asks for\n"
 	"# (a file a port, named by its PCI address, holding the port's vendor and\n"
-	"# device IDs and its count of VFs), once the port's driver has it.  A port\n"
-	"# whose IDs differ is left alone and said, and the unit fails.\n"
-	"rc=0\n"
+	"# device IDs, its count of VFs and its sysfs directory), once the port's\n"
+	"# driver has it, from 0 only.  A port whose IDs or place differ\n"
+	"# (renumbered buses, another card), or that has another nonzero count, is\n"
+	"# left alone and said, and the unit fails.  The drivers get 60 s in all.\n"
+	"rc=0 t=0\n"
 	"for f in /etc/gpuprov/sriov.d/????:??:??.?; do\n"
 	"\t[ -f \"$f\" ] || continue\n"
 	"\tbdf=${f##*/}\n"
 	"\td=/sys/bus/pci/devices/$bdf\n"
-	"\tread -r vendor device want <\"$f\"\n"
+	"\tread -r vendor device want where <\"$f\"\n"
 	"\tcase $want in\n"
-	"\t'' | *[!0-9]*)\n"
+	"\t[1-9] | [1-9][0-9] | [1-9][0-9][0-9]) ;;\n"
+	"\t*)\n"
 	"\t\techo \"gpuprov-sriov: $f: not a count\" >&2\n"
 	"\t\trc=1\n"
 	"\t\tcontinue\n"
 	"\t\t;;\n"
 	"\tesac\n"
 	"\tif [ \"$(cat \"$d/vendor\" 2>/dev/null) $(cat \"$d/device\" 2>/dev/null)\" != \\\n"
-	"\t\t\"$vendor $device\" ]; then\n"
-	"\t\techo \"gpuprov-sriov: $bdf: not the port sriov.vfs set ($vendor $device)\" >&2\n"
+	"\t\t\"$vendor $device\" ] || [ -z \"$where\" ] ||\n"
+	"\t\t[ \"$(readlink -f \"$d\")\" != \"$where\" ]; then\n"
+	"\t\techo \"gpuprov-sriov: $bdf: not the port sriov.vfs set ($vendor $device at $where)\" "
+	">&2\n"
 	"\t\trc=1\n"
 	"\t\tcontinue\n"
 	"\tfi\n"
-	"\tt=0\n"
 	"\twhile [ ! -e \"$d/driver\" ] && [ \"$t\" -lt 60 ]; do\n"
 	"\t\tsleep 1\n"
 	"\t\tt=$((t + 1))\n"
 	"\tdone\n"
 	"\thave=$(cat \"$d/sriov_numvfs\" 2>/dev/null)\n"
-	"\tif [ \"$have\" != \"$want\" ]; then\n"
-	"\t\t[ \"${have:-0}\" = 0 ] || echo 0 >\"$d/sriov_numvfs\"\n"
-	"\t\techo \"$want\" >\"$d/sriov_numvfs\"\n"
+	"\tif [ \"$have\" != \"$want\" ] && [ \"$have\" != 0 ]; then\n"
+	"\t\techo \"gpuprov-sriov: $bdf: has '$have' virtual functions: left alone\" >&2\n"
+	"\t\trc=1\n"
+	"\t\tcontinue\n"
 	"\tfi\n"
+	"\t[ \"$have\" = \"$want\" ] || echo \"$want\" >\"$d/sriov_numvfs\"\n"
 	"\tgot=$(cat \"$d/sriov_numvfs\" 2>/dev/null)\n"
 	"\techo \"gpuprov-sriov: $bdf: $got virtual functions (asked for $want)\"\n"
 	"\tif [ \"$got\" != \"$want\" ]; then\n"
@@ -102,6 +110,7 @@ const char gp_sriov_unit[] = "# Written by gpuprov (sriov.vfs); `gpuprov rollbac
 			     "[Service]\n"
 			     "Type=oneshot\n"
 			     "RemainAfterExit=yes\n"
+			     "TimeoutStartSec=180\n"
 			     "ExecStart=/bin/sh /etc/gpuprov/sriov-vfs\n"
 			     "\n"
 			     "[Install]\n"

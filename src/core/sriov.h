@@ -26,7 +26,8 @@ extern const char gp_sriov_unit[];
 /* A port's file, GP_SRIOV_DIR/BDF. */
 void gp_sriov_file(const char *bdf, char *path, size_t len);
 /* Its text: "0xVVVV 0xDDDD N": the port's vendor and device IDs, its count. */
-void gp_sriov_file_text(uint16_t vendor, uint16_t device, long count, char *text, size_t len);
+void gp_sriov_file_text(uint16_t vendor, uint16_t device, long count, const char *where, char *text,
+			size_t len);
 /* The port a file's path names (a clean path, as the journal checks it): 0, or -EINVAL. */
 int gp_sriov_file_parse(const char *path, char bdf[GP_BDF_LEN]);
 

@@ -484,3 +484,16 @@ const char *gp_state_file(const char *name, const char *dflt, char *buf, size_t 
 	snprintf(buf, len, "%s/%s", d, name);
 	return buf;
 }
+
+int gp_dev_where(const char *dir, char *out, size_t len)
+{
+	char *real = realpath(dir, NULL);
+	int rc = real ? 0 : -errno;
+
+	if (!rc && (strlen(real) >= len || strpbrk(real, " \t\n\\'\"$`")))
+		rc = -ENAMETOOLONG; /* no room, or not one plain word for the script's read */
+	if (!rc)
+		strcpy(out, real);
+	free(real);
+	return rc;
+}

@@ -43,6 +43,8 @@ bool gp_version_dotted(const char *s);
 void gp_format_size(uint64_t bytes, char *buf, size_t len);
 /* Absolute, shorter than PATH_MAX, no ".", ".." or empty component, a name of its own. */
 bool gp_path_clean(const char *path);
+/* A device directory's resolved path, one word (a boot script's identity check): 0 or -errno. */
+int gp_dev_where(const char *dir, char *out, size_t len);
 /* why = the formatted reason; returns -EINVAL (a check that says why it refuses) */
 int gp_bad(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

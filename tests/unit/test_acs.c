@@ -221,7 +221,7 @@ static void test_ports(void **state)
 /* the boot unit's script on a tree like sysfs: the port's bits set, an unknown port left alone */
 static void test_script(void **state)
 {
-	char dir[] = "/tmp/gp-acs.XXXXXX", path[160], cmd[512];
+	char dir[] = "/tmp/gp-acs.XXXXXX", path[160], cmd[512], where[256], text[400];
 	uint8_t before[4096], after[4096];
 	FILE *f;
 
@@ -242,8 +242,10 @@ static void test_script(void **state)
 	f = fopen(path, "w");
 	fputs("0x8797\n", f);
 	fclose(f);
+	snprintf(path, sizeof(path), "%s/devices/0000:42:00.0", dir);
+	assert_int_equal(gp_dev_where(path, where, sizeof(where)), 0);
 	snprintf(path, sizeof(path), "%s/acs.d/0000:42:00.0", dir);
-	gp_acs_file_text(0x10b5, 0x8797, 0x5d, cmd, sizeof(cmd));
+	gp_acs_file_text(0x10b5, 0x8797, 0x5d, where, cmd, sizeof(cmd));
 	f = fopen(path, "w");
 	fputs(cmd, f);
 	fclose(f);
@@ -264,6 +266,16 @@ static void test_script(void **state)
 	snprintf(path, sizeof(path), "%s/acs.d/0000:42:00.0", dir);
 	f = fopen(path, "w");
 	fputs("0x10b5 0x8796 0x5d\n", f);
+	fclose(f);
+	assert_int_not_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/devices/0000:42:00.0/config", dir);
+	read_all(path, after);
+	only_ctrl(before, after, 0x009d);
+	/* the right IDs at another place (renumbered buses): untouched, the unit fails */
+	snprintf(path, sizeof(path), "%s/acs.d/0000:42:00.0", dir);
+	snprintf(text, sizeof(text), "0x10b5 0x8797 0x5d %s/elsewhere\n", where);
+	f = fopen(path, "w");
+	fputs(text, f);
 	fclose(f);
 	assert_int_not_equal(system(cmd), 0);
 	snprintf(path, sizeof(path), "%s/devices/0000:42:00.0/config", dir);

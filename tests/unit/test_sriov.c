@@ -87,14 +87,15 @@ static void test_write(void **state)
 	assert_int_equal(gp_sriov_set_at(dir, 0, 4), 0);
 	assert_string_equal(wlog, "4\n");
 	assert_int_equal(count(dir), 4);
-	/* 4 -> 2: through 0, as the kernel wants */
+	/* 4 -> 2 would go through 0, destroying the VFs: refused, nothing written */
 	wlog[0] = '\0';
-	assert_int_equal(gp_sriov_set_at(dir, 4, 2), 0);
-	assert_string_equal(wlog, "0\n2\n");
-	assert_int_equal(count(dir), 2);
+	assert_int_equal(gp_sriov_set_at(dir, 4, 2), -EBUSY);
+	assert_string_equal(wlog, "");
+	assert_int_equal(count(dir), 4);
+	assert_non_null(strstr(gp_last_error, "only from or to 0"));
 	/* undo to 0: one write; the same count: none */
 	wlog[0] = '\0';
-	assert_int_equal(gp_sriov_set_at(dir, 2, 0), 0);
+	assert_int_equal(gp_sriov_set_at(dir, 4, 0), 0);
 	assert_int_equal(gp_sriov_set_at(dir, 0, 0), 0);
 	logging = false;
 	assert_string_equal(wlog, "0\n");
@@ -112,10 +113,13 @@ static void test_write(void **state)
 	assert_int_equal(system(wlog), 0);
 }
 
-/* the script on a tree like sysfs: 2 -> 4 through 0; a port whose IDs differ untouched */
+/*
+ * the script on a tree like sysfs: 0 -> 4; another nonzero count, a port
+ * whose IDs differ or that is elsewhere: untouched, the unit fails
+ */
 static void test_script(void **state)
 {
-	char dir[] = "/tmp/gp-sriov.XXXXXX", port[160], cmd[512];
+	char dir[] = "/tmp/gp-sriov.XXXXXX", port[160], cmd[512], where[256], text[400];
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -124,10 +128,11 @@ static void test_script(void **state)
 	assert_int_equal(gp_write_mkdir(port, 0755), 0);
 	snprintf(cmd, sizeof(cmd), "%s/driver", port);
 	assert_int_equal(mkdir(cmd, 0755), 0);
-	make_port(port, "2\n");
+	make_port(port, "0\n");
+	assert_int_equal(gp_dev_where(port, where, sizeof(where)), 0);
 	snprintf(cmd, sizeof(cmd), "%s/sriov.d", dir);
 	assert_int_equal(gp_write_mkdir(cmd, 0755), 0);
-	gp_sriov_file_text(0x15b3, 0x101d, 4, cmd, sizeof(cmd));
+	gp_sriov_file_text(0x15b3, 0x101d, 4, where, cmd, sizeof(cmd));
 	snprintf(wlog, sizeof(wlog), "%s/sriov.d", dir);
 	put(wlog, "0000:44:00.0", cmd);
 	put(dir, "sriov-vfs", gp_sriov_script);
@@ -137,10 +142,23 @@ static void test_script(void **state)
 		 dir, dir, dir, dir);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(count(port), 4);
+	/* 2 there: left alone (through 0 would destroy them) */
 	put(port, "sriov_numvfs", "2\n");
-	put(wlog, "0000:44:00.0", "0x15b3 0x101e 4\n");
 	assert_int_not_equal(system(cmd), 0);
 	assert_int_equal(count(port), 2);
+	put(port, "sriov_numvfs", "0\n");
+	put(wlog, "0000:44:00.0", "0x15b3 0x101e 4\n");
+	assert_int_not_equal(system(cmd), 0);
+	assert_int_equal(count(port), 0);
+	snprintf(text, sizeof(text), "0x15b3 0x101d 4 %s/elsewhere\n", where);
+	put(wlog, "0000:44:00.0", text);
+	assert_int_not_equal(system(cmd), 0);
+	assert_int_equal(count(port), 0);
+	/* a count with a leading 0 (the kernel reads it as octal) is no count */
+	snprintf(text, sizeof(text), "0x15b3 0x101d 010 %s\n", where);
+	put(wlog, "0000:44:00.0", text);
+	assert_int_not_equal(system(cmd), 0);
+	assert_int_equal(count(port), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
@@ -209,19 +227,19 @@ static void test_plan(void **state)
 	assert_int_equal(x->h.devs[unit_index(&x->h, "0000:44:00.0")].sriov_total, 8);
 	assert_int_equal(x->h.devs[unit_index(&x->h, "0000:86:00.0")].sriov_numvfs, 2);
 	assert_true(has_step(&x->plan, "0000:44:00.0", "sriov_numvfs 4 (of 8)"));
-	assert_true(has_step(&x->plan, "0000:86:00.0", "sriov_numvfs 4 (of 4)"));
-	assert_int_equal(x->plan.nblockers, 0);
+	/* 86:00.0 has 2: 2 -> 4 only through 0, which destroys them: blocked */
+	assert_false(has_step(&x->plan, "0000:86:00.0", ""));
+	assert_true(blocked_by(&x->plan, "0000:86:00.0 has 2 virtual functions"));
 	release(x);
 	/* 2 on the port that has 2: no step there */
 	build(x, 2, GP_GROUP_VFIO);
 	assert_true(has_step(&x->plan, "0000:44:00.0", "sriov_numvfs 2"));
 	assert_false(has_step(&x->plan, "0000:86:00.0", ""));
 	release(x);
-	/* beyond what 86:00.0 offers: blocked, no step for it */
-	build(x, 6, GP_GROUP_VFIO);
-	assert_true(has_step(&x->plan, "0000:44:00.0", "sriov_numvfs 6 (of 8)"));
-	assert_false(has_step(&x->plan, "0000:86:00.0", ""));
-	assert_true(blocked_by(&x->plan, "0000:86:00.0 offers 4 virtual functions"));
+	/* beyond what a port offers: blocked, no step for it */
+	build(x, 9, GP_GROUP_VFIO);
+	assert_false(has_step(&x->plan, "0000:44:00.0", ""));
+	assert_true(blocked_by(&x->plan, "0000:44:00.0 offers 8 virtual functions"));
 	release(x);
 	/* (a run that defines the VM is refused: tests/cli/cases' plan-roce-vf) */
 	free(x);
