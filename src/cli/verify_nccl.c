@@ -115,17 +115,6 @@ struct gp_nccl_explain *gp_nccl_capture_end(struct gp_nccl_capture *c, int cuda_
 
 /* ---- text ---- */
 
-static void cpu_words(const struct gp_nccl_explain *x, char *out, size_t len)
-{
-	if (!x->cpu.known)
-		snprintf(out, len, "a CPU its dump does not show");
-	else if (x->cpu.family >= 0)
-		snprintf(out, len, "%s %s, family %d model %d", x->cpu.arch, x->cpu.vendor,
-			 x->cpu.family, x->cpu.model);
-	else
-		snprintf(out, len, "%s %s", x->cpu.arch, x->cpu.vendor);
-}
-
 static void pairs_text(const struct gp_nccl_explain *x)
 {
 	char ranks[24], gpus[40];
@@ -176,7 +165,7 @@ void gp_nccl_explain_text(const struct gp_nccl_explain *x, const char *why)
 		gp_wrapf(0, 4, "  NCCL's own account: %s", why);
 		return;
 	}
-	cpu_words(x, cpu, sizeof(cpu));
+	gp_nx_cpu_words(x, ",", cpu, sizeof(cpu));
 	printf("\n");
 	gp_wrapf(0, 2, "NCCL's own account (NCCL_DEBUG=INFO and its topology dump): NCCL %s on %s",
 		 x->version[0] ? gp_tv(x->version) : "(version not said)", gp_tv(cpu));

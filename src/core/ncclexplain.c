@@ -655,12 +655,12 @@ static void advise(struct gp_nccl_explain *x, const char *fmt, ...)
 		gp_strlcpy(x->advice[x->nadvice++], buf, GP_NX_ADV_LEN);
 }
 
-static void cpu_words(const struct gp_nccl_explain *x, char *out, size_t len)
+void gp_nx_cpu_words(const struct gp_nccl_explain *x, const char *sep, char *out, size_t len)
 {
 	if (!x->cpu.known)
 		snprintf(out, len, "a CPU its dump does not show");
 	else if (x->cpu.family >= 0)
-		snprintf(out, len, "%s %s family %d model %d", x->cpu.arch, x->cpu.vendor,
+		snprintf(out, len, "%s %s%s family %d model %d", x->cpu.arch, x->cpu.vendor, sep,
 			 x->cpu.family, x->cpu.model);
 	else
 		snprintf(out, len, "%s %s", x->cpu.arch, x->cpu.vendor);
@@ -691,7 +691,7 @@ static void beyond_level(struct gp_nccl_explain *x, const struct gp_nx_pair *p, 
 		       p->p2p_level, p->path, lo(p), hi(p), p->path);
 		return;
 	}
-	cpu_words(x, cpu, sizeof(cpu));
+	gp_nx_cpu_words(x, "", cpu, sizeof(cpu));
 	advise(x,
 	       "NCCL allows P2P up to %s by default (SYS only for an x86 AMD CPU with at most two "
 	       "GPUs), saw %s and the path %s between ranks %d and %d: give the guest the file of "

@@ -123,6 +123,11 @@ void gp_nx_finish(struct gp_nccl_explain *x, int cuda_p2p);
 const char *gp_nx_env_get(const struct gp_nccl_explain *x, const char *name);
 /* Rank r's bus ID, "" unknown. */
 const char *gp_nx_rank_bdf(const struct gp_nccl_explain *x, int r);
+/*
+ * The CPU NCCL's dump shows, in words: "x86_64 AuthenticAMD" then sep (the
+ * advice "", verify's line ",") and " family F model M" where the dump says them.
+ */
+void gp_nx_cpu_words(const struct gp_nccl_explain *x, const char *sep, char *out, size_t len);
 /* The family's word: "P2P", "SHM", "NET", "CollNet", "unknown". */
 const char *gp_nx_kind_name(enum gp_nx_kind k);
 /* NCCL's int64 busId (hex digits of "0000:41:00.0") as a bus ID; -EINVAL when out of range. */

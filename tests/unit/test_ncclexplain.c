@@ -75,6 +75,7 @@ static void test_capture(void **state)
 		{ CAP "log-switch.txt", CAP "dump-switch.xml" },
 	};
 	struct gp_nccl_explain *x = malloc(sizeof(*x));
+	char cpu[96];
 
 	(void)state;
 	for (size_t r = 0; r < 2; r++) {
@@ -86,6 +87,11 @@ static void test_capture(void **state)
 		assert_string_equal(x->cpu.vendor, "GenuineIntel");
 		assert_int_equal(x->cpu.family, 6);
 		assert_int_equal(x->cpu.model, 207);
+		/* one wording for the advice ("") and verify's line (",") */
+		gp_nx_cpu_words(x, "", cpu, sizeof(cpu));
+		assert_string_equal(cpu, "x86_64 GenuineIntel family 6 model 207");
+		gp_nx_cpu_words(x, ",", cpu, sizeof(cpu));
+		assert_string_equal(cpu, "x86_64 GenuineIntel, family 6 model 207");
 		assert_int_equal(x->ngpus_dump, 2);
 		assert_string_equal(gp_nx_rank_bdf(x, 0), "0000:00:06.0");
 		assert_string_equal(gp_nx_rank_bdf(x, 1), "0000:00:07.0");
