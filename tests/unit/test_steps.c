@@ -148,8 +148,12 @@ static void test_by_hand(void **state)
 	assert_false(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
 }
 
-/* A journal of one hugepages.reserve step whose undo record is undo, argument arg. */
-static int check_huge(const char *arg, const char *undo, char *why, size_t len)
+/*
+ * A journal of one step of KIND on SUBJECT, its argument ARG, its undo record
+ * UNDO; its refusal's words in why.
+ */
+static int check_step(enum gp_step_kind kind, const char *subject, const char *arg,
+		      const char *undo, char *why, size_t len)
 {
 	char buf[1024];
 	json_object *doc;
@@ -158,14 +162,26 @@ static int check_huge(const char *arg, const char *undo, char *why, size_t len)
 	why[0] = '\0';
 	snprintf(buf, sizeof(buf),
 		 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
-		 "\"status\": \"running\", \"steps\": [{\"kind\": \"hugepages.reserve\", "
-		 "\"subject\": \"node1\", \"current\": \"\", \"target\": \"\", \"arg\": \"%s\", "
-		 "\"state\": \"done\", \"undo\": %s}]}",
-		 arg, undo);
+		 "\"status\": \"running\", \"steps\": [{\"kind\": \"%s\", \"subject\": \"%s\", "
+		 "\"current\": \"\", \"target\": \"\", \"arg\": \"%s\", \"state\": \"done\", "
+		 "\"undo\": %s}]}",
+		 gp_step_name(kind), subject, arg, undo);
 	rc = gp_journal_parse(buf, strlen(buf), &doc, why, len);
 	if (!rc)
 		json_object_put(doc);
 	return rc;
+}
+
+/* One step of KIND on SUBJECT with nothing to undo. */
+static int check(enum gp_step_kind kind, const char *subject, char *why, size_t len)
+{
+	return check_step(kind, subject, "", "{}", why, len);
+}
+
+/* One hugepages.reserve step on node1 whose undo record is undo, argument arg. */
+static int check_huge(const char *arg, const char *undo, char *why, size_t len)
+{
+	return check_step(GP_S_HUGEPAGES_RESERVE, "node1", arg, undo, why, len);
 }
 
 /* Undo writes "nr" to the pool subject and argument name: a page size, a whole count. */
@@ -199,21 +215,7 @@ static void test_huge_journal(void **state)
 /* acs.set's undo writes "ctrl" to its subject's ACS Control: a 16-bit value, its own files. */
 static int check_acs(const char *subject, const char *undo, char *why, size_t len)
 {
-	char buf[1024];
-	json_object *doc;
-	int rc;
-
-	why[0] = '\0';
-	snprintf(buf, sizeof(buf),
-		 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
-		 "\"status\": \"running\", \"steps\": [{\"kind\": \"acs.set\", "
-		 "\"subject\": \"%s\", \"current\": \"\", \"target\": \"\", \"arg\": \"\", "
-		 "\"state\": \"done\", \"undo\": %s}]}",
-		 subject, undo);
-	rc = gp_journal_parse(buf, strlen(buf), &doc, why, len);
-	if (!rc)
-		json_object_put(doc);
-	return rc;
+	return check_step(GP_S_ACS_SET, subject, "", undo, why, len);
 }
 
 static void test_acs_journal(void **state)
@@ -244,8 +246,7 @@ static void test_acs_journal(void **state)
 /* sriov.vfs's undo writes "numvfs" to its subject's sriov_numvfs: a count, its own files. */
 static void test_sriov_journal(void **state)
 {
-	char buf[1024], why[256];
-	json_object *doc;
+	char why[256];
 	static const char *const undo[] = {
 		"{\"numvfs\": 4}",
 		"{}",
@@ -263,38 +264,10 @@ static void test_sriov_journal(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(undo); i++) {
-		snprintf(buf, sizeof(buf),
-			 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", "
-			 "\"seq\": 1, \"status\": \"running\", \"steps\": [{\"kind\": "
-			 "\"sriov.vfs\", \"subject\": \"0000:44:00.0\", \"current\": \"\", "
-			 "\"target\": \"\", \"arg\": \"\", \"state\": \"done\", \"undo\": %s}]}",
-			 undo[i]);
-		rc = gp_journal_parse(buf, strlen(buf), &doc, why, sizeof(why));
-		if (!rc)
-			json_object_put(doc);
+		rc = check_step(GP_S_SRIOV_VFS, "0000:44:00.0", "", undo[i], why, sizeof(why));
 		if (rc != want[i])
 			fail_msg("undo %zu: %d (%s)", i, rc, why);
 	}
-}
-
-/* A journal of one step of KIND on SUBJECT; its refusal's words in why. */
-static int check(enum gp_step_kind kind, const char *subject, char *why, size_t len)
-{
-	char buf[1024];
-	json_object *doc;
-	int rc;
-
-	why[0] = '\0';
-	snprintf(buf, sizeof(buf),
-		 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
-		 "\"status\": \"running\", \"steps\": [{\"kind\": \"%s\", \"subject\": \"%s\", "
-		 "\"current\": \"\", \"target\": \"\", \"arg\": \"\", \"state\": \"done\", "
-		 "\"undo\": {}}]}",
-		 gp_step_name(kind), subject);
-	rc = gp_journal_parse(buf, strlen(buf), &doc, why, len);
-	if (!rc)
-		json_object_put(doc);
-	return rc;
 }
 
 /*
