@@ -37,48 +37,32 @@
 
 static const char *const systemctl_paths[] = { "/usr/bin/systemctl", "/bin/systemctl" };
 
-/*
- * "Uid:\tREAL\tEFFECTIVE..." of /proc/PID/status: root's.  Not the owner of
- * /proc/PID, which is root for any process that made itself undumpable.
- */
-static bool root_process(int pidfd)
+/* name of the process directory pidfd, whole (at most len - 1 bytes), in buf */
+static bool read_at(int pidfd, const char *name, char *buf, size_t len)
 {
-	char buf[1024], *uid;
-	int fd = openat(pidfd, "status", O_RDONLY | O_CLOEXEC);
+	int fd = openat(pidfd, name, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	uid = strstr(buf, "\nUid:");
-	return uid && !strncmp(uid + 5 + strspn(uid + 5, " \t"), "0\t", 2);
+	return true;
 }
 
+/* core/fabric.c's rule: the name, and root's (gp_fm_process) */
 static bool is_fm(int pidfd)
 {
-	char comm[32];
-	int fd = openat(pidfd, "comm", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	char comm[32], status[1024];
 
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
-	return !strcmp(comm, GP_FM_PROCESS) && root_process(pidfd);
+	return read_at(pidfd, "comm", comm, sizeof(comm)) &&
+	       read_at(pidfd, "status", status, sizeof(status)) && gp_fm_process(comm, status);
 }
 
-/*
- * Any user may name a process nv-fabricmanager (prctl PR_SET_NAME): only
- * root's count, or a user could make verify fail and undo start the service.
- */
+/* Whether root's nv-fabricmanager runs (gp_fm_process says which count). */
 int gp_fm_running(const char *proc)
 {
 	struct dirent *e;

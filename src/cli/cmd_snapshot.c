@@ -427,10 +427,10 @@ static void nvidia_gpu(struct snap *s, const char *dir, const char *name)
 	copy_in(s, dir, name, "information");
 }
 
-/* Only the file descriptors that point at GPU device nodes, and the command. */
+/* Only the file descriptors that point at GPU device nodes, and gp_proc_files. */
 static void process(struct snap *s, const char *dir, const char *name)
 {
-	char rel[PATH_LEN], link[256], comm[PATH_LEN];
+	char rel[PATH_LEN], link[256], pid[PATH_LEN];
 	struct dirent *e;
 	DIR *d;
 	bool any = false;
@@ -458,8 +458,8 @@ static void process(struct snap *s, const char *dir, const char *name)
 	}
 	closedir(d);
 	if (any) {
-		pathf(comm, "%s/%s/comm", dir, name);
-		copy_file(s, comm);
+		pathf(pid, "%s/%s", dir, name);
+		copy_files(s, pid, gp_proc_files);
 	}
 }
 

@@ -103,6 +103,27 @@ static size_t upstream_len(const char *v)
 	return skip + strcspn(v + skip, "-~+");
 }
 
+/*
+ * Any user may name a process nv-fabricmanager (prctl PR_SET_NAME): only
+ * root's count, or a user could make verify fail, undo start the service and
+ * check report it running.  Whose it is: the real uid of status's
+ * "Uid:\tREAL\tEFFECTIVE..." line, not the owner of /proc/PID, which is root
+ * for any process that made itself undumpable.
+ */
+bool gp_fm_process(const char *comm, const char *status)
+{
+	size_t n = strcspn(comm, "\n");
+	const char *uid;
+
+	if (n != strlen(GP_FM_PROCESS) || strncmp(comm, GP_FM_PROCESS, n))
+		return false;
+	uid = !strncmp(status, "Uid:", 4) ? status : strstr(status, "\nUid:");
+	if (!uid)
+		return false;
+	uid += uid[0] == '\n' ? 5 : 4;
+	return !strncmp(uid + strspn(uid, " \t"), "0\t", 2);
+}
+
 bool gp_fabric_versions_match(const char *a, const char *b)
 {
 	const char *ca = strchr(a, ':'), *cb = strchr(b, ':');

@@ -31,6 +31,11 @@ struct gp_board {
 bool gp_dev_is_nvswitch(const struct gp_dev *d);
 /* the host's baseboard: 0 with one (its switches and GPUs in b), -ENOENT without a switch */
 int gp_fabric_board(const struct gp_host *h, struct gp_board *b);
+/*
+ * A process is Fabric Manager: /proc/PID/comm's text (newline or not) is
+ * GP_FM_PROCESS and /proc/PID/status's text says root's (real uid 0).
+ */
+bool gp_fm_process(const char *comm, const char *status);
 /* dpkg's package name: 1 Fabric Manager, 2 NSCQ, 0 another (a branch suffix allowed) */
 int gp_fabric_package(const char *name);
 /* "570.133.20-1" and "570.133.20" agree: the upstream version, the Debian revision aside */

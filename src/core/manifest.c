@@ -66,6 +66,8 @@ const char *const gp_net_files[] = {
 	"address", "operstate", "mtu", "speed", "duplex", "type", "ifindex", NULL,
 };
 
+const char *const gp_proc_files[] = { GP_PROC_PID_COMM, GP_PROC_PID_STATUS, NULL };
+
 const char *const gp_bond_files[] = {
 	"mode",	     "slaves",	  "miimon",	   "lacp_rate",	     "xmit_hash_policy",
 	"ad_select", "min_links", "ad_aggregator", "ad_partner_mac", "ad_actor_system",

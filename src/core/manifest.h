@@ -112,5 +112,9 @@ extern const char *const gp_net_files[];
 #define GP_PCI_IB_DIR "infiniband"
 extern const char *const gp_ib_dev_files[];
 extern const char *const gp_bond_files[];
+/* what is read of a process (GP_PROC/PID/NAME): its command, and whose it is (Uid:) */
+#define GP_PROC_PID_COMM   "comm"
+#define GP_PROC_PID_STATUS "status"
+extern const char *const gp_proc_files[];
 
 #endif

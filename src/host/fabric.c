@@ -6,7 +6,8 @@
  * the versions of the driver, Fabric Manager and NSCQ, which must match
  * (NVIDIA's Fabric Manager user guide).  systemctl is never run: a -r tree
  * answers as the live host does.  Read only where it matters: a host with
- * an NVSwitch, or a profile with a [fabric] mode.
+ * an NVSwitch, or a profile with a [fabric] mode.  Only root's process
+ * named nv-fabricmanager counts (core/fabric.c's rule, act/fabric.c's too).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -90,20 +91,28 @@ static void read_config(struct gp_host *h)
 	free(text);
 }
 
+/* a process of the tree is Fabric Manager: core/fabric.c's rule, as fabric.mask applies it */
+static bool is_fm(const struct gp_host *h, const char *pid)
+{
+	char path[PATH_LEN], comm[32], status[1024];
+
+	return read_text(h, gp_rootp(h, path, GP_PROC "/%s/" GP_PROC_PID_COMM, pid), comm,
+			 sizeof(comm)) > 0 &&
+	       read_text(h, gp_rootp(h, path, GP_PROC "/%s/" GP_PROC_PID_STATUS, pid), status,
+			 sizeof(status)) > 0 &&
+	       gp_fm_process(comm, status);
+}
+
 static void read_running(struct gp_host *h)
 {
-	char path[PATH_LEN], comm[32];
+	char path[PATH_LEN];
 	struct dirent *e;
 	DIR *dir = open_dir(h, gp_rootp(h, path, GP_PROC));
 
 	h->fm.running = dir ? 0 : -1;
-	while (dir && (e = readdir(dir)) && !h->fm.running) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		if (read_text(h, gp_rootp(h, path, GP_PROC "/%s/comm", e->d_name), comm,
-			      sizeof(comm)) > 0)
-			h->fm.running = !strcmp(comm, GP_FM_PROCESS);
-	}
+	while (dir && (e = readdir(dir)) && !h->fm.running)
+		if (isdigit((unsigned char)e->d_name[0]))
+			h->fm.running = is_fm(h, e->d_name);
 	if (dir)
 		closedir(dir);
 }

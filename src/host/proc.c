@@ -98,7 +98,8 @@ static void scan_process(struct gp_host *h, const char *pid)
 		gp_strlcpy(seen[nseen++], link, GP_NAME_LEN);
 		/* the name only of a process that holds a node: most hold none */
 		if (nseen == 1)
-			read_text(h, gp_rootp(h, path, "/proc/%s/comm", pid), comm, sizeof(comm));
+			read_text(h, gp_rootp(h, path, GP_PROC "/%s/" GP_PROC_PID_COMM, pid), comm,
+				  sizeof(comm));
 		add_holder(h, atoi(pid), comm, link);
 	}
 	closedir(dir);

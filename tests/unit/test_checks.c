@@ -641,6 +641,11 @@ static void test_fabric(void **state)
 	expect(&x, "fabric.manager", "host", GP_OK, "FABRIC_MODE=1");
 	expect(&x, "fabric.version", "host", GP_OK, NULL);
 	done(&x);
+	/* a user's process named nv-fabricmanager is not Fabric Manager (fabric.mask's rule) */
+	run_checks(&x, "hgx-fmuser", HGX("shared"));
+	assert_int_equal(x.h.fm.running, 0);
+	expect(&x, "fabric.manager", "host", GP_WARN, "does not run");
+	done(&x);
 	/* the last FABRIC_MODE wins, as in Fabric Manager's parser; "1x" is no mode */
 	run_checks(&x, "hgx-badmode", HGX("shared"));
 	expect(&x, "fabric.manager", "host", GP_FAIL, "FABRIC_MODE is not a number, not 1");
