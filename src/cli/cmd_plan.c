@@ -44,6 +44,7 @@ static void pfile_json(const struct gp_pfile *f)
 	gp_print_str("step", NULL, f->step);
 	gp_print_str("mode", NULL, mode);
 	gp_print_bool("secret", NULL, f->secret);
+	gp_print_bool("link", NULL, f->link);
 	gp_print_str("content", NULL, f->secret ? NULL : f->text);
 	print_sha("sha256", f->text);
 	gp_print_bool("exists", NULL, f->now != NULL);
@@ -96,11 +97,30 @@ static void plan_json(const struct gp_host *h, const struct gp_profile *p,
 
 /* ---- text ---- */
 
+/* A link: its target, and the one there now where it differs. */
+static void plink_text(const struct gp_pfile *f)
+{
+	printf("\n%s %s (a link to %s)", f->step, gp_tv(f->path), gp_tv(f->text));
+	if (f->now_err)
+		printf(": cannot read the current link: %s; made again\n",
+		       gp_root_strerror(f->now_err));
+	else if (!f->now)
+		printf(": new\n");
+	else if (!strcmp(f->now, f->text))
+		printf(": unchanged\n");
+	else
+		printf(": changed, now a link to %s\n", gp_tv(f->now));
+}
+
 /* plan --diff: each file as diff -u would show it against the host's copy. */
 static void pfile_text(const struct gp_pfile *f)
 {
 	char now[65], after[65], *diff;
 
+	if (f->link) {
+		plink_text(f);
+		return;
+	}
 	printf("\n%s %s (mode %04o)", f->step, gp_tv(f->path), f->mode & 07777);
 	if (f->now_err) {
 		printf(": cannot read the current file: %s; written whole\n",

@@ -586,6 +586,7 @@ static void net_entry(struct snap *s, const char *dir, const char *name)
 /* Who owns the network configuration, and what gpuprov persisted before. */
 static void config_state(struct snap *s)
 {
+	char target[PATH_LEN];
 	struct stat st;
 	int i;
 
@@ -605,6 +606,11 @@ static void config_state(struct snap *s)
 	each_entry(s, GP_DRIVERCTL_DIR, any_file);
 	for (i = 0; i < GP_PERSIST_FILES; i++)
 		copy_file(s, gp_persist_paths[i]);
+	/* hugepages.reserve's boot unit, which the plan compares */
+	each_entry(s, GP_HUGE_DIR, any_file);
+	copy_file(s, GP_HUGE_SCRIPT);
+	copy_file(s, GP_HUGE_UNIT);
+	copy_link(s, GP_HUGE_WANTS, target, sizeof(target));
 	/* present, not needed: an empty stand-in */
 	if (!gp_root_stat(s->rootfd, GP_DRIVERCTL, &st))
 		stage_write(s, GP_DRIVERCTL, "", 0755);

@@ -680,10 +680,17 @@ static void files(struct doc *o, const struct gp_dossier *d)
 			out(o, "<h3><code>%s</code></h3>\n", E(o, f->path));
 		else
 			out(o, "\n### %s\n\n", E(o, f->path)); /* a code span shows escapes */
-		para(o, "%s, mode %04o: %s.", E(o, f->step), f->mode & 07777,
-		     same     ? "unchanged"
-		     : f->now ? "changed"
-			      : "new");
+		if (f->link)
+			para(o, "%s, a link to %s: %s%s.", E(o, f->step), E(o, f->text),
+			     same     ? "unchanged"
+			     : f->now ? "changed, now a link to "
+				      : "new",
+			     same || !f->now ? "" : E(o, f->now));
+		else
+			para(o, "%s, mode %04o: %s.", E(o, f->step), f->mode & 07777,
+			     same     ? "unchanged"
+			     : f->now ? "changed"
+				      : "new");
 		file_status(o, f);
 		if (same || f->secret)
 			continue;

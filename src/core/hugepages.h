@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/manifest.h"
 #include "core/model.h"
 #include "core/vm.h"
 
@@ -57,12 +58,7 @@ void gp_hugepages_cmdline(const struct gp_huge_node *n, long count, char *out, s
 /* "2 MiB", "1 GiB" */
 const char *gp_hugepages_size_name(unsigned size_kb);
 
-/* The boot unit's files: it re-reserves each hugepages.d file's count before libvirt. */
-#define GP_HUGE_DIR	 "/etc/gpuprov/hugepages.d"
-#define GP_HUGE_SCRIPT	 "/etc/gpuprov/hugepages-reserve"
-#define GP_HUGE_UNIT	 "/etc/systemd/system/gpuprov-hugepages.service"
-#define GP_HUGE_WANTS	 "/etc/systemd/system/basic.target.wants/gpuprov-hugepages.service"
-#define GP_HUGE_WANTS_TO "../gpuprov-hugepages.service"
+/* The boot unit's files (GP_HUGE_*, core/manifest.h): its script and unit, as written. */
 extern const char gp_hugepages_script[];
 extern const char gp_hugepages_unit[];
 /* A node's file, GP_HUGE_DIR/nodeN-SIZEkB: it holds the node's nr_hugepages. */

@@ -86,6 +86,16 @@ extern const char *const gp_host_files[];
 #define GP_NETWORKD_DIRS 5
 extern const char *const gp_networkd_dirs[GP_NETWORKD_DIRS];
 
+/*
+ * hugepages.reserve's boot unit (core/hugepages.c): it re-reserves each
+ * hugepages.d file's count (nodeN-SIZEkB) before libvirt; the wants link enables it
+ */
+#define GP_HUGE_DIR	 "/etc/gpuprov/hugepages.d"
+#define GP_HUGE_SCRIPT	 "/etc/gpuprov/hugepages-reserve"
+#define GP_HUGE_UNIT	 "/etc/systemd/system/gpuprov-hugepages.service"
+#define GP_HUGE_WANTS	 "/etc/systemd/system/basic.target.wants/gpuprov-hugepages.service"
+#define GP_HUGE_WANTS_TO "../gpuprov-hugepages.service"
+
 /* the persisted overrides: gpuprov's, and driverctl's (pci-BDF) */
 #define GP_OVERRIDE_DIR "/etc/gpuprov/override.d"
 #define GP_ETC_DIR \

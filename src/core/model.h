@@ -301,6 +301,7 @@ struct gp_owned {
 	int err;       /* the -errno that kept it unread, -ENOENT aside; 0 */
 	bool private;  /* not root's, or not readable by all: its text is shown by digest only */
 	bool readable; /* others may read it (a secret VM XML that is, is written again) */
+	bool link;     /* a symbolic link: text is its target */
 };
 
 /*

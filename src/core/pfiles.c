@@ -11,6 +11,7 @@
 
 #include "core/domxml.h"
 #include "core/hostq.h"
+#include "core/hugepages.h"
 #include "core/netconf.h"
 #include "core/pfiles.h"
 #include "core/udiff.h"
@@ -99,6 +100,38 @@ static void guest_files(const struct gp_host *h, const struct gp_vm_target *vm,
 	}
 }
 
+/*
+ * hugepages.reserve's: each planned node's count (what the actuator writes:
+ * the pool now and the pages the cell lacks), then the boot unit's script,
+ * unit and wants link, once, as the steps write them.
+ */
+static void huge_files(const struct gp_host *h, const struct gp_profile *p,
+		       const struct gp_plan *plan, struct gp_pfiles *pf)
+{
+	struct gp_hugepages *hp = gp_xcalloc(1, sizeof(*hp));
+	char path[128], text[32];
+	size_t i;
+
+	gp_hugepages_plan(h, p, hp);
+	for (i = 0; i < plan->n; i++) {
+		const struct gp_huge_node *n;
+		int node;
+
+		if (plan->steps[i].kind != GP_S_HUGEPAGES_RESERVE ||
+		    sscanf(plan->steps[i].subject, "node%d", &node) != 1 ||
+		    !(n = gp_hugepages_node(hp, node)))
+			continue;
+		gp_hugepages_file(node, n->size_kb, path, sizeof(path));
+		snprintf(text, sizeof(text), "%ld\n", n->nr + n->add);
+		add(h, pf, GP_S_HUGEPAGES_RESERVE, path, text, 0644, false);
+	}
+	free(hp);
+	add(h, pf, GP_S_HUGEPAGES_RESERVE, GP_HUGE_SCRIPT, gp_hugepages_script, 0755, false);
+	add(h, pf, GP_S_HUGEPAGES_RESERVE, GP_HUGE_UNIT, gp_hugepages_unit, 0644, false);
+	add(h, pf, GP_S_HUGEPAGES_RESERVE, GP_HUGE_WANTS, GP_HUGE_WANTS_TO, 0777, false);
+	pf->f[pf->n - 1].link = true;
+}
+
 void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		     char *const templates[GP_PERSIST_FILES], const struct gp_vm_target *vm,
 		     const struct gp_plan *plan, struct gp_pfiles *out)
@@ -115,6 +148,8 @@ void gp_pfiles_build(const struct gp_host *h, const struct gp_profile *p,
 		add(h, out, GP_S_NCCL_WRITE, vm->nccl_path, vm->nccl, 0644, false);
 	if (planned(plan, GP_S_GUEST_WRITE) && vm && vm->guest[0])
 		guest_files(h, vm, out);
+	if (planned(plan, GP_S_HUGEPAGES_RESERVE))
+		huge_files(h, p, plan, out);
 }
 
 void gp_pfiles_release(struct gp_pfiles *pf)
@@ -133,6 +168,8 @@ char *gp_pfile_diff(const struct gp_pfile *f)
 {
 	char a[GP_OUTPUT_LEN + 1], b[GP_OUTPUT_LEN + 1];
 
+	if (f->link)
+		return NULL; /* its target says it whole */
 	snprintf(a, sizeof(a), "a%s", f->path);
 	snprintf(b, sizeof(b), "b%s", f->path);
 	return gp_udiff(f->now, f->text, a, b);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What gpuprov wrote before, as the host has it now: the files persist.vfio,
- * persist.bond, domain.write, nccl.write and guest.write own, the persisted
+ * persist.bond, domain.write, nccl.write, guest.write and hugepages.reserve
+ * own, the persisted
  * overrides, and the domain libvirt holds under the profile's name.  Where
  * they are depends on the profile, so the plan pipeline (check, plan, apply,
  * report) reads them, after gp_host_load, which reads the machine.  Each file
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/guestcfg.h"
+#include "core/hugepages.h"
 #include "core/manifest.h"
 #include "core/nccl_topo.h"
 #include "core/netconf.h"
@@ -60,6 +62,48 @@ static char *read_owned(struct gp_host *h, const char *path)
 	o->private = o->text && !owned_public(&st);
 	o->readable = o->text && (st.st_mode & S_IROTH);
 	return o->text ? gp_xstrdup(o->text) : NULL;
+}
+
+/* A link gpuprov may make, kept in h->owned with its target as its text. */
+static void read_owned_link(struct gp_host *h, const char *path)
+{
+	char target[PATH_LEN];
+	struct gp_owned *o;
+	ssize_t n = read_link(h, path, target, sizeof(target));
+
+	h->owned = gp_xrealloc(h->owned, h->nowned + 1, sizeof(*h->owned));
+	o = &h->owned[h->nowned++];
+	memset(o, 0, sizeof(*o));
+	gp_strlcpy(o->path, path, sizeof(o->path));
+	o->link = true;
+	if (n > 0 && (size_t)n + 1 < sizeof(target)) /* not cut at the buffer's end */
+		o->text = gp_xstrdup(target);
+	else if (n < 0 && n != -ENOENT)
+		o->err = (int)n;
+}
+
+/* hugepages.reserve's files: each node's count, the boot unit's script, unit and link. */
+static void read_huge_files(struct gp_host *h, const struct gp_profile *p)
+{
+	char path[PATH_LEN];
+	struct dirent *e;
+	unsigned kb;
+	int node;
+	DIR *d;
+
+	if (!p || !p->has_vm || !p->vm.hugepages)
+		return;
+	d = open_dir(h, gp_rootp(h, path, GP_HUGE_DIR));
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), GP_HUGE_DIR "/%s", e->d_name);
+		if (!gp_hugepages_file_parse(path, &node, &kb))
+			free(read_owned(h, path));
+	}
+	if (d)
+		closedir(d);
+	free(read_owned(h, GP_HUGE_SCRIPT));
+	free(read_owned(h, GP_HUGE_UNIT));
+	read_owned_link(h, GP_HUGE_WANTS);
 }
 
 /* Persistent overrides: one file per device, named by address, holding a driver. */
@@ -183,6 +227,7 @@ int gp_host_read_owned(struct gp_host *h, const struct gp_profile *p)
 	read_overrides(h, GP_DRIVERCTL_DIR, "pci-");
 	read_vm(h, p);
 	read_bond_files(h, p);
+	read_huge_files(h, p);
 	gp_root_close(h->rootfd);
 	h->rootfd = -1;
 	return 0;

@@ -99,3 +99,11 @@ grep -q "^\*\*Reboot needed\*\* before apply: .*(iommu.off)" "$d/out.md" || fail
 cp $R5350 "$d/it's here.ini"
 report r5350-ready "$d/it's here.ini" >/dev/null
 grep -qF "gpuprov -p '$d/it'\\''s here.ini' plan" "$d/out.md" || fail "the profile's path is not quoted"
+# hugepages.reserve's files in the file list: a node's count, the boot unit, its wants link
+report hugepages-unit tests/cli/profiles/vm-huge.ini >/dev/null
+for f in hugepages.d/node0-2048kB hugepages.d/node1-2048kB hugepages-reserve; do
+	grep -qx "### /etc/gpuprov/$f" "$d/out.md" || fail "hugepages: no $f in the file list"
+done
+grep -qx "### /etc/systemd/system/gpuprov-hugepages.service" "$d/out.md" || fail "hugepages: no unit"
+grep -qx "hugepages.reserve, a link to ../gpuprov-hugepages.service: changed, now a link to /dev/null." \
+	"$d/out.md" || fail "hugepages: the wants link not said"
