@@ -332,8 +332,8 @@ static int show_undo(struct gp_journal *j)
 		if (!state || (strcmp(state, "done") && strcmp(state, "doing")))
 			continue;
 		gp_step_from_json(o, &st);
-		fprintf(stderr, "  undo %-16s %-14s back to: %s\n", gp_step_name(st.kind),
-			st.subject, st.current);
+		fprintf(stderr, "  undo %-*s %-14s back to: %s\n", gp_step_name_width(),
+			gp_step_name(st.kind), st.subject, st.current);
 		n++;
 	}
 	return n;

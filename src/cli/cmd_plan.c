@@ -160,7 +160,7 @@ void gp_plan_out(const struct gp_host *h, const struct gp_profile *p, const stru
 		 const struct gp_pfiles *pf, bool json)
 {
 	size_t i;
-	int k;
+	int k, kw = gp_step_name_width(); /* the kind column: as wide as the longest kind */
 
 	if (json) {
 		plan_json(h, p, plan, pf);
@@ -174,8 +174,8 @@ void gp_plan_out(const struct gp_host *h, const struct gp_profile *p, const stru
 	for (i = 0; i < plan->n; i++) {
 		const struct gp_step *st = &plan->steps[i];
 
-		/* a long target goes on under the states, clear of the step numbers */
-		gp_wrapf(0, 36, "%3zu  %-16s %-13s %s -> %s", i + 1, gp_step_name(st->kind),
+		/* a long target goes on under the states (number, kind, subject), clear of them */
+		gp_wrapf(0, 20 + kw, "%3zu  %-*s %-13s %s -> %s", i + 1, kw, gp_step_name(st->kind),
 			 gp_tv(st->subject), gp_tv(st->current), gp_tv(st->target));
 	}
 	if (plan->note[0]) {

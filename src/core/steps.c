@@ -54,6 +54,17 @@ const char *gp_step_name(enum gp_step_kind kind)
 	return (unsigned)kind < GP_S_COUNT ? gp_step_kinds[kind].kind : "?";
 }
 
+int gp_step_name_width(void)
+{
+	size_t w = 0;
+	int i;
+
+	for (i = 0; i < GP_S_COUNT; i++)
+		if (strlen(gp_step_kinds[i].kind) > w)
+			w = strlen(gp_step_kinds[i].kind);
+	return (int)w;
+}
+
 /* 1 to max characters, each a letter, a digit or one of extra. */
 static bool word(const char *s, size_t max, const char *extra)
 {

@@ -61,6 +61,8 @@ extern const struct gp_step_info gp_step_kinds[GP_S_COUNT];
 int gp_step_kind_find(const char *name, enum gp_step_kind *kind);
 /* The kind's string, as plan --json, the journal and the text print it. */
 const char *gp_step_name(enum gp_step_kind kind);
+/* The longest kind's string length: the width of a column of kinds (plan's table). */
+int gp_step_name_width(void);
 
 /*
  * Whether s is a subject of that type as undo may act on it: a PCI

@@ -16,7 +16,7 @@
 static void test_table(void **state)
 {
 	enum gp_step_kind k;
-	int i, j;
+	int i, j, longest = 0;
 
 	(void)state;
 	for (i = 0; i < GP_S_COUNT; i++) {
@@ -32,7 +32,11 @@ static void test_table(void **state)
 		assert_true(s->subject < GP_SUBJ_COUNT);
 		for (j = 0; j < i; j++)
 			assert_string_not_equal(gp_step_kinds[j].kind, s->kind);
+		/* the kind column (plan's table) holds every kind, and is no wider */
+		assert_true((int)strlen(s->kind) <= gp_step_name_width());
+		longest += (int)strlen(s->kind) == gp_step_name_width();
 	}
+	assert_true(longest > 0);
 	assert_int_equal(gp_step_kind_find("shell.run", &k), -EINVAL);
 	assert_int_equal(gp_step_kind_find("module.loa", &k), -EINVAL);
 	assert_int_equal(gp_step_kind_find("", &k), -EINVAL);
