@@ -231,7 +231,9 @@ static void firmware(const struct gp_host *h, const struct gp_profile *p, struct
 				"read it while the host's driver holds the port (mlx5_core with "
 				"mlx5_ib: /sys/class/infiniband/*/fw_ver), or in the guest",
 				"cannot tell its firmware (%s)",
-				fw ? "not a dotted version" : "no RDMA device of the host's");
+				fw ? "not a dotted version"
+				   : "no RDMA device of the host's, or a version too long to be "
+				     "one");
 		else if (!min)
 			gp_report_add(r, GP_F_NIC_FIRMWARE, GP_WARN, d->bdf,
 				      "add its family's minimum to [nic] min_firmware",

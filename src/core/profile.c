@@ -462,6 +462,9 @@ static int v_min_firmware(struct gp_profile *p, const char *v, void *field, cons
 	int i, j, n;
 
 	(void)field;
+	*why = "too long";
+	if (strlen(v) >= sizeof(buf))
+		return -EINVAL; /* never cut: the last version would be another */
 	gp_strlcpy(buf, v, sizeof(buf));
 	n = gp_split_list(buf, items, GP_NIC_FW_FAMILIES + 1);
 	*why = n ? "at most 8 versions, one per family" : "empty list";

@@ -324,22 +324,27 @@ static void read_uppers(struct gp_host *h)
 /*
  * The firmware of the port's RDMA device (mlx5_ib's "%d.%d.%04d", from
  * the RDMA core's fw_ver attribute), while its driver holds it: the
- * device is the PCI function's child, PCI_DIR/infiniband/NAME.
+ * device is the PCI function's child, PCI_DIR/infiniband/NAME.  One longer
+ * than fw_ver holds is unknown, not cut: a cut version is another version.
  */
 static void read_fw_ver(struct gp_host *h, struct gp_iface *f)
 {
-	char path[PATH_LEN], text[64];
+	char path[PATH_LEN], text[64], *v;
 	struct dirent *e;
 	DIR *d = open_dir(h, gp_rootp(h, path, "/sys/bus/pci/devices/%s/" GP_PCI_IB_DIR, f->bdf));
+	ssize_t n;
 
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (read_text(h,
+		n = read_text(h,
 			      gp_rootp(h, path, "/sys/bus/pci/devices/%s/" GP_PCI_IB_DIR "/%s/%s",
 				       f->bdf, e->d_name, gp_ib_dev_files[0]),
-			      text, sizeof(text)) > 0)
-			gp_strlcpy(f->fw_ver, gp_trim(text), sizeof(f->fw_ver));
+			      text, sizeof(text));
+		v = n > 0 ? gp_trim(text) : NULL;
+		/* text full: the file may go on past it */
+		if (v && (size_t)n + 1 < sizeof(text) && strlen(v) < sizeof(f->fw_ver))
+			gp_strlcpy(f->fw_ver, v, sizeof(f->fw_ver));
 		break;
 	}
 	if (d)

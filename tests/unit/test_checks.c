@@ -840,6 +840,11 @@ static void test_nic_firmware(void **state)
 	expect(&x, "nic.firmware", "0000:86:00.0", GP_WARN,
 	       "names no version of its family (28.x)");
 	done(&x);
+	/* a fw_ver longer than a version (cut, 22.999999999.999999999.99999999 passed) */
+	run_checks(&x, "roce-longfw", FW_PROFILE("22.36.1010 28.39.1002"));
+	expect(&x, "nic.firmware", "0000:44:00.0", GP_WARN, "a version too long to be one");
+	expect(&x, "nic.firmware", "0000:86:00.0", GP_OK, "28.39.1002 (at least 28.39.1002)");
+	done(&x);
 	run_checks(&x, "r5350-ready", FW_PROFILE("22.36.1010"));
 	for (i = 0; i < x.r.n; i++)
 		if (!strcmp(x.r.items[i].id, "nic.firmware")) {

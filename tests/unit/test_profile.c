@@ -144,6 +144,10 @@ static const struct bad bad[] = {
 	  "expected firmware versions such as 20.31.1014" },
 	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\nmin_firmware = 20\n", 7,
 	  "expected firmware versions" },
+	/* a dotted version longer than its 31 characters: refused, never cut */
+	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\n"
+	       "min_firmware = 22.999999999.999999999.999999999\n",
+	  7, "bad value for min_firmware: '22.999999999.999999999.999999999': too long" },
 	{ GPUS "[nic]\nmatch = 15b3:101d\nmode = passthrough\n"
 	       "min_firmware = 22.31.1 22.36.1010\n",
 	  7, "two versions of one family" },
