@@ -30,7 +30,8 @@ struct gp_apply_ctx {
 	const struct gp_netconf *netconf; /* persist.bond */
 	const struct gp_vm_target *vm;	  /* domain.write, nccl.write, guest.write, domain.define */
 	const struct gp_hugepages *huge;  /* hugepages.reserve: each node's need */
-	unsigned confirm_within;	  /* apply --confirm-within: seconds, 0 without */
+	const char *nodes;	 /* hugepages.reserve: GP_SYS_NODES (NULL), or a test's tree */
+	unsigned confirm_within; /* apply --confirm-within: seconds, 0 without */
 };
 
 /* One step kind.  verify may be NULL: then done() must say the step holds. */

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,20 +47,28 @@ static int step_pool(const struct gp_step *st, int *node, unsigned *kb)
 	return 0;
 }
 
-static void pool_path(int node, unsigned kb, const char *file, char *path, size_t len)
+/* GP_SYS_NODES, or the tree a test gives in its place */
+static const char *nodes_dir(const struct gp_apply_ctx *ctx)
 {
-	snprintf(path, len, "/sys/devices/system/node/node%d/hugepages/hugepages-%ukB/%s", node, kb,
+	return ctx && ctx->nodes ? ctx->nodes : GP_SYS_NODES;
+}
+
+static void pool_path(const struct gp_apply_ctx *ctx, int node, unsigned kb, const char *file,
+		      char *path, size_t len)
+{
+	snprintf(path, len, "%s/node%d/hugepages/hugepages-%ukB/%s", nodes_dir(ctx), node, kb,
 		 file);
 }
 
 /* A count of the node's pool (nr_hugepages, free_hugepages): 0 or -errno. */
-static int read_count(int node, unsigned kb, const char *file, long *v)
+static int read_count(const struct gp_apply_ctx *ctx, int node, unsigned kb, const char *file,
+		      long *v)
 {
-	char path[160], text[32], *end;
+	char path[PATH_MAX], text[32], *end;
 	ssize_t n;
 	int fd, rc;
 
-	pool_path(node, kb, file, path, sizeof(path));
+	pool_path(ctx, node, kb, file, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = -errno;
@@ -78,12 +87,12 @@ static int read_count(int node, unsigned kb, const char *file, long *v)
 }
 
 /* The kernel allocates (or frees) as it writes: it returns once the pool is what it could make. */
-static int write_count(int node, unsigned kb, long v)
+static int write_count(const struct gp_apply_ctx *ctx, int node, unsigned kb, long v)
 {
-	char path[160], text[32];
+	char path[PATH_MAX], text[32];
 	int fd, rc = 0, len = snprintf(text, sizeof(text), "%ld\n", v);
 
-	pool_path(node, kb, "nr_hugepages", path, sizeof(path));
+	pool_path(ctx, node, kb, "nr_hugepages", path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 || write(fd, text, (size_t)len) != len)
 		rc = -errno;
@@ -141,7 +150,7 @@ static int huge_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *s
 		gp_err("%s %s: the VM has no cell there", gp_step_name(st->kind), st->subject);
 		return -EINVAL;
 	}
-	pool_path(node, kb, "nr_hugepages", path, sizeof(path));
+	pool_path(ctx, node, kb, "nr_hugepages", path, sizeof(path));
 	if (access(path, W_OK)) {
 		gp_err("cannot write '%s': %s", path, strerror(errno));
 		return -errno;
@@ -158,8 +167,8 @@ static int huge_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 
 	if (step_pool(st, &node, &kb) || !(n = gp_hugepages_node(ctx->huge, node)))
 		return 0;
-	if (read_count(node, kb, "nr_hugepages", &nr) ||
-	    read_count(node, kb, "free_hugepages", &free_pages))
+	if (read_count(ctx, node, kb, "nr_hugepages", &nr) ||
+	    read_count(ctx, node, kb, "free_hugepages", &free_pages))
 		return 0;
 	return free_pages >= n->need && persisted(node, kb, nr);
 }
@@ -173,10 +182,9 @@ static int huge_record(const struct gp_apply_ctx *ctx, const struct gp_step *st,
 	int node, i, rc;
 	long nr;
 
-	(void)ctx;
 	rc = step_pool(st, &node, &kb);
 	if (!rc)
-		rc = read_count(node, kb, "nr_hugepages", &nr);
+		rc = read_count(ctx, node, kb, "nr_hugepages", &nr);
 	if (rc) {
 		json_object_put(files);
 		return rc;
@@ -221,6 +229,39 @@ static int write_files(int node, unsigned kb, long count)
 	return rc;
 }
 
+/*
+ * Whether the node's free memory holds add more pages now, by the plan's
+ * own rule (gp_hugepages_room): the plan's MemFree may be minutes old, and
+ * a guest started since would meet the OOM killer on a drained node.
+ */
+static int room_now(const struct gp_apply_ctx *ctx, int node, unsigned kb, long add)
+{
+	char path[PATH_MAX], text[4096];
+	uint64_t total, mem_free;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/node%d/meminfo", nodes_dir(ctx), node);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	total = gp_meminfo_field(text, "MemTotal:");
+	mem_free = gp_meminfo_field(text, "MemFree:");
+	if (!total) {
+		gp_err("cannot read node%d's MemTotal and MemFree from '%s'", node, path);
+		return -EIO;
+	}
+	if (gp_hugepages_room(total, mem_free, kb, add))
+		return 0;
+	gp_err("node%d: %ld pages of %s no longer fit in its free memory (%llu MiB now) and "
+	       "the headroom the plan keeps: nothing written; free memory there, or run plan "
+	       "again",
+	       node, add, gp_hugepages_size_name(kb), (unsigned long long)(mem_free >> 20));
+	return -ENOMEM;
+}
+
 /* The pool raised by what the cell needs beyond its free pages, as they are now. */
 static int huge_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
@@ -233,11 +274,13 @@ static int huge_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	if (rc)
 		return rc;
 	n = gp_hugepages_node(ctx->huge, node);
-	if ((rc = read_count(node, kb, "nr_hugepages", &nr)) ||
-	    (rc = read_count(node, kb, "free_hugepages", &free_pages)))
+	if ((rc = read_count(ctx, node, kb, "nr_hugepages", &nr)) ||
+	    (rc = read_count(ctx, node, kb, "free_hugepages", &free_pages)))
 		return rc;
 	count = nr + (free_pages < n->need ? n->need - free_pages : 0);
-	if (count != nr && (rc = write_count(node, kb, count)))
+	if (count != nr && (rc = room_now(ctx, node, kb, count - nr)))
+		return rc;
+	if (count != nr && (rc = write_count(ctx, node, kb, count)))
 		return rc;
 	return write_files(node, kb, count);
 }
@@ -251,8 +294,8 @@ static int huge_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	unsigned kb;
 	int node, rc;
 
-	(void)ctx;
-	if ((rc = step_pool(st, &node, &kb)) || (rc = read_count(node, kb, "nr_hugepages", &nr)))
+	if ((rc = step_pool(st, &node, &kb)) ||
+	    (rc = read_count(ctx, node, kb, "nr_hugepages", &nr)))
 		return rc;
 	gp_hugepages_file(node, kb, file, sizeof(file));
 	text = gp_read_file(file);
@@ -285,7 +328,6 @@ static int huge_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	int node, rc = 0;
 	size_t i;
 
-	(void)ctx;
 	if (!old)
 		return 0; /* recorded nothing: nothing changed */
 	nr = (long)json_object_get_int64(old);
@@ -293,7 +335,7 @@ static int huge_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	    nr > HUGE_MAX_PAGES)
 		return -EINVAL;
 	/* the step only raised the pool: an old count above today's is no record of it */
-	if (read_count(node, kb, "nr_hugepages", &back))
+	if (read_count(ctx, node, kb, "nr_hugepages", &back))
 		return -EIO;
 	if (nr > back) {
 		gp_err("%s: the journal's count %ld is above today's %ld: not what this step did",
@@ -304,7 +346,7 @@ static int huge_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, j
 	for (i = files ? json_object_array_length(files) : 0; i-- > 0;)
 		if (gp_fstate_restore(json_object_array_get_idx(files, i)))
 			rc = -EIO;
-	if (write_count(node, kb, nr) || read_count(node, kb, "nr_hugepages", &back))
+	if (write_count(ctx, node, kb, nr) || read_count(ctx, node, kb, "nr_hugepages", &back))
 		return -EIO;
 	if (back != nr) {
 		gp_err("%s: nr_hugepages reads %ld after writing %ld back", st->subject, back, nr);
@@ -323,7 +365,7 @@ static bool huge_by_hand(const struct gp_step *st, char *how, size_t len)
 
 	if (step_pool(st, &node, &kb) || sscanf(st->current, "nr_hugepages %ld", &nr) != 1)
 		return false;
-	pool_path(node, kb, "nr_hugepages", path, sizeof(path));
+	pool_path(NULL, node, kb, "nr_hugepages", path, sizeof(path));
 	snprintf(how, len,
 		 "echo %ld > %s; and put back or remove the files of the step's undo record", nr,
 		 path);

@@ -33,20 +33,39 @@ static void pool(const struct gp_numa *nn, unsigned size_kb, long *nr, long *fre
  * watermark.  A twentieth of the node, and never less than 1 GiB (a quarter
  * of a node smaller than 4 GiB).
  */
-static uint64_t headroom(const struct gp_numa *nn)
+static uint64_t headroom(uint64_t mem_total)
 {
-	uint64_t part = nn->mem_total / 20, floor = nn->mem_total / 4;
+	uint64_t part = mem_total / 20, floor = mem_total / 4;
 
 	if (floor > 1ull << 30)
 		floor = 1ull << 30;
 	return part > floor ? part : floor;
 }
 
+/* what the node has free now, less the headroom, not counting what the kernel could reclaim */
+bool gp_hugepages_room(uint64_t mem_total, uint64_t mem_free, unsigned size_kb, long add)
+{
+	uint64_t page = (uint64_t)size_kb << 10, room = headroom(mem_total);
+	uint64_t spare = mem_free > room ? mem_free - room : 0;
+
+	return add <= 0 || (page && (uint64_t)add <= spare / page);
+}
+
+uint64_t gp_meminfo_field(const char *text, const char *field)
+{
+	const char *p = strstr(text, field);
+	unsigned long long kb;
+
+	if (!p || sscanf(p + strlen(field), " %llu", &kb) != 1 || kb > UINT64_MAX / 1024)
+		return 0;
+	return (uint64_t)kb * 1024;
+}
+
 static void judge(const struct gp_host *h, const struct gp_vm_cell *c, unsigned size_kb,
 		  struct gp_huge_node *n)
 {
 	const struct gp_numa *nn = gp_host_numa(h, c->host_node);
-	uint64_t page = (uint64_t)size_kb << 10, spare;
+	uint64_t page = (uint64_t)size_kb << 10;
 
 	n->node = c->host_node;
 	n->size_kb = size_kb;
@@ -69,9 +88,9 @@ static void judge(const struct gp_host *h, const struct gp_vm_cell *c, unsigned 
 		return;
 	}
 	n->add = n->need - n->free;
-	/* what the node has free now, less the headroom, not counting what the kernel could reclaim */
-	spare = nn->mem_free > headroom(nn) ? nn->mem_free - headroom(nn) : 0;
-	n->verdict = (uint64_t)n->add <= spare / page ? GP_HUGE_RESERVE : GP_HUGE_NO_MEMORY;
+	n->verdict = gp_hugepages_room(nn->mem_total, nn->mem_free, size_kb, n->add)
+			     ? GP_HUGE_RESERVE
+			     : GP_HUGE_NO_MEMORY;
 }
 
 void gp_hugepages_from(const struct gp_host *h, const struct gp_profile *p,

@@ -10,6 +10,7 @@
 #ifndef GP_HUGEPAGES_H
 #define GP_HUGEPAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,15 @@ void gp_hugepages_from(const struct gp_host *h, const struct gp_profile *p,
 /* The same, laying out the VM first (the plan, apply). */
 void gp_hugepages_plan(const struct gp_host *h, const struct gp_profile *p,
 		       struct gp_hugepages *out);
+/*
+ * The headroom rule: add pages of size_kb fit in a node's free memory
+ * (bytes) and leave what the node needs free (a twentieth of mem_total, at
+ * least 1 GiB or a quarter).  The plan judges by it, apply again just
+ * before it writes nr_hugepages.
+ */
+bool gp_hugepages_room(uint64_t mem_total, uint64_t mem_free, unsigned size_kb, long add);
+/* A node's meminfo line "Node N FIELD  KB kB" (field "MemFree:") in bytes; 0 absent. */
+uint64_t gp_meminfo_field(const char *text, const char *field);
 /* The entry of host node node, or NULL (also without hp). */
 const struct gp_huge_node *gp_hugepages_node(const struct gp_hugepages *hp, int node);
 /*

@@ -11,22 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hugepages.h"
 #include "core/manifest.h"
 #include "core/model.h"
 #include "host/read.h"
 #include "sys/kmod.h"
 
 /* ---- NUMA nodes ---- */
-
-static uint64_t meminfo_field(const char *text, const char *field)
-{
-	const char *p = strstr(text, field);
-	unsigned long long kb;
-
-	if (!p || sscanf(p + strlen(field), " %llu", &kb) != 1)
-		return 0;
-	return (uint64_t)kb * 1024;
-}
 
 /* A count of huge pages of one size on one node (free_hugepages,
  * nr_hugepages); -1 when the kernel does not say, or says more than 2^31
@@ -80,8 +71,8 @@ static void read_nodes(struct gp_host *h)
 		if (read_text(h,
 			      gp_rootp(h, path, "/sys/devices/system/node/%s/meminfo", e->d_name),
 			      text, sizeof(text)) > 0) {
-			nn->mem_total = meminfo_field(text, "MemTotal:");
-			nn->mem_free = meminfo_field(text, "MemFree:");
+			nn->mem_total = gp_meminfo_field(text, "MemTotal:");
+			nn->mem_free = gp_meminfo_field(text, "MemFree:");
 		}
 		nn->hugepages_1g_free = hugepages(h, e->d_name, 1048576, "free_hugepages");
 		nn->hugepages_2m_free = hugepages(h, e->d_name, 2048, "free_hugepages");
