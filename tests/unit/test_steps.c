@@ -444,6 +444,12 @@ static int huge_run_apart(const struct gp_apply_ctx *ctx, const struct gp_step *
  */
 static void test_huge_room(void **state)
 {
+	static const char *const files[][2] = {
+		{ "nr_hugepages", "0\n" },
+		{ "free_hugepages", "0\n" },
+		{ "node1/meminfo", "Node 1 MemTotal:       67108864 kB\n"
+				   "Node 1 MemFree:         7340032 kB\n" },
+	};
 	char base[] = "/tmp/gp-nodes.XXXXXX", path[256], pool[256], cmd[300];
 	struct gp_hugepages hp = { .n = 1 };
 	const struct gp_apply_ctx ctx = { .huge = &hp, .nodes = base };
@@ -457,13 +463,11 @@ static void test_huge_room(void **state)
 	snprintf(pool, sizeof(pool), "%s/node1/hugepages/hugepages-2048kB", base);
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s", pool);
 	assert_int_equal(system(cmd), 0);
-	snprintf(path, sizeof(path), "%s/nr_hugepages", pool);
-	put(path, "0\n");
-	snprintf(path, sizeof(path), "%s/free_hugepages", pool);
-	put(path, "0\n");
-	snprintf(path, sizeof(path), "%s/node1/meminfo", base);
-	/* 7 GiB free now: below 4 GiB + 3.2 GiB */
-	put(path, "Node 1 MemTotal:       67108864 kB\nNode 1 MemFree:         7340032 kB\n");
+	/* an empty pool, and 7 GiB free now: below 4 GiB + 3.2 GiB */
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", i < 2 ? pool : base, files[i][0]);
+		put(path, files[i][1]);
+	}
 	assert_false(gp_hugepages_room(64ull << 30, 7ull << 30, 2048, 2048));
 	assert_true(gp_hugepages_room(64ull << 30, 8ull << 30, 2048, 2048));
 	assert_int_equal(gp_act_hugepages_reserve.precheck(&ctx, &st), 0);
