@@ -2,7 +2,8 @@
 # Text output fits 80 columns (gpuprov(8), Text layout): no
 # line of a text golden in tests/cli/expected is wider, tabs expanded as a
 # terminal does.  Not text, so not wrapped: --json documents, domxml's XML,
-# and nccl-topo's and guest-config's files (NCCL's XML, one element a line).
+# nccl-topo's and guest-config's files (NCCL's XML, one element a line), and
+# plan --diff's (a unified diff of the files the plan writes: their lines).
 # The documented exceptions: a single word wider than a line (a path), the
 # rows of topo's tab-separated matrix (nvidia-smi's layout, wider with more
 # than five GPUs and NICs), and messages on stderr (one line each, for logs
@@ -15,7 +16,7 @@ bad=0
 checked=0
 while IFS='|' read -r name want args; do
 	case "$name" in ''|'#'*|domxml-*|nccl-topo-*|guest-config-*|help*|no-command) continue ;; esac
-	case " $args " in *" --json "*) continue ;; esac
+	case " $args " in *" --json "* | *" --diff "*) continue ;; esac
 	f=tests/cli/expected/$name.out
 	[ -s "$f" ] || continue
 	checked=$((checked + 1))
