@@ -75,10 +75,12 @@ lsan_crash() {
 TIMES=$GP_SCRATCH/times
 T_START=$(date +%s)
 # Two lanes take the scripts from one queue (a script is claimed by mkdir).
-# The second starts when the lab has ended: while QEMU runs the machine's
-# cores are busy (and a lab boot starved of them can miss its deadline);
-# after it, the scripts, mostly one process at a time, would leave a core
-# idle.  The slow ones are queued first, so that neither lane ends with a
+# The second starts when the lab's nested topology (vmstart, TCG inside
+# TCG, the slowest and most starved by a busy machine) has ended: while it
+# runs the machine's cores are busy (and a lab boot starved of them can miss
+# its deadline); after it, the lab's plain boots (ovmf, reboot) take far
+# less than their deadlines, and the scripts, mostly one process at a time,
+# would leave a core idle.  The slow ones are queued first, so that neither lane ends with a
 # long one alone.  Each lane has its own scratch state (no script shares a
 # journal or lock with another that runs beside it); each script's output
 # and status are kept and judged below, in order.
@@ -105,9 +107,10 @@ $(sh "$1" 2>&1)"
 }
 lane() {
 	export GPUPROV_STATE_DIR=$GP_SCRATCH/lane$1/state GPUPROV_RUN_DIR=$GP_SCRATCH/lane$1/run
-	# the second lane: not before the lab ends, and not at all when the first took every script
+	# the second lane: not before the lab's nested topology has ended (or the
+	# lab), and not at all when the first took every script
 	while [ "$1" -ne 1 ] && [ -n "$LAB_PID" ] && kill -0 "$LAB_PID" 2>/dev/null &&
-		! grep -q '^lab: [0-9]* passed' build/lab.log; do
+		! grep -q '^lab: [0-9]* passed\|^lab: vmstart: QEMU exited' build/lab.log; do
 		[ "$(ls "$Q" | wc -l)" -lt "$NSCRIPTS" ] || return 0
 		sleep 5
 	done
