@@ -47,13 +47,18 @@ static int iface_cmp(const void *a, const void *b)
  * and the device's path again, and a host whose virtual functions have
  * netdevs has thousands of interfaces.
  */
-static void read_iface(const struct gp_root_dir *net, struct gp_iface *f)
+static void read_iface(const struct gp_root_dir *net, bool plain, const char *ilink,
+		       struct gp_iface *f)
 {
-	char link[PATH_LEN], text[64];
+	char link[PATH_LEN], text[64], real[PATH_LEN];
 	struct gp_root_dir dir;
 	struct stat st;
 
-	gp_root_dir_at(net, f->name, &dir);
+	/*
+	 * .../BDF/net/NAME from the directory above BDF, which the PCI reader
+	 * kept open: a short walk instead of the device's whole path
+	 */
+	gp_root_dir_at_link(net, plain, f->name, ilink, 3, &dir, real, sizeof(real));
 	if (gp_root_dir_readlink(&dir, "master", link, sizeof(link)) > 0)
 		gp_strlcpy(f->master, base_name(link), sizeof(f->master));
 	read_text_at(&dir, "address", f->mac, sizeof(f->mac));
@@ -72,10 +77,12 @@ void gp_read_ifaces(struct gp_host *h)
 	struct gp_root_dir net;
 	struct dirent *e;
 	DIR *dir = open_dir(h, gp_rootp(h, path, GP_SYS_NET));
+	bool plain;
 
 	if (!dir)
 		return;
 	gp_root_dir(h->rootfd, GP_SYS_NET, &net);
+	plain = gp_root_dir_plain(&net);
 	while ((e = readdir(dir))) {
 		struct gp_iface *f;
 
@@ -89,7 +96,7 @@ void gp_read_ifaces(struct gp_host *h)
 		gp_strlcpy(f->name, e->d_name, sizeof(f->name));
 		f->speed = -1;
 		iface_pci(h, f, link);
-		read_iface(&net, f);
+		read_iface(&net, plain, link, f);
 		f->sriov_numvfs = -1; /* read with what check weighs (read_sriov) */
 	}
 	gp_root_dir_close(&net);

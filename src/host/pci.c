@@ -108,13 +108,13 @@ static void parse_bus_link(struct gp_host *h, const char *link, struct gp_dev *d
 		d->parent_bdf = gp_pool_intern(&h->strs, prev, GP_BDF_LEN);
 }
 
-static void read_link_fields(struct gp_host *h, const struct gp_root_dir *devs,
-			     const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_link_fields(struct gp_host *h, const char *bus_link, const struct gp_root_dir *dir,
+			     struct gp_dev *d)
 {
 	char link[PATH_LEN];
 
-	if (gp_root_dir_readlink(devs, d->bdf, link, sizeof(link)) > 0)
-		parse_bus_link(h, link, d);
+	if (bus_link[0])
+		parse_bus_link(h, bus_link, d);
 	/*
 	 * libpci realpath()s driver and iommu_group; a readlink is all we need,
 	 * and it still works in a snapshot whose link targets were not copied.
@@ -125,14 +125,20 @@ static void read_link_fields(struct gp_host *h, const struct gp_root_dir *devs,
 
 /*
  * Where the iommu_group link (a link: it was read) leads, inside the root:
- * an O_DIRECTORY lookup of the whole path says a directory without an fstat,
- * and the name needs no fstatat to tell it is a link.
+ * from a device directory found link-free (real), the text resolved by hand
+ * and its last name looked at, a link there taking the safe path; else an
+ * O_DIRECTORY lookup of the whole path, which says a directory without an
+ * fstat, and the name needs no fstatat to tell it is a link.
  */
-static int group_dir(const struct gp_root_dir *dir, struct stat *st)
+static int group_dir(const struct gp_root_dir *dir, const char *real, const char *link,
+		     struct stat *st)
 {
 	char path[PATH_LEN];
 	int fd;
 
+	if (real[0] && !gp_root_lexical(real, link, path, sizeof(path)) &&
+	    !gp_root_stat_plain(dir->rootfd, path, st) && !S_ISLNK(st->st_mode))
+		return 0;
 	if (dir->rootfd == AT_FDCWD)
 		return gp_root_dir_stat(dir, "iommu_group", st);
 	if ((size_t)snprintf(path, sizeof(path), "%s/iommu_group", dir->path) >= sizeof(path))
@@ -154,7 +160,8 @@ static int group_dir(const struct gp_root_dir *dir, struct stat *st)
  * resolves to a group directory: garbage or a loop is reported, not guessed.
  * No link at all means the device is not behind an IOMMU.
  */
-static void read_iommu_group(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_iommu_group(struct gp_host *h, const struct gp_root_dir *dir, const char *real,
+			     struct gp_dev *d)
 {
 	char link[PATH_LEN], *end;
 	const char *name;
@@ -179,7 +186,7 @@ static void read_iommu_group(struct gp_host *h, const struct gp_root_dir *dir, s
 					     "iommu_group points to '%.80s', not a group", link);
 		return;
 	}
-	if ((n = group_dir(dir, &st)) || !S_ISDIR(st.st_mode)) {
+	if ((n = group_dir(dir, real, link, &st)) || !S_ISDIR(st.st_mode)) {
 		d->iommu_error = pool_printf(
 			h, GP_DEV_IOMMU_ERROR_LEN, "iommu_group '%.60s' %s", link,
 			n == -ELOOP ? "is a link loop" : "does not resolve to a directory");
@@ -407,11 +414,24 @@ static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, 
  * libpci enumerated it and finds its slot (the slots' addresses, read once
  * for all); the rest is read here.
  */
-static int guard_dev(const struct gp_host *h, int pfd, struct gp_root_dir *dir, const char *bdf);
+/*
+ * The devices directory, two ways: as the safe reader opened it, and as
+ * libpci finds it by the plain path (pfd, plain_devices); plain: its path
+ * holds no link, so a device link's text resolves by hand (rootfs.c).
+ */
+struct devs_at {
+	struct gp_root_dir dir;
+	int pfd;
+	bool plain;
+};
 
-static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, struct pci_dev *pd,
+static int guard_dev(const struct gp_host *h, const struct devs_at *at, struct gp_root_dir *dir,
+		     const char *bdf, bool found);
+
+static int fill_dev(struct gp_host *h, const struct devs_at *at, struct pci_dev *pd,
 		    struct gp_dev *d, const struct gp_profile *p)
 {
+	char link[PATH_LEN], real[PATH_LEN];
 	struct gp_root_dir dir;
 	const char *slot;
 
@@ -420,8 +440,11 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, 
 	d->dev = pd->dev;
 	d->func = pd->func;
 	snprintf(d->bdf, sizeof(d->bdf), "%04x:%02x:%02x.%u", d->domain, d->bus, d->dev, d->func);
-	gp_root_dir_at(devs, d->bdf, &dir);
-	if (guard_dev(h, pfd, &dir, d->bdf)) {
+	if (gp_root_dir_readlink(&at->dir, d->bdf, link, sizeof(link)) <= 0)
+		link[0] = '\0';
+	/* the directory above each device kept open: one openat, not a walk of a dozen names */
+	gp_root_dir_at_link(&at->dir, at->plain, d->bdf, link, 1, &dir, real, sizeof(real));
+	if (guard_dev(h, at, &dir, d->bdf, real[0])) {
 		gp_root_dir_close(&dir);
 		return -EXDEV;
 	}
@@ -438,8 +461,8 @@ static int fill_dev(struct gp_host *h, const struct gp_root_dir *devs, int pfd, 
 	read_config(h, &dir, d);
 	d->role = gp_dev_role(d, p);
 	d->nic_passed = p && gp_nic_passed(p, d);
-	read_link_fields(h, devs, &dir, d);
-	read_iommu_group(h, &dir, d);
+	read_link_fields(h, link, &dir, d);
+	read_iommu_group(h, &dir, real, d);
 	read_numa_node(h, &dir, d);
 	read_bars(&dir, d);
 	if (d->role == GP_ROLE_GPU)
@@ -565,7 +588,7 @@ static __attribute__((noinline)) int plain_devices(const struct gp_host *h,
  * is missing, for both.  false: something else (a link, a mismatch), which
  * the whole guard then judges.
  */
-static bool dev_agrees(int pfd, struct gp_root_dir *dir, const char *bdf)
+static bool dev_agrees(int pfd, struct gp_root_dir *dir, const char *bdf, bool found)
 {
 	struct stat a;
 	dev_t dev;
@@ -575,9 +598,13 @@ static bool dev_agrees(int pfd, struct gp_root_dir *dir, const char *bdf)
 
 	if (pfd < 0 || dir->fd < 0)
 		return false;
-	/* following links as libpci's open() does: one stat, no descriptor to close */
-	ok = !fstatat(pfd, bdf, &a, 0) && !gp_root_dir_id(dir, &dev, &ino) && a.st_dev == dev &&
-	     a.st_ino == ino && S_ISDIR(a.st_mode);
+	/*
+	 * following links as libpci's open() does: one stat, no descriptor to
+	 * close; found link-free from the same directory (open_dev_dir), the
+	 * plain lookup walks the same names to the same place
+	 */
+	ok = found || (!fstatat(pfd, bdf, &a, 0) && !gp_root_dir_id(dir, &dev, &ino) &&
+		       a.st_dev == dev && a.st_ino == ino && S_ISDIR(a.st_mode));
 	/* in a trusted directory the reader's type checks take these answers */
 	for (i = 1; ok && dev_files[i]; i++) {
 		if (gp_root_dir_note(dir, dev_files[i], &a))
@@ -588,12 +615,13 @@ static bool dev_agrees(int pfd, struct gp_root_dir *dir, const char *bdf)
 }
 
 /* A device as guard_entries would have guarded it, before anything of it is read. */
-static int guard_dev(const struct gp_host *h, int pfd, struct gp_root_dir *dir, const char *bdf)
+static int guard_dev(const struct gp_host *h, const struct devs_at *at, struct gp_root_dir *dir,
+		     const char *bdf, bool found)
 {
 	char path[PATH_LEN];
 	int rc, bad;
 
-	if (h->rootfd == AT_FDCWD || dev_agrees(pfd, dir, bdf))
+	if (h->rootfd == AT_FDCWD || dev_agrees(at->pfd, dir, bdf, found))
 		return 0;
 	rc = gp_root_guard_dir(h->rootfd, h->root,
 			       gp_rootp(h, path, "/sys/bus/pci/devices/%s", bdf), dev_files, &bad);
@@ -635,12 +663,11 @@ int gp_read_pci(struct gp_host *h, const struct gp_profile *p)
 {
 	struct pci_access *pacc;
 	struct pci_dev *pd;
-	struct gp_root_dir devs;
+	struct devs_at at;
 	char path[PATH_LEN];
 	volatile size_t n = 0;
 	size_t i;
 	volatile int rc = 0;
-	int pfd;
 
 	if (guard_pci(h))
 		return -EXDEV;
@@ -649,8 +676,9 @@ int gp_read_pci(struct gp_host *h, const struct gp_profile *p)
 	pacc->warning = pci_warning_cb;
 	pacc->debug = pci_debug_cb;
 	pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-	gp_root_dir(h->rootfd, "/sys/bus/pci/devices", &devs);
-	pfd = plain_devices(h, &devs);
+	gp_root_dir(h->rootfd, "/sys/bus/pci/devices", &at.dir);
+	at.pfd = plain_devices(h, &at.dir);
+	at.plain = at.pfd >= 0 && gp_root_dir_plain(&at.dir);
 	if (setjmp(pci_jump)) {
 		gp_err("cannot read the PCI devices: %s", pci_errmsg);
 		rc = -EIO;
@@ -670,7 +698,7 @@ int gp_read_pci(struct gp_host *h, const struct gp_profile *p)
 	 */
 	for (i = 0; (pd = pacc->devices); i++) {
 		gp_dev_init(&h->devs[i]);
-		rc = fill_dev(h, &devs, pfd, pd, &h->devs[i], p);
+		rc = fill_dev(h, &at, pd, &h->devs[i], p);
 		if (rc)
 			goto out;
 		pacc->devices = pd->next;
@@ -686,9 +714,9 @@ int gp_read_pci(struct gp_host *h, const struct gp_profile *p)
 			h->devs[i].parent_bdf[0] ? gp_host_find(h, h->devs[i].parent_bdf) : -1;
 	rc = check_parents(h);
 out:
-	if (pfd >= 0)
-		close(pfd);
-	gp_root_dir_close(&devs);
+	if (at.pfd >= 0)
+		close(at.pfd);
+	gp_root_dir_close(&at.dir);
 	pci_cleanup(pacc);
 	return rc;
 }

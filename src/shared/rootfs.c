@@ -70,8 +70,11 @@ int gp_root_open(const char *root)
 	return fd < 0 ? -errno : fd;
 }
 
+static void plain_forget(int rootfd);
+
 void gp_root_close(int rootfd)
 {
+	plain_forget(rootfd);
 	if (rootfd >= 0)
 		close(rootfd);
 }
@@ -868,4 +871,216 @@ int gp_root_mkparent(int dirfd, const char *path, const char **name)
 char *gp_read_file(const char *path)
 {
 	return gp_root_read_file(AT_FDCWD, path);
+}
+
+/*
+ * ---- directories named by a link, found by its text ----
+ * Under --root a device's directory is named by a link
+ * ("../../../devices/pci0000:00/0000:00:01.1/.../0000:07:00.4"), and
+ * RESOLVE_IN_ROOT walks its dozen components again for each of thousands
+ * of devices, then again for each iommu_group link below.  Where the path
+ * the link starts from has no link in it, and the text is only "../" steps
+ * (never above the root) and plain names, the kernel's walk of it ends
+ * where the text says: gp_root_lexical resolves it by hand.  The directory
+ * above the target is then opened once with RESOLVE_NO_SYMLINKS (a link
+ * anywhere on the way fails it, and the caller takes the safe path) and
+ * kept; each device in it is one openat, O_NOFOLLOW.  Nothing is trusted
+ * that the safe path would not also have found: both walks stay inside the
+ * root, and a link on the way always falls back.
+ */
+#define PLAIN_SLOTS 512 /* open addressing: a big host has a few hundred such directories */
+#define PLAIN_PROBE 16	/* slots tried before one is taken over (its descriptor closed) */
+
+static struct plain_slot {
+	int rootfd;
+	int fd;
+	char *path;
+} plain_cache[PLAIN_SLOTS];
+
+static void plain_forget(int rootfd)
+{
+	size_t i;
+
+	for (i = 0; i < PLAIN_SLOTS; i++) {
+		struct plain_slot *s = &plain_cache[i];
+
+		if (!s->path || s->rootfd != rootfd)
+			continue;
+		close(s->fd);
+		free(s->path);
+		s->path = NULL;
+	}
+}
+
+int gp_root_lexical(const char *base, const char *link, char *out, size_t len)
+{
+	size_t n;
+	const char *p = link, *e;
+
+	if (base[0] != '/' || link[0] == '/' || gp_strlcpy(out, base, len) >= len)
+		return -EINVAL;
+	n = strlen(out);
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = '\0';
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '/');
+		if (e == p || (e - p == 1 && p[0] == '.'))
+			return -EINVAL; /* "//" or ".": not a form the kernel writes */
+		if (e - p == 2 && p[0] == '.' && p[1] == '.') {
+			if (n <= 1)
+				return -EINVAL; /* above the root: the safe path says */
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			out[n > 1 ? --n : n] = '\0';
+			continue;
+		}
+		if (n + 1 + (size_t)(e - p) >= len)
+			return -ENAMETOOLONG;
+		if (n > 1)
+			out[n++] = '/';
+		memcpy(out + n, p, (size_t)(e - p));
+		n += (size_t)(e - p);
+		out[n] = '\0';
+	}
+	return 0;
+}
+
+static unsigned plain_hash(int rootfd, const char *s, size_t len)
+{
+	unsigned h = 2166136261u ^ (unsigned)rootfd;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h % PLAIN_SLOTS;
+}
+
+/* The slot of path[0..len) under rootfd: its own, a free one, or one to take over. */
+static struct plain_slot *plain_slot(int rootfd, const char *path, size_t len)
+{
+	unsigned h = plain_hash(rootfd, path, len), i;
+
+	for (i = 0; i < PLAIN_PROBE; i++) {
+		struct plain_slot *s = &plain_cache[(h + i) % PLAIN_SLOTS];
+
+		if (!s->path ||
+		    (s->rootfd == rootfd && !strncmp(s->path, path, len) && !s->path[len]))
+			return s;
+	}
+	return &plain_cache[h];
+}
+
+/* The directory at path[0..len), link-free, opened once and kept. */
+static int plain_dir(int rootfd, const char *path, size_t len)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct plain_slot *s = plain_slot(rootfd, path, len);
+	char *copy;
+	int fd;
+
+	if (s->path && s->rootfd == rootfd && !strncmp(s->path, path, len) && !s->path[len])
+		return s->fd;
+	copy = strndup(path, len);
+	if (!copy)
+		return -ENOMEM;
+	fd = (int)syscall(SYS_openat2, rootfd, copy, &how, sizeof(how));
+	if (fd < 0) {
+		free(copy);
+		return -errno;
+	}
+	if (s->path) {
+		close(s->fd);
+		free(s->path);
+	}
+	*s = (struct plain_slot){ .rootfd = rootfd, .fd = fd, .path = copy };
+	return fd;
+}
+
+/*
+ * path (absolute in the root, link-free as gp_root_lexical makes it) opened
+ * from the directory up levels above it, kept: one openat (up 1) or a short
+ * RESOLVE_BENEATH walk.  -ENOSYS: not under a root, or no openat2; -ELOOP: a
+ * link on the way.  Either way the caller takes the safe path.
+ */
+int gp_root_open_plain(int rootfd, const char *path, int up, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned)(final_flags(flags) | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *rest = path + strlen(path);
+	int i, dfd, fd;
+
+	if (rootfd == AT_FDCWD || gp_root_no_openat2 || path[0] != '/')
+		return -ENOSYS;
+	for (i = 0; i < up; i++) {
+		if (rest == path)
+			return -EINVAL; /* fewer names than up */
+		while (rest > path && *--rest != '/')
+			;
+	}
+	dfd = plain_dir(rootfd, rest == path ? "/" : path,
+			rest == path ? 1 : (size_t)(rest - path));
+	if (dfd < 0)
+		return dfd;
+	if (up == 1)
+		fd = openat(dfd, rest + 1, final_flags(flags) | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = (int)syscall(SYS_openat2, dfd, rest + 1, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/* fstatat of a link-free path's last name, not following it, from its kept directory. */
+int gp_root_stat_plain(int rootfd, const char *path, struct stat *st)
+{
+	const char *name = strrchr(path, '/');
+	int dfd;
+
+	if (rootfd == AT_FDCWD || gp_root_no_openat2 || path[0] != '/')
+		return -ENOSYS;
+	dfd = plain_dir(rootfd, name == path ? "/" : path,
+			name == path ? 1 : (size_t)(name - path));
+	if (dfd < 0)
+		return dfd;
+	return fstatat(dfd, name + 1, st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+}
+
+/*
+ * gp_root_dir_at(parent, name, d) for a name that is a link, its text read
+ * by the caller: where parent's path holds no link (plain) and the text
+ * resolves by hand, the target is opened from the kept directory up levels
+ * above it, and real is the target's own path (for a link below it); else
+ * the safe path, and real is "".  d's path is parent/name either way.
+ */
+void gp_root_dir_at_link(const struct gp_root_dir *parent, bool plain, const char *name,
+			 const char *link, int up, struct gp_root_dir *d, char *real, size_t len)
+{
+	int fd = -1;
+
+	real[0] = '\0';
+	if (plain && link[0] && !gp_root_lexical(parent->path, link, real, len))
+		fd = gp_root_open_plain(parent->rootfd, real, up, O_PATH | O_DIRECTORY);
+	if (fd < 0) {
+		real[0] = '\0';
+		gp_root_dir_at(parent, name, d);
+		return;
+	}
+	d->rootfd = parent->rootfd;
+	snprintf(d->path, sizeof(d->path), "%s/%s", parent->path, name);
+	d->fd = fd;
+	d->trust = dir_trust(d);
+}
+
+/* Whether d's path under its root holds no link (a link's text from it resolves by hand). */
+bool gp_root_dir_plain(const struct gp_root_dir *d)
+{
+	int fd = gp_root_open_plain(d->rootfd, d->path, 1, O_PATH | O_DIRECTORY);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }

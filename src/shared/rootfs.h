@@ -87,4 +87,19 @@ int gp_root_dir_note(struct gp_root_dir *d, const char *name, struct stat *st);
 int gp_root_dir_id(const struct gp_root_dir *d, dev_t *dev, ino_t *ino);
 int gp_root_mkparent(int dirfd, const char *path, const char **name);
 
+/*
+ * A link's target found by its text, where the text and the path it starts
+ * from hold no link (rootfs.c says when that is the kernel's answer):
+ * gp_root_lexical writes base/link resolved by hand into out (-EINVAL: a
+ * form it does not take); gp_root_open_plain opens such a path from its
+ * directory up levels above, kept open until gp_root_close; gp_root_stat_plain
+ * fstatat's its last name.  Any failure: take the safe path.
+ */
+int gp_root_lexical(const char *base, const char *link, char *out, size_t len);
+int gp_root_open_plain(int rootfd, const char *path, int up, int flags);
+int gp_root_stat_plain(int rootfd, const char *path, struct stat *st);
+void gp_root_dir_at_link(const struct gp_root_dir *parent, bool plain, const char *name,
+			 const char *link, int up, struct gp_root_dir *d, char *real, size_t len);
+bool gp_root_dir_plain(const struct gp_root_dir *d);
+
 #endif

@@ -64,7 +64,9 @@ both 3 -r "$d/tree" scan
 grep -q "cannot read host state: '$d/tree/sys/bus/pci/devices/0000:4A:00.0'" "$d/out" ||
 	fail "uppercase entry out of the tree: $(cat "$d/out")"
 
-# one lookup of a device's whole path, not three
+# no lookup of a device's whole path: each device's directory is opened from
+# the directory above it, kept open (each such directory looked up once,
+# link-free, RESOLVE_NO_SYMLINKS)
 fresh
 n=$(ls "$d/tree/sys/bus/pci/devices" | wc -l)
 strace -f -qq -e trace=open,openat,openat2 -o "$d/trace" \
@@ -72,5 +74,21 @@ strace -f -qq -e trace=open,openat,openat2 -o "$d/trace" \
 	fail "scan: $(head -3 "$d/out")"
 k=$(grep -c '"[^"]*/sys/bus/pci/devices/[0-9a-f:.]*"' "$d/trace")
 [ "$n" -ge 8 ] || fail "only $n devices in the tree"
-[ "$k" -eq "$n" ] || fail "$k lookups of the whole path of $n devices, want $n"
+[ "$k" -eq 0 ] || fail "$k lookups of the whole path of $n devices, want 0"
+above=$(for e in "$d/tree/sys/bus/pci/devices"/*; do dirname "$(readlink "$e")"; done |
+	sed 's,^\.\./\.\./\.\.,/sys,' | sort -u)
+kept=$(sed -n 's/^[0-9]* *openat2([0-9]*, "\(\/sys\/devices\/[^"]*\)".*RESOLVE_NO_SYMLINKS.*/\1/p' \
+	"$d/trace" | sort)
+[ "$kept" = "$above" ] || fail "directories above the devices opened: $kept; want each once: $above"
+
+# a link among the directories above a device: that device takes the safe
+# path (one lookup of its whole path), and reads the same
+fresh
+up=$(dirname "$dev")
+mv "$up" "$up.real"
+ln -s "$(basename "$up").real" "$up"
+"$G" -r "$d/tree" --json scan >"$d/linked.json" 2>&1 || fail "scan: $(head -3 "$d/linked.json")"
+fresh
+"$G" -r "$d/tree" --json scan >"$d/plain.json" 2>&1 || fail "scan: $(head -3 "$d/plain.json")"
+cmp -s "$d/linked.json" "$d/plain.json" || fail "a link above a device changed the scan"
 exit 0

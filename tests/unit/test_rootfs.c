@@ -291,6 +291,106 @@ static void test_dir_trust(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A link's text resolved by hand, only in the forms the kernel's walk agrees with. */
+static void test_lexical(void **state)
+{
+	char out[128];
+
+	(void)state;
+	assert_int_equal(gp_root_lexical("/sys/bus/pci/devices",
+					 "../../../devices/pci0000:00/0000:00:01.0", out,
+					 sizeof(out)),
+			 0);
+	assert_string_equal(out, "/sys/devices/pci0000:00/0000:00:01.0");
+	assert_int_equal(gp_root_lexical("/a/", "..", out, sizeof(out)), 0);
+	assert_string_equal(out, "/");
+	assert_int_equal(gp_root_lexical("/", "x/y", out, sizeof(out)), 0);
+	assert_string_equal(out, "/x/y");
+	assert_int_equal(gp_root_lexical("/a", "../..", out, sizeof(out)),
+			 -EINVAL); /* above the root */
+	assert_int_equal(gp_root_lexical("/a", "b/./c", out, sizeof(out)), -EINVAL);
+	assert_int_equal(gp_root_lexical("/a", "b//c", out, sizeof(out)), -EINVAL);
+	assert_int_equal(gp_root_lexical("/a", "/etc", out, sizeof(out)), -EINVAL);
+	assert_int_equal(gp_root_lexical("a", "b", out, sizeof(out)), -EINVAL);
+	assert_int_equal(gp_root_lexical("/a", "bcdefgh", out, 8), -ENAMETOOLONG);
+}
+
+/* d's directory is the one the safe path opens for dir/name. */
+static void same_dir(int fd, const struct gp_root_dir *d, const char *dir, const char *name)
+{
+	char path[256];
+	struct stat a, b;
+	int want;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	want = gp_root_openat(fd, path, O_PATH | O_DIRECTORY);
+	assert_true(want >= 0 && d->fd >= 0);
+	assert_int_equal(fstat(want, &a), 0);
+	assert_int_equal(fstat(d->fd, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	assert_string_equal(d->path, path);
+	close(want);
+}
+
+/*
+ * gp_root_dir_at_link: by hand where nothing on the way is a link, the safe
+ * path otherwise (a link in the directories, a text above the root, no
+ * openat2), and the same directory either way.
+ */
+static void test_dir_at_link(void **state)
+{
+	static const char *const dirs[] = { "devs", "real", "real/p", "real/p/x", "real/p/x/g" };
+	char path[256], real[256], link[64];
+	struct gp_root_dir devs, d;
+	struct stat st;
+	int fd = gp_root_open(root);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	link_to("real", "real2");
+	link_to("../real/p/x", "devs/x");
+	link_to("../real2/p/x", "devs/y");
+	link_to("../../../../real/p/x", "devs/z");
+	link_to("../../../real/p/x/g", "real/p/x/grp");
+	gp_root_dir(fd, "/devs", &devs);
+	assert_true(gp_root_dir_plain(&devs));
+	gp_root_dir_at_link(&devs, true, "x", "../real/p/x", 1, &d, real, sizeof(real));
+	assert_string_equal(real, "/real/p/x");
+	same_dir(fd, &d, "/devs", "x");
+	/* a link below it: its text from the real path, the last name not followed */
+	assert_int_equal(gp_root_lexical(real, "../../../real/p/x/g", link, sizeof(link)), 0);
+	assert_int_equal(gp_root_stat_plain(fd, link, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(gp_root_stat_plain(fd, "/real/p/x/grp", &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	gp_root_dir_close(&d);
+	/* a link among the directories on the way: the safe path, the same answer */
+	gp_root_dir_at_link(&devs, true, "y", "../real2/p/x", 1, &d, real, sizeof(real));
+	assert_string_equal(real, "");
+	same_dir(fd, &d, "/devs", "y");
+	gp_root_dir_close(&d);
+	/* above the root: RESOLVE_IN_ROOT's answer, not a guess */
+	gp_root_dir_at_link(&devs, true, "z", "../../../../real/p/x", 1, &d, real, sizeof(real));
+	assert_string_equal(real, "");
+	same_dir(fd, &d, "/devs", "z");
+	gp_root_dir_close(&d);
+	gp_root_no_openat2 = true;
+	gp_root_dir_at_link(&devs, true, "x", "../real/p/x", 1, &d, real, sizeof(real));
+	assert_string_equal(real, "");
+	same_dir(fd, &d, "/devs", "x");
+	gp_root_dir_close(&d);
+	gp_root_no_openat2 = false;
+	gp_root_dir_close(&devs);
+	gp_root_dir(fd, "/real2/p", &devs);
+	assert_false(gp_root_dir_plain(&devs));
+	gp_root_dir_close(&devs);
+	gp_root_close(fd);
+}
+
 /* Without a root (the profile, the templates): no FIFO, no device. */
 static void test_no_root(void **state)
 {
@@ -440,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_no_root),	     cmocka_unit_test(test_mkparent),
 		cmocka_unit_test(test_dir_trust),    cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_redact_hooks), cmocka_unit_test(test_redact_forms),
+		cmocka_unit_test(test_lexical),	     cmocka_unit_test(test_dir_at_link),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
