@@ -88,7 +88,7 @@ Q=$GP_SCRATCH/queue
 mkdir -p "$Q"
 SCRIPTS=$(ls tests/cli/t_*.sh)
 NSCRIPTS=$(printf '%s\n' "$SCRIPTS" | wc -l)
-SLOW="t_snapshot t_verify t_report t_domxml t_nccl_topo t_lspci_agree"
+SLOW="t_ansible_role t_deb t_json t_verify t_confirm t_lspci_agree t_snapshot t_report t_domxml t_nccl_topo"
 SLOW=$(for s in $SLOW; do echo "tests/cli/$s.sh"; done | grep -F -x "$SCRIPTS")
 ORDER=$(printf '%s\n' "$SLOW"; printf '%s\n' "$SCRIPTS" | grep -v -F -x "$SLOW")
 run_script() {

@@ -2,7 +2,7 @@
 # The lab: a real Debian kernel under QEMU (TCG) with an emulated IOMMU, NUMA
 # nodes, PCIe switches and NICs, running gpuprov inside.
 #
-#   tests/lab/lab.sh [TOPOLOGY ...]      default: every tests/lab/topo/*.qemu, then ovmf, reboot
+#   tests/lab/lab.sh [TOPOLOGY ...]      default: vmstart, every other tests/lab/topo/*.qemu, then ovmf, reboot
 #
 # "ovmf" is not a topology: tests/lab/ovmf.sh boots gpuprov's domain XML on
 # OVMF under libvirt's embedded QEMU driver and checks the 64-bit window.
@@ -207,7 +207,8 @@ sh "$TOP/scripts/deps.sh" --lab
 kernel
 [ -x "$TOP/build/gpuprov" ] || make -C "$TOP" -s all
 if [ $# -eq 0 ]; then
-	set -- $(cd "$LAB/topo" && ls *.qemu | sed 's/\.qemu$//') ovmf reboot
+	# vmstart first: the test suite's second lane waits for it (tests/run.sh)
+	set -- vmstart $(cd "$LAB/topo" && ls *.qemu | sed 's/\.qemu$//' | grep -vx vmstart) ovmf reboot
 fi
 for t in "$@"; do
 	if [ "$t" = reboot ]; then
