@@ -352,10 +352,18 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	size_t len = 256;
 	struct gp_cfg c;
 	int fd = gp_root_dir_openat(dir, "config", O_RDONLY);
+	bool whole = false;
 
 	memset(cfg, 0, sizeof(cfg));
+	/*
+	 * A tree's config file is a file: one read takes all of it (a 256-byte
+	 * conventional space, or 4096), where the live host's would make the
+	 * kernel read each device's extended space from the hardware.
+	 */
+	if (h->rootfd != AT_FDCWD && fd >= 0 && pread(fd, cfg, sizeof(cfg), 0) == sizeof(cfg))
+		whole = true;
 	/* unprivileged readers get only the first 64 bytes of config space */
-	if (!cfg_read(h, d, fd, cfg, 256, 0)) {
+	if (!whole && !cfg_read(h, d, fd, cfg, 256, 0)) {
 		len = 64;
 		d->config_short = true;
 		if (!cfg_read(h, d, fd, cfg, 64, 0)) {
@@ -369,7 +377,7 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	/* extended space only where ACS or ATS matters: bridges between GPUs,
 	 * and NICs ([nic]'s GPUDirect RDMA through a switch) */
 	if (len == 256 && ((cfg[0x0e] & 0x7f) == 1 || cfg[0x0b] == 0x02) &&
-	    cfg_read(h, d, fd, cfg + 256, 3840, 256))
+	    (whole || cfg_read(h, d, fd, cfg + 256, 3840, 256)))
 		len = sizeof(cfg);
 	close(fd);
 	if (gp_cfg_parse(cfg, len, &c))
