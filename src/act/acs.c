@@ -138,6 +138,77 @@ int gp_acs_write_at(const char *config, const struct gp_acs_reg *r, uint16_t val
 	return rc;
 }
 
+/*
+ * The port's runtime power management, power/control beside config: "on"
+ * keeps it out of D3hot.  Resuming from D3hot restores the port's state
+ * (pci_restore_state), which writes the kernel's own ACS policy again
+ * (pci_enable_acs), without Direct Translated P2P: the port would lose what
+ * acs.set wrote the first time its devices went idle.  -ENOENT: a kernel
+ * without runtime PM for it, nothing to keep.
+ */
+static int power_path(const char *config, char *out, size_t len)
+{
+	const char *slash = strrchr(config, '/');
+
+	if (!slash ||
+	    (size_t)snprintf(out, len, "%.*s/power/control", (int)(slash - config), config) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int gp_acs_power_read(const char *config, char *val, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd, rc = power_path(config, path, sizeof(path));
+
+	if (rc)
+		return rc;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, val, len - 1);
+	rc = n < 0 ? -errno : 0;
+	close(fd);
+	if (rc)
+		return rc;
+	val[n] = '\0';
+	val[strcspn(val, "\n")] = '\0';
+	return strcmp(val, "on") && strcmp(val, "auto") ? -EINVAL : 0;
+}
+
+int gp_acs_power_write(const char *config, const char *val)
+{
+	char path[PATH_MAX], back[16];
+	int fd, rc = power_path(config, path, sizeof(path));
+
+	if (rc)
+		return rc;
+	if (strcmp(val, "on") && strcmp(val, "auto"))
+		return -EINVAL; /* from the journal: hostile */
+	errno = 0;
+	/* O_TRUNC: nothing to sysfs, and a tree's file then holds the value alone */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		rc = errno ? -errno : -EIO;
+	if (fd >= 0)
+		close(fd);
+	if (!rc && (rc = gp_acs_power_read(config, back, sizeof(back))) == 0 && strcmp(back, val))
+		rc = -EIO;
+	if (rc)
+		gp_err("cannot set '%s' to %s: %s", path, val, strerror(-rc));
+	return rc;
+}
+
+/* power/control is "on", or the port has none. */
+static bool power_on(const char *config)
+{
+	char cur[16];
+	int rc = gp_acs_power_read(config, cur, sizeof(cur));
+
+	return rc == -ENOENT || (!rc && !strcmp(cur, "on"));
+}
+
 /* The port a step names, and its config file: 0, or -EINVAL. */
 static int step_port(const struct gp_step *st, char bdf[GP_BDF_LEN], char *config, size_t len)
 {
@@ -197,13 +268,13 @@ static int acs_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st
 static int acs_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_acs_reg r;
-	char bdf[GP_BDF_LEN];
+	char bdf[GP_BDF_LEN], config[96];
 	uint16_t want;
 
-	if (read_port(st, bdf, &r))
+	if (step_port(st, bdf, config, sizeof(config)) || gp_acs_read_at(config, &r))
 		return 0;
 	want = gp_acs_target(r.cap, r.ctrl);
-	return r.ctrl == want && persisted(bdf, &r, want);
+	return r.ctrl == want && persisted(bdf, &r, want) && power_on(config);
 }
 
 static void files_of(const char *bdf, char file[96], const char *paths[4])
@@ -220,11 +291,21 @@ static int acs_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, 
 	json_object *files, *rec;
 	const char *paths[4];
 	struct gp_acs_reg r;
-	char bdf[GP_BDF_LEN], file[96];
-	int rc = read_port(st, bdf, &r), i;
+	char bdf[GP_BDF_LEN], file[96], config[96], power[16];
+	int rc = step_port(st, bdf, config, sizeof(config)), i;
 
+	if (!rc)
+		rc = gp_acs_read_at(config, &r);
 	if (rc)
 		return rc;
+	rc = gp_acs_power_read(config, power, sizeof(power));
+	if (rc && rc != -ENOENT) {
+		gp_err("%s: power/control: %s", bdf, strerror(-rc));
+		return rc;
+	}
+	if (!rc)
+		json_object_object_add(undo, "power", json_object_new_string(power));
+	rc = 0;
 	files = json_object_new_array();
 	files_of(bdf, file, paths);
 	for (i = 0; !rc && i < 4; i++) {
@@ -237,6 +318,7 @@ static int acs_record(const struct gp_apply_ctx *ctx, const struct gp_step *st, 
 		return rc;
 	}
 	json_object_object_add(undo, "ctrl", json_object_new_int(r.ctrl));
+	json_object_object_add(undo, "where", json_object_new_string(r.path));
 	json_object_object_add(undo, "files", files);
 	return 0;
 }
@@ -278,28 +360,34 @@ static int acs_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 	want = gp_acs_target(r.cap, r.ctrl);
 	if (want != r.ctrl && (rc = gp_acs_write_at(config, &r, want)))
 		return rc;
+	if (!power_on(config) && (rc = gp_acs_power_write(config, "on")))
+		return rc;
 	return write_files(bdf, &r, want);
 }
 
 static int acs_verify(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_acs_reg r;
-	char bdf[GP_BDF_LEN];
+	char bdf[GP_BDF_LEN], config[96];
 	uint16_t want;
-	int rc = read_port(st, bdf, &r);
+	int rc = step_port(st, bdf, config, sizeof(config));
 
+	if (!rc)
+		rc = gp_acs_read_at(config, &r);
 	if (rc)
 		return rc;
 	want = gp_acs_target(r.cap, r.ctrl);
-	if (!(r.ctrl & GP_ACS_DT) || r.ctrl != want || !persisted(bdf, &r, want)) {
-		gp_err("%s: ACS control 0x%04x, or the boot unit's files, not as written (0x%04x)",
+	if (!(r.ctrl & GP_ACS_DT) || r.ctrl != want || !persisted(bdf, &r, want) ||
+	    !power_on(config)) {
+		gp_err("%s: ACS control 0x%04x, power/control, or the boot unit's files, not as "
+		       "written (0x%04x, on)",
 		       bdf, r.ctrl, want);
 		return -EIO;
 	}
 	return 0;
 }
 
-int gp_acs_restore_at(const char *config, long old)
+int gp_acs_restore_at(const char *config, long old, const char *where)
 {
 	struct gp_acs_reg r;
 	uint16_t back;
@@ -310,6 +398,12 @@ int gp_acs_restore_at(const char *config, long old)
 	rc = gp_acs_read_at(config, &r);
 	if (rc)
 		return rc;
+	if (where && strcmp(where, r.path)) {
+		gp_err("'%s' is now the port at '%s', not the one acs.set wrote ('%s'): the buses "
+		       "were renumbered; set that port's ACS Control by hand",
+		       config, r.path, where);
+		return -ESTALE;
+	}
 	back = (uint16_t)((r.ctrl & ~GP_ACS_FEATURES) | ((uint16_t)old & GP_ACS_FEATURES));
 	return back == r.ctrl ? 0 : gp_acs_write_at(config, &r, back);
 }
@@ -319,19 +413,31 @@ static int acs_undo(const struct gp_apply_ctx *ctx, const struct gp_step *st, js
 {
 	json_object *files = json_object_object_get(undo, "files");
 	json_object *old = json_object_object_get(undo, "ctrl");
+	json_object *where = json_object_object_get(undo, "where");
+	json_object *power = json_object_object_get(undo, "power");
+	char cur[16];
 	char bdf[GP_BDF_LEN], config[96];
 	int rc = 0;
 	size_t i;
 
 	if (!old)
 		return 0; /* recorded nothing: nothing changed */
-	if (!json_object_is_type(old, json_type_int) || step_port(st, bdf, config, sizeof(config)))
+	if (!json_object_is_type(old, json_type_int) ||
+	    (where && !json_object_is_type(where, json_type_string)) ||
+	    (power && !json_object_is_type(power, json_type_string)) ||
+	    step_port(st, bdf, config, sizeof(config)))
 		return -EINVAL;
 	/* the unit's link first, the port's file last */
 	for (i = files ? json_object_array_length(files) : 0; i-- > 0;)
 		if (gp_fstate_restore(json_object_array_get_idx(files, i)))
 			rc = -EIO;
-	if (gp_acs_restore_at(config, (long)json_object_get_int64(old)))
+	/* a record from before "where" was kept has none: the address alone */
+	if (gp_acs_restore_at(config, (long)json_object_get_int64(old),
+			      where ? json_object_get_string(where) : NULL))
+		return -EIO;
+	if (power && !gp_acs_power_read(config, cur, sizeof(cur)) &&
+	    strcmp(cur, json_object_get_string(power)) &&
+	    gp_acs_power_write(config, json_object_get_string(power)))
 		return -EIO;
 	return rc;
 }
@@ -344,8 +450,8 @@ static bool acs_by_hand(const struct gp_step *st, char *how, size_t len)
 	if (sscanf(st->current, "ACS control 0x%4x", &v) != 1)
 		return false;
 	snprintf(how, len,
-		 "setpci -s %s ECAP_ACS+6.w=%04x; and put back or remove the files of the step's "
-		 "undo record",
+		 "setpci -s %s ECAP_ACS+6.w=%04x; and put back the port's power/control and "
+		 "the files of the step's undo record",
 		 st->subject, v);
 	return true;
 }

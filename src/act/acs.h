@@ -33,9 +33,18 @@ int gp_acs_write_at(const char *config, const struct gp_acs_reg *r, uint16_t val
 /*
  * Undo: old's feature bits (0-6, the only bits acs.set changes) back into the
  * port's ACS Control, the rest as it is now; old comes from the journal,
- * hostile: a port that is no downstream port with ACS is refused.  0 or
- * -errno.
+ * hostile: a port that is no downstream port with ACS is refused, and so is
+ * one whose directory is not where (the port acs.set wrote, when the record
+ * names it: after a renumbering another port has the address).  0 or -errno.
  */
-int gp_acs_restore_at(const char *config, long old);
+int gp_acs_restore_at(const char *config, long old, const char *where);
+
+/*
+ * The port's power/control beside config ("on" or "auto"; anything else is
+ * -EINVAL, no file -ENOENT), and its write, read back.  acs.set sets "on":
+ * a port resumed from D3hot gets the kernel's ACS policy back (acs.c).
+ */
+int gp_acs_power_read(const char *config, char *val, size_t len);
+int gp_acs_power_write(const char *config, const char *val);
 
 #endif

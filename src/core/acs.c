@@ -156,6 +156,8 @@ const char gp_acs_script[] =
 	"\t\trc=1\n"
 	"\t\tcontinue\n"
 	"\tfi\n"
+	"\t# out of runtime D3hot: its resume writes the kernel's ACS policy back\n"
+	"\t[ ! -w \"$d/power/control\" ] || echo on >\"$d/power/control\"\n"
 	"\tnew=$(((($3 | $4 << 8) & 65408) | $bits))\n"
 	"\tprintf \"\\\\$(printf %03o $((new & 255)))\\\\$(printf %03o $((new >> 8)))\" |\n"
 	"\t\tdd of=\"$d/config\" bs=2 seek=$(((pos + 6) / 2)) count=1 conv=notrunc \\\n"

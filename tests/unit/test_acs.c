@@ -132,11 +132,42 @@ static void test_write(void **state)
 
 	/* undo: the journal's feature bits back, today's bits 7-15 left alone */
 	make_config(cfg, GP_PCIE_DOWNSTREAM, true, 0x00dd);
-	assert_int_equal(gp_acs_restore_at(cfg, 0x001d), 0);
+	/* another port at the address (the buses renumbered): refused, untouched */
+	assert_int_equal(gp_acs_restore_at(cfg, 0x001d, "/sys/devices/pci0000:00/elsewhere"),
+			 -ESTALE);
+	assert_non_null(strstr(gp_last_error, "renumbered"));
+	read_all(cfg, after);
+	only_ctrl(before, after, 0x00dd);
+	assert_int_equal(gp_acs_read_at(cfg, &r), 0);
+	assert_int_equal(gp_acs_restore_at(cfg, 0x001d, r.path), 0);
 	read_all(cfg, after);
 	only_ctrl(before, after, 0x009d);
-	assert_int_equal(gp_acs_restore_at(cfg, 0x10000), -EINVAL);
-	assert_int_equal(gp_acs_restore_at(cfg, -1), -EINVAL);
+	/* power/control: none is nothing to keep; "auto" becomes "on", read back */
+	{
+		char power[96], val[16];
+		FILE *f;
+
+		assert_int_equal(gp_acs_power_read(cfg, val, sizeof(val)), -ENOENT);
+		snprintf(power, sizeof(power), "%s/power", dir);
+		assert_int_equal(mkdir(power, 0755), 0);
+		snprintf(power, sizeof(power), "%s/power/control", dir);
+		f = fopen(power, "w");
+		fputs("auto\n", f);
+		fclose(f);
+		assert_int_equal(gp_acs_power_read(cfg, val, sizeof(val)), 0);
+		assert_string_equal(val, "auto");
+		assert_int_equal(gp_acs_power_write(cfg, "on"), 0);
+		assert_int_equal(gp_acs_power_read(cfg, val, sizeof(val)), 0);
+		assert_string_equal(val, "on");
+		assert_int_equal(gp_acs_power_write(cfg, "off; reboot"), -EINVAL);
+		assert_int_equal(gp_acs_power_read(cfg, val, sizeof(val)), 0);
+		assert_string_equal(val, "on");
+		unlink(power);
+		snprintf(power, sizeof(power), "%s/power", dir);
+		rmdir(power);
+	}
+	assert_int_equal(gp_acs_restore_at(cfg, 0x10000, NULL), -EINVAL);
+	assert_int_equal(gp_acs_restore_at(cfg, -1, NULL), -EINVAL);
 	read_all(cfg, after);
 	only_ctrl(before, after, 0x009d);
 	unlink(cfg);
@@ -158,7 +189,7 @@ static void test_refused(void **state)
 	read_all(cfg, before);
 	assert_int_equal(gp_acs_read_at(cfg, &r), -EINVAL);
 	assert_non_null(strstr(gp_last_error, "not a PCIe switch downstream port"));
-	assert_int_equal(gp_acs_restore_at(cfg, 0x005d), -EINVAL);
+	assert_int_equal(gp_acs_restore_at(cfg, 0x005d, NULL), -EINVAL);
 	read_all(cfg, after);
 	assert_memory_equal(before, after, 4096);
 	make_config(cfg, GP_PCIE_UPSTREAM, true, 0x001d);
@@ -257,10 +288,19 @@ static void test_script(void **state)
 		 "sed -e 's#/etc/gpuprov/acs.d#%s/acs.d#' -e 's#/sys/bus/pci/devices#%s/devices#' "
 		 "%s/acs-set | sh >%s/out 2>&1",
 		 dir, dir, dir, dir);
+	snprintf(path, sizeof(path), "%s/devices/0000:42:00.0/power", dir);
+	assert_int_equal(gp_write_mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/devices/0000:42:00.0/power/control", dir);
+	f = fopen(path, "w");
+	fputs("auto\n", f);
+	fclose(f);
 	assert_int_equal(system(cmd), 0);
 	snprintf(path, sizeof(path), "%s/devices/0000:42:00.0/config", dir);
 	read_all(path, after);
 	only_ctrl(before, after, 0x00dd);
+	/* and kept out of runtime D3hot, whose resume writes the kernel's ACS policy */
+	assert_int_equal(gp_acs_power_read(path, text, sizeof(text)), 0);
+	assert_string_equal(text, "on");
 	/* a port whose IDs are not the file's: untouched, and the unit fails */
 	make_config(path, GP_PCIE_DOWNSTREAM, true, 0x009d);
 	snprintf(path, sizeof(path), "%s/acs.d/0000:42:00.0", dir);

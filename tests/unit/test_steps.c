@@ -151,8 +151,8 @@ static void test_by_hand(void **state)
 	st.arg[0] = '\0';
 	gp_strlcpy(st.current, "ACS control 0x001d", sizeof(st.current));
 	assert_true(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
-	assert_string_equal(how, "setpci -s 0000:42:00.0 ECAP_ACS+6.w=001d; and put back or "
-				 "remove the files of the step's undo record");
+	assert_string_equal(how, "setpci -s 0000:42:00.0 ECAP_ACS+6.w=001d; and put back the "
+				 "port's power/control and the files of the step's undo record");
 	gp_strlcpy(st.current, "unknown", sizeof(st.current));
 	assert_false(gp_actuator_find(st.kind)->by_hand(&st, how, sizeof(how)));
 }
