@@ -165,6 +165,15 @@ static int check_huge_undo(json_object *o, json_object *undo, size_t i, char *wh
 	return 0;
 }
 
+/* sriov.vfs's VF placement (a capability's 16-bit field): absent reads as 0 */
+static bool routing_part(json_object *o, const char *key)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	return !v || (json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0 &&
+		      json_object_get_int64(v) <= 0xffff);
+}
+
 /*
  * What each kind's undo acts on: its subject, of the type the kind's is
  * (core/steps.c: a PCI function, a module, a link, ...), and the records of
@@ -219,6 +228,10 @@ static int check_step(json_object *o, size_t i, char *why, size_t len)
 	     json_object_get_int64(json_object_object_get(undo, "numvfs")) > GP_SRIOV_MAX))
 		return gp_bad(why, len, "step %zu: 'numvfs' is not a count of virtual functions",
 			      i + 1);
+	if (kind == GP_S_SRIOV_VFS &&
+	    (!routing_part(o, "vf_offset") || !routing_part(o, "vf_stride")))
+		return gp_bad(why, len,
+			      "step %zu: 'vf_offset' or 'vf_stride' is not a 16-bit number", i + 1);
 	if (check_files(undo, kind, why, len))
 		return -EINVAL;
 	return 0;

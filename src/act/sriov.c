@@ -4,7 +4,9 @@
  * sriov_numvfs (Documentation/PCI/pci-iov-howto.rst; the ABI in
  * Documentation/ABI/testing/sysfs-bus-pci): a count at most its
  * sriov_totalvfs, changed from one nonzero count to another only through 0.
- * Read back.  Made to last by gpuprov-sriov.service, which writes the same
+ * Read back, and each VF found where the plan placed it (the domain XML
+ * names those addresses: a VF elsewhere fails the step, and apply undoes
+ * it).  Made to last by gpuprov-sriov.service, which writes the same
  * count at each boot before libvirt (core/sriov.c's unit and script, a
  * port's file in /etc/gpuprov/sriov.d); the journal keeps the old count and
  * the files as they were, and undo restores both.
@@ -20,6 +22,7 @@
 #include "act/fstate.h"
 #include "act/sriov.h"
 #include "core/sriov.h"
+#include "core/vfs.h"
 #include "shared/log.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
@@ -122,6 +125,34 @@ int gp_sriov_set_at(const char *dir, long have, long want)
 	return 0;
 }
 
+int gp_sriov_placed_at(const char *dir, const char *pf_bdf, unsigned offset, unsigned stride,
+		       long count)
+{
+	char path[160], link[256], want[GP_BDF_LEN];
+	const char *base;
+	ssize_t n;
+	long i;
+
+	for (i = 0; offset && i < count; i++) {
+		if (gp_vf_addr(pf_bdf, offset, stride, (unsigned)i, want)) {
+			gp_err("%s: virtual function %ld has no address (offset %u, stride %u)",
+			       pf_bdf, i, offset, stride);
+			return -EIO;
+		}
+		snprintf(path, sizeof(path), "%s/virtfn%ld", dir, i);
+		n = readlink(path, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = '\0';
+		base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+		if (n <= 0 || strcmp(base, want)) {
+			gp_err("%s: virtual function %ld is %s, the plan placed it at %s (its "
+			       "domain XML names that address): undoing",
+			       pf_bdf, i, n > 0 ? base : "missing (no virtfn link)", want);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 /* The port a step names, and its device directory: 0, or -EINVAL. */
 static int step_port(const struct gp_step *st, char bdf[GP_BDF_LEN], char *dir, size_t len)
 {
@@ -194,6 +225,19 @@ static int vfs_precheck(const struct gp_apply_ctx *ctx, const struct gp_step *st
 	return 0;
 }
 
+/* The VFs where the plan put them (quietly: done() only asks). */
+static bool placed(const struct gp_step *st, const char *bdf, long count)
+{
+	char dir[64];
+	bool ok;
+
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", bdf);
+	gp_err_kept++;
+	ok = !gp_sriov_placed_at(dir, bdf, st->vf_offset, st->vf_stride, count);
+	gp_err_kept--;
+	return ok;
+}
+
 static int vfs_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 {
 	struct gp_sriov_port port;
@@ -202,7 +246,7 @@ static int vfs_done(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 
 	if (want < 0 || read_port(st, bdf, &port))
 		return 0;
-	return port.numvfs == want && persisted(bdf, &port, want);
+	return port.numvfs == want && persisted(bdf, &port, want) && placed(st, bdf, want);
 }
 
 static void files_of(const char *bdf, char file[96], const char *paths[4])
@@ -276,6 +320,9 @@ static int vfs_run(const struct gp_apply_ctx *ctx, const struct gp_step *st)
 		rc = -EINVAL;
 	if (!rc)
 		rc = gp_sriov_set_at(dir, port.numvfs, want);
+	/* the domain XML names the VFs' predicted addresses: before it is written */
+	if (!rc)
+		rc = gp_sriov_placed_at(dir, bdf, st->vf_offset, st->vf_stride, want);
 	return rc ? rc : write_files(bdf, &port, want);
 }
 

@@ -24,5 +24,14 @@ int gp_sriov_read_at(const char *dir, struct gp_sriov_port *port);
  * through 0, which destroys the VFs there and what a guest holds of them.
  */
 int gp_sriov_set_at(const char *dir, long have, long want);
+/*
+ * Whether the count VFs of the port at pf_bdf, whose device directory is
+ * dir, are where the plan placed them (core/vfs.c: First VF Offset offset,
+ * VF Stride stride): each virtfnI link names that address.  0, or -EIO
+ * (said, naming both addresses); offset 0 (a step that carries no
+ * placement) checks nothing.
+ */
+int gp_sriov_placed_at(const char *dir, const char *pf_bdf, unsigned offset, unsigned stride,
+		       long count);
 
 #endif

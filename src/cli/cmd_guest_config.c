@@ -13,6 +13,7 @@
 #include "cli/cmd.h"
 #include "cli/out.h"
 #include "core/guestcfg.h"
+#include "core/hostq.h"
 #include "host/host.h"
 #include "shared/write.h"
 
@@ -74,9 +75,8 @@ static int do_guest_config(struct gp_ctx *ctx)
 	struct gp_host h;
 	int rc;
 
-	if (!ctx->profile->has_vm || !ctx->profile->has_nic ||
-	    ctx->profile->nic.mode != GP_NIC_PASSTHROUGH) {
-		gp_err("'%s' needs a [vm] section and [nic] mode = passthrough",
+	if (!ctx->profile->has_vm || !gp_nic_to_vm(ctx->profile)) {
+		gp_err("'%s' needs a [vm] section and [nic] mode = passthrough or vf",
 		       ctx->opt[GP_OPT_PROFILE]);
 		return GP_EXIT_INPUT;
 	}

@@ -16,6 +16,7 @@
 #include "cli/cmd.h"
 #include "cli/out.h"
 #include "core/domxml.h"
+#include "core/hostq.h"
 #include "core/model.h"
 #include "core/nccl_topo.h"
 #include "core/plan.h"
@@ -264,7 +265,7 @@ static void guest_target(struct gp_ctx *ctx, const struct gp_host *h, struct gp_
 	char *text[GP_GUEST_FILES];
 	int i;
 
-	if (!ctx->profile->has_nic || ctx->profile->nic.mode != GP_NIC_PASSTHROUGH)
+	if (!gp_nic_to_vm(ctx->profile))
 		return;
 	gp_guest_dir(ctx->profile->vm.output, vm->guest_dir, sizeof(vm->guest_dir));
 	gp_err_kept++;

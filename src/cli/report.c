@@ -519,6 +519,8 @@ static void mmio(struct doc *o, const struct gp_dossier *d)
 	for (i = 0; i < l->ndevs; i++) {
 		const struct gp_dev *v = &d->h->devs[l->devs[i].dev];
 
+		if (l->devs[i].vf >= 0)
+			continue; /* its port's BARs are not its own */
 		for (k = 0; k < v->nbars; k++) {
 			const struct gp_bar *bar = &v->bars[k];
 
@@ -595,7 +597,8 @@ static void vm_layout(struct doc *o, const struct gp_dossier *d)
 		snprintf(a, sizeof(a), "%d", v->port);
 		snprintf(b, sizeof(b), "%u", v->fn);
 		snprintf(f, sizeof(f), "%d", v->cell);
-		cells[0] = E(o, d->h->devs[v->dev].bdf);
+		/* a VF ([nic] mode = vf): its own address, not its port's */
+		cells[0] = E(o, v->vf >= 0 ? v->vf_bdf : d->h->devs[v->dev].bdf);
 		cells[1] = E(o, v->alias);
 		cells[2] = a;
 		cells[3] = b;

@@ -327,7 +327,10 @@ static xmlNode *pci_address(xmlNode *parent, unsigned dom, unsigned bus, unsigne
 {
 	xmlNode *a = xmlNewChild(parent, NULL, X("address"), NULL);
 
-	if (!xmlStrcmp(parent->name, X("hostdev")) || !xmlStrcmp(parent->name, X("controller")))
+	/* an interface's addresses, its source's too, say their type; a hostdev's source not */
+	if (!xmlStrcmp(parent->name, X("hostdev")) || !xmlStrcmp(parent->name, X("controller")) ||
+	    !xmlStrcmp(parent->name, X("interface")) ||
+	    (parent->parent && !xmlStrcmp(parent->parent->name, X("interface"))))
 		set(a, "type", "pci");
 	set(a, "domain", "0x%04x", dom);
 	set(a, "bus", "0x%02x", bus);
@@ -351,6 +354,27 @@ static void hostdev(xmlNode *devs, const struct gp_dev *d, const struct gp_vm_de
 	a = pci_address(hd, 0, (unsigned)port, 0, v->fn);
 	if (multi && v->fn == 0)
 		set(a, "multifunction", "on");
+}
+
+/*
+ * [nic] mode = vf: the VF as libvirt's SR-IOV interface.  managed='yes':
+ * libvirt binds it to vfio-pci and sets its MAC through the PF when the VM
+ * starts, and gives both back when it stops; gpuprov binds no VF itself.
+ */
+static void vf_interface(xmlNode *devs, const struct gp_vm_dev *v, int port)
+{
+	xmlNode *nic = xmlNewChild(devs, NULL, X("interface"), NULL), *src;
+	unsigned dom = 0, bus = 0, dev = 0, fn = 0;
+
+	gp_bdf_canonical(v->vf_bdf, &dom, &bus, &dev, &fn); /* core/vfs.c's spelling */
+	set(nic, "type", "hostdev");
+	set(nic, "managed", "yes");
+	set(xmlNewChild(nic, NULL, X("mac"), NULL), "address", "%s", v->mac);
+	set(xmlNewChild(nic, NULL, X("driver"), NULL), "name", "vfio");
+	src = xmlNewChild(nic, NULL, X("source"), NULL);
+	pci_address(src, dom, bus, dev, fn);
+	set(xmlNewChild(nic, NULL, X("alias"), NULL), "name", "%s", v->alias);
+	pci_address(nic, 0, (unsigned)port, 0, 0);
 }
 
 /*
@@ -406,7 +430,8 @@ static int card_port(xmlNode *devs, const struct gp_vm_layout *l, int p, int pxb
  * a pcie-root-port per host card, its functions together as on the host:
  * the guest driver sees each GPU on the NUMA node it has on the host.  A
  * passed NIC and the cards it shares a host switch with sit behind one
- * emulated switch instead.  Hostdevs are managed='no': gpuprov binds them.
+ * emulated switch instead.  Hostdevs are managed='no': gpuprov binds them
+ * (a VF's interface is managed='yes': vf_interface).
  */
 static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_layout *l,
 		   const char *tmpl)
@@ -449,7 +474,11 @@ static int devices(xmlNode *dom, const struct gp_host *h, const struct gp_vm_lay
 
 		if (port[v->port] < 0)
 			port[v->port] = card_port(devs, l, v->port, pxb[cell], up, &next);
-		hostdev(devs, &h->devs[v->dev], v, port[v->port], l->ports[v->port].nfuncs > 1);
+		if (v->vf >= 0)
+			vf_interface(devs, v, port[v->port]);
+		else
+			hostdev(devs, &h->devs[v->dev], v, port[v->port],
+				l->ports[v->port].nfuncs > 1);
 	}
 	return 0;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The guest's side of [nic] mode = passthrough, as files to hand it:
+ * The guest's side of [nic] mode = passthrough or vf, as files to hand it:
  *
  *   network-config  cloud-init's network-config version 2 (netplan's YAML):
- *                   each passed port matched by its MAC and named rdmaN,
+ *                   each passed port (or VF: the MAC libvirt sets on it)
+ *                   matched by its MAC and named rdmaN,
  *                   [nic] mtu and addresses, and the bond [nic] guest_bond
  *                   asks for, with the host bond's LACP rate and hash policy
  *   nccl.conf       NCCL's KEY=VALUE file (/etc/nccl.conf)
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "core/guestcfg.h"
+#include "core/hostq.h"
 #include "core/nccl_topo.h"
 #include "core/topo.h"
 #include "core/vm.h"
@@ -74,8 +76,8 @@ static bool mac_ok(const char *m)
 }
 
 /* The MAC of each passed port, in layout order; -EINVAL when one is not known. */
-static int port_macs(const struct gp_host *h, const struct gp_vm_layout *l,
-		     const char *macs[GP_VM_MAX_DEVS], int *n)
+static int port_macs(const struct gp_host *h, const struct gp_profile *p,
+		     const struct gp_vm_layout *l, const char *macs[GP_VM_MAX_DEVS], int *n)
 {
 	int i;
 	size_t k;
@@ -87,6 +89,10 @@ static int port_macs(const struct gp_host *h, const struct gp_vm_layout *l,
 
 		if (!l->devs[i].nic)
 			continue;
+		if (l->devs[i].vf >= 0) { /* libvirt sets the VF's: core/vfs.c */
+			macs[(*n)++] = l->devs[i].mac;
+			continue;
+		}
 		for (k = 0; k < h->nifaces; k++)
 			if (!strcmp(h->ifaces[k].bdf, d->bdf))
 				mac = h->ifaces[k].mac;
@@ -98,6 +104,11 @@ static int port_macs(const struct gp_host *h, const struct gp_vm_layout *l,
 			return -EINVAL;
 		}
 		macs[(*n)++] = mac;
+	}
+	if (!*n && p->nic.mode == GP_NIC_VF) {
+		gp_err("no virtual function of a [nic] match port can be placed (the plan says "
+		       "why)");
+		return -EINVAL;
 	}
 	if (!*n) {
 		gp_err("no network function of this host matches [nic] match");
@@ -219,12 +230,12 @@ int gp_guest_config(const struct gp_host *h, const struct gp_profile *p, char *o
 	int n, rc;
 
 	memset(out, 0, GP_GUEST_FILES * sizeof(*out));
-	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH) {
-		gp_err("guest-config needs [nic] mode = passthrough");
+	if (!gp_nic_to_vm(p)) {
+		gp_err("guest-config needs [nic] mode = passthrough or vf");
 		return -EINVAL;
 	}
 	gp_vm_layout(h, p, &l);
-	rc = port_macs(h, &l, macs, &n);
+	rc = port_macs(h, p, &l, macs, &n);
 	if (!rc && p->nic.guest_bond != GP_GBOND_NONE && n < 2) {
 		gp_err("[nic] guest_bond needs two ports; this host has %d", n);
 		rc = -EINVAL;

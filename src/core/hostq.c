@@ -23,6 +23,7 @@ void gp_dev_init(struct gp_dev *d)
 	d->iommu_group = -1;
 	d->boot_vga = -1;
 	d->sriov_total = d->sriov_numvfs = -1;
+	d->sub_bus = -1;
 	d->ats = -1;
 }
 
@@ -100,6 +101,11 @@ enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p)
 bool gp_nic_passed(const struct gp_profile *p, const struct gp_dev *d)
 {
 	return p->nic.mode == GP_NIC_PASSTHROUGH && gp_nic_matches(p, d);
+}
+
+bool gp_nic_to_vm(const struct gp_profile *p)
+{
+	return p->has_nic && (p->nic.mode == GP_NIC_PASSTHROUGH || p->nic.mode == GP_NIC_VF);
 }
 
 bool gp_nic_matches(const struct gp_profile *p, const struct gp_dev *d)

@@ -23,6 +23,8 @@ bool gp_profile_matches(const struct gp_profile *p, const struct gp_dev *d);
 enum gp_role gp_dev_role(const struct gp_dev *d, const struct gp_profile *p);
 /* Whether [nic] hands this network function to the VM whole (mode = passthrough). */
 bool gp_nic_passed(const struct gp_profile *p, const struct gp_dev *d);
+/* Whether [nic] gives the VM RoCE ports: whole functions (passthrough) or VFs (vf). */
+bool gp_nic_to_vm(const struct gp_profile *p);
 /* Whether a network function is one of [nic] match's, whatever the mode. */
 bool gp_nic_matches(const struct gp_profile *p, const struct gp_dev *d);
 /* the index of the interface named so, or of the PCI function's, -1 when absent */

@@ -143,6 +143,11 @@ struct gp_cfg {
 	int ats;     /* the ATS capability: 1 enabled, 0 present and off, -1 absent */
 	struct gp_cap caps[GP_MAX_CAPS];
 	int ncaps;
+	/* SR-IOV (PCIe base spec 9.3.3): where VF i sits, First VF Offset +
+	 * i * VF Stride routing IDs past the PF's, and the VFs' device ID */
+	bool has_sriov;
+	uint16_t vf_offset, vf_stride, vf_device;
+	int sub_bus; /* a bridge's subordinate bus number; -1 otherwise */
 };
 
 /*
@@ -200,6 +205,14 @@ struct gp_dev {
 	int boot_vga; /* 1: the firmware's console device; 0 not; -1 not said */
 	/* SR-IOV, read for the ports [nic] mode = vf names: -1 when it has none */
 	int sriov_total, sriov_numvfs;
+	/* its SR-IOV capability (config space read whole): core/vfs.c predicts
+	 * the VFs' addresses from it */
+	bool has_sriov;
+	uint16_t vf_offset, vf_stride, vf_device;
+	/* the VFs the kernel made (virtfnN links, in N's order), in the host's pool */
+	const char (*virtfn)[GP_BDF_LEN];
+	int nvirtfn;
+	int sub_bus; /* a bridge's subordinate bus number, -1 when not read */
 };
 
 struct gp_numa {

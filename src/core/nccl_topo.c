@@ -23,7 +23,9 @@
  *
  * There are no <gpu> or <nic> elements: NCCL fills those from NVML and its
  * network plugins in the guest (NVLinks included), and keeps every
- * attribute the file gives.  A passed NIC is its <pci> at its guest address;
+ * attribute the file gives.  A passed NIC is its <pci> at its guest address
+ * ([nic] mode = vf: the VF the VM gets, at its PF's place, with its VF
+ * Device ID where config space was read whole);
  * NCCL hangs the <nic><net name=...> of the HCA it finds there below it.
  * Naming the <net> here would be a guess (mlx5_N in probe order, or what
  * rdma-core's udev policy renames it to) that NCCL cannot survive:
@@ -58,7 +60,8 @@
 #define NCCL_MAX_NODES 256
 
 struct elem {
-	int dev;    /* in h->devs */
+	int dev;    /* in h->devs; a VF's: its PF */
+	bool vf;    /* [nic] mode = vf: a VF of dev, with its VF Device ID */
 	int parent; /* in elems, -1: directly under its cpu */
 	int cpu;
 	bool bridge;
@@ -265,8 +268,8 @@ static int elem_of(struct tree *t, int dev, int parent, int cpu, bool bridge)
 	return t->n++;
 }
 
-static void add_device(struct tree *t, int dev, const char *busid, int cpu, const int *ends,
-		       int nends)
+static int add_device(struct tree *t, int dev, const char *busid, int cpu, const int *ends,
+		      int nends)
 {
 	int chain[MAX_DEPTH], n = chain_of(t, dev, ends, nends, chain), parent = -1, k;
 
@@ -274,6 +277,7 @@ static void add_device(struct tree *t, int dev, const char *busid, int cpu, cons
 		parent = elem_of(t, chain[k], parent, cpu, true);
 	k = elem_of(t, dev, parent, cpu, false);
 	gp_strlcpy(t->e[k].busid, busid, sizeof(t->e[k].busid));
+	return k;
 }
 
 /* ---- the text ---- */
@@ -322,7 +326,7 @@ static void pci(FILE *f, const struct tree *t, int i, int depth)
 		"%*s<pci busid=\"%s\" class=\"0x%06x\" vendor=\"0x%04x\" device=\"0x%04x\" "
 		"subsystem_vendor=\"0x%04x\" subsystem_device=\"0x%04x\"",
 		depth * 2, "", e->busid, e->bridge ? 0x060400u : (unsigned)d->class << 8, d->vendor,
-		d->device, d->svendor, d->sdevice);
+		e->vf && d->vf_device ? d->vf_device : d->device, d->svendor, d->sdevice);
 	/* unknown on the host: NCCL reads the guest's, or takes PCIe 3 x16 */
 	if (l.max_speed > 0)
 		fprintf(f, " link_speed=\"%.1f GT/s PCIe\"", l.max_speed);
@@ -369,7 +373,7 @@ static bool nccl_device(const struct gp_dev *d, bool gpu)
 static int from_vm(struct tree *t, const struct gp_profile *p)
 {
 	struct gp_vm_layout l;
-	int ends[GP_VM_MAX_DEVS], n = 0, i;
+	int ends[GP_VM_MAX_DEVS], n = 0, i, k;
 
 	gp_vm_layout(t->h, p, &l);
 	vm_cpus(t, &l);
@@ -387,7 +391,9 @@ static int from_vm(struct tree *t, const struct gp_profile *p)
 			       l.devs[i].cell, GP_VM_PORTS_PER_CELL, t->h->devs[l.devs[i].dev].bdf);
 			return -ERANGE;
 		}
-		add_device(t, l.devs[i].dev, busid, cpu_index(t, l.devs[i].cell), ends, n);
+		k = add_device(t, l.devs[i].dev, busid, cpu_index(t, l.devs[i].cell), ends, n);
+		/* a VF sits where its PF does on the host: its link, the PF's */
+		t->e[k].vf = l.devs[i].vf >= 0;
 	}
 	return 0;
 }

@@ -32,6 +32,8 @@
 #define EXT_CAP_START	    0x100
 #define EXT_CAP_ID_ACS	    0x0d
 #define EXT_CAP_ID_ATS	    0x0f
+#define EXT_CAP_ID_SRIOV    0x10
+#define CFG_SUBORDINATE	    0x1a
 
 /* Kernel IORESOURCE_* flags as printed in the resource file. */
 #define IORESOURCE_IO	    0x00000100
@@ -186,6 +188,24 @@ static size_t find_ext_cap(const uint8_t *b, size_t len, unsigned id)
 	return 0;
 }
 
+/*
+ * SR-IOV (PCIe base spec 9.3.3): First VF Offset at +0x14, VF Stride at
+ * +0x16, VF Device ID at +0x1a; a bridge's subordinate bus number, which
+ * bounds the buses its VFs may take.
+ */
+static void sriov(const uint8_t *buf, size_t len, struct gp_cfg *out)
+{
+	size_t pos = find_ext_cap(buf, len, EXT_CAP_ID_SRIOV);
+
+	out->sub_bus = out->header_type == 1 ? (int)rd8(buf, len, CFG_SUBORDINATE) : -1;
+	if (!pos || pos + 0x1c > len)
+		return;
+	out->has_sriov = true;
+	out->vf_offset = (uint16_t)rd16(buf, len, pos + 0x14);
+	out->vf_stride = (uint16_t)rd16(buf, len, pos + 0x16);
+	out->vf_device = (uint16_t)rd16(buf, len, pos + 0x1a);
+}
+
 int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
 {
 	size_t exp, acs, ats;
@@ -234,6 +254,7 @@ int gp_cfg_parse(const uint8_t *buf, size_t len, struct gp_cfg *out)
 		out->acs_cap = rd16(buf, len, acs + 4);
 		out->acs_ctrl = rd16(buf, len, acs + 6);
 	}
+	sriov(buf, len, out);
 	return 0;
 }
 

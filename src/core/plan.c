@@ -19,6 +19,7 @@
 #include "core/plan.h"
 #include "core/vm.h"
 #include "core/templates.h"
+#include "core/vfs.h"
 
 /*
  * Every failed finding blocks the steps it bears on (findings.c says which),
@@ -366,7 +367,7 @@ static void guest_step(const struct gp_host *h, const struct gp_profile *p,
 	int i, present = 0, same = 0;
 	struct gp_step *st;
 
-	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH)
+	if (!gp_nic_to_vm(p))
 		return;
 	for (i = 0; i < GP_GUEST_FILES; i++) {
 		const char *now = guest_now(h, vm, i);
@@ -534,10 +535,17 @@ static void sriov_steps(const struct gp_host *h, const struct gp_profile *p, str
 		return;
 	for (i = 0; i < h->ndevs; i++) {
 		const struct gp_dev *d = &h->devs[i];
+		char why[400];
 		struct gp_step *st;
 
-		if (!gp_nic_matches(p, d) || d->sriov_numvfs == (int)p->nic.vfs)
+		if (!gp_nic_matches(p, d))
 			continue;
+		/* the VFs' addresses, which the domain XML names, hold (core/vfs.c) */
+		if (d->sriov_numvfs == (int)p->nic.vfs) {
+			if (gp_vf_check(h, d, p->nic.vfs, why, sizeof(why)))
+				gp_plan_block(plan, "%s", why);
+			continue;
+		}
 		if (d->sriov_total < 0 || d->sriov_numvfs < 0) {
 			gp_plan_block(plan,
 				      "%s: no SR-IOV (no sriov_totalvfs): enable it in the port's "
@@ -564,7 +572,13 @@ static void sriov_steps(const struct gp_host *h, const struct gp_profile *p, str
 				      d->bdf, d->sriov_total, p->nic.vfs);
 			continue;
 		}
+		if (gp_vf_check(h, d, p->nic.vfs, why, sizeof(why))) {
+			gp_plan_block(plan, "%s", why);
+			continue;
+		}
 		st = gp_plan_add(plan, GP_S_SRIOV_VFS, d->bdf);
+		st->vf_offset = d->vf_offset;
+		st->vf_stride = d->vf_stride;
 		snprintf(st->current, sizeof(st->current), "sriov_numvfs %d", d->sriov_numvfs);
 		snprintf(st->target, sizeof(st->target),
 			 "sriov_numvfs %u (of %d), at each boot too", p->nic.vfs, d->sriov_total);
@@ -662,23 +676,15 @@ static void bond_steps(const struct gp_host *h, const struct gp_profile *p, stru
 }
 
 /*
- * [nic]: mode = vf's virtual functions are made (sriov.vfs, the vfio
- * group), but none is bound to vfio-pci or put in the domain XML yet: a
- * run that defines the VM would give it no RoCE port, so it is refused;
- * --only vfio makes them.  A passed port that carries the host's default
- * route or its TCP connections would cut the host off when it leaves for
- * vfio-pci.
+ * [nic]: a passed port that carries the host's default route or its TCP
+ * connections would cut the host off when it leaves for vfio-pci.  (mode =
+ * vf's ports stay with the host: only their VFs go; sriov_steps blocks
+ * where their addresses do not hold.)
  */
-static void nic_blocks(const struct gp_host *h, const struct gp_profile *p, unsigned relevant,
-		       struct gp_plan *plan)
+static void nic_blocks(const struct gp_host *h, const struct gp_profile *p, struct gp_plan *plan)
 {
 	size_t i;
 
-	if (p->has_nic && p->nic.mode == GP_NIC_VF && (relevant & GP_GROUP_VM))
-		gp_plan_block(plan, "[nic] mode = vf: gpuprov makes the virtual functions "
-				    "(sriov.vfs; apply --only vfio) but does not yet bind them to "
-				    "vfio-pci nor put them in the domain XML, so the VM would get "
-				    "no RoCE port; use mode = passthrough for the guest's RDMA");
 	for (i = 0; i < h->nifaces; i++) {
 		const struct gp_iface *f = &h->ifaces[i];
 
@@ -711,7 +717,7 @@ void gp_plan_build(const struct gp_host *h, const struct gp_profile *p, const st
 		relevant |= GP_GROUP_VM;
 	blockers(r, relevant, accept, plan);
 	if (groups & GP_GROUP_VFIO)
-		nic_blocks(h, p, relevant, plan);
+		nic_blocks(h, p, plan);
 	if (groups & GP_GROUP_VFIO)
 		vfio_steps(h, p, templates, plan);
 	if (relevant & GP_GROUP_BOND)
@@ -731,6 +737,10 @@ json_object *gp_step_json(const struct gp_step *st)
 	json_object_object_add(o, "target", json_object_new_string(st->target));
 	json_object_object_add(o, "reversible",
 			       json_object_new_boolean(gp_step_kinds[st->kind].reversible));
+	if (st->kind == GP_S_SRIOV_VFS) {
+		json_object_object_add(o, "vf_offset", json_object_new_int((int)st->vf_offset));
+		json_object_object_add(o, "vf_stride", json_object_new_int((int)st->vf_stride));
+	}
 	return o;
 }
 
@@ -752,6 +762,8 @@ int gp_step_from_json(json_object *o, struct gp_step *st)
 	get_str(o, "current", st->current, sizeof(st->current));
 	get_str(o, "target", st->target, sizeof(st->target));
 	get_str(o, "arg", st->arg, sizeof(st->arg));
+	st->vf_offset = (unsigned)json_object_get_int(json_object_object_get(o, "vf_offset"));
+	st->vf_stride = (unsigned)json_object_get_int(json_object_object_get(o, "vf_stride"));
 	return gp_step_kind_find(
 		json_object_is_type(kind, json_type_string) ? json_object_get_string(kind) : NULL,
 		&st->kind);

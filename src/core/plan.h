@@ -27,6 +27,9 @@ struct gp_step {
 	char current[128];
 	char target[128];
 	char arg[64]; /* the driver or module the step deals in */
+	/* sriov.vfs: the SR-IOV capability's First VF Offset and VF Stride the
+	 * plan placed the VFs by; apply reads the VFs back against them */
+	unsigned vf_offset, vf_stride;
 };
 
 struct gp_plan {

@@ -119,7 +119,10 @@ static void cards(const struct gp_host *h, struct gp_vm_layout *l)
 		struct gp_vm_dev *v = &l->devs[i];
 		const struct gp_dev *d = &h->devs[v->dev];
 
-		for (k = 0; k < i && !gp_same_card(&h->devs[l->devs[k].dev], d); k++)
+		/* a VF is a card of its own: one function, its own port */
+		for (k = 0; k < i && (v->vf >= 0 || l->devs[k].vf >= 0 ||
+				      !gp_same_card(&h->devs[l->devs[k].dev], d));
+		     k++)
 			;
 		if (k < i) {
 			v->port = l->devs[k].port;
@@ -143,7 +146,7 @@ static void cards(const struct gp_host *h, struct gp_vm_layout *l)
 			has_fn0 |= o->func == 0;
 			below += o->func < d->func;
 		}
-		l->devs[i].fn = has_fn0 ? d->func : below;
+		l->devs[i].fn = l->devs[i].vf >= 0 ? 0 : has_fn0 ? d->func : below;
 	}
 }
 
@@ -394,7 +397,8 @@ static struct window port_window(const struct gp_host *h, struct gp_vm_layout *l
 	for (i = 0; i < l->ndevs; i++) {
 		const struct gp_dev *d = &h->devs[l->devs[i].dev];
 
-		if (l->devs[i].port != port)
+		/* a VF's BARs are not the PF's: sized by its capability, not read (small) */
+		if (l->devs[i].port != port || l->devs[i].vf >= 0)
 			continue;
 		for (k = 0; k < d->nbars; k++)
 			if (d->bars[k].is64 && !d->bars[k].io)
@@ -552,11 +556,29 @@ static void rails(const struct gp_host *h, struct gp_vm_layout *l)
 	}
 }
 
+/*
+ * [nic] mode = vf: the first VF of each port [nic] match names, where its
+ * address is known (plan.c blocks where it is not); the others stay.
+ */
+static bool vf_of(const struct gp_host *h, const struct gp_profile *p, size_t i,
+		  struct gp_vm_dev *v, int *vfs)
+{
+	const struct gp_dev *d = &h->devs[i];
+
+	if (!p->has_nic || p->nic.mode != GP_NIC_VF || !gp_nic_matches(p, d) ||
+	    gp_vf_bdf(d, 0, v->vf_bdf))
+		return false;
+	v->vf = 0;
+	gp_vf_mac(p->vm.name, d->bdf, 0, v->mac);
+	snprintf(v->alias, sizeof(v->alias), "ua-gpuprov-vf%d", (*vfs)++);
+	return true;
+}
+
 void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp_vm_layout *l)
 {
 	unsigned vcpus = p->vm.vcpus, left;
 	size_t i;
-	int c, gpus = 0, nics = 0;
+	int c, gpus = 0, nics = 0, vfs = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->numa_known = true;
@@ -564,6 +586,14 @@ void gp_vm_layout(const struct gp_host *h, const struct gp_profile *p, struct gp
 		struct gp_vm_dev *v = &l->devs[l->ndevs];
 		bool gpu = h->devs[i].role == GP_ROLE_GPU;
 
+		v->vf = -1;
+		if (vf_of(h, p, i, v, &vfs)) {
+			v->dev = (int)i;
+			v->nic = true;
+			l->numa_known &= h->devs[i].numa_node >= 0;
+			l->ndevs++;
+			continue;
+		}
 		if (!gp_vm_passed(h, p, i))
 			continue;
 		if (h->devs[i].numa_node < 0)

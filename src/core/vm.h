@@ -3,6 +3,7 @@
 #define GP_VM_H
 
 #include "core/model.h"
+#include "core/vfs.h"
 
 /*
  * Whether [vm] output may name path: absolute, without ".", ".." or empty
@@ -30,9 +31,17 @@ struct gp_vm_dev {
 	 * on any other vendor's device ("invalid device vendor") and the VM
 	 * does not start; a [gpus] match may select an AMD or other accelerator. */
 	bool nvidia;
-	bool nic;	/* a RoCE function [nic] passes */
+	bool nic;	/* a RoCE function [nic] passes, or a VF of one ([nic] mode = vf) */
 	int rail;	/* a passed NIC: in devs, the GPU it serves; -1 otherwise */
-	char alias[32]; /* ua-gpuN, ua-gpuprov-nicN, ua-gpuprov-devN: libvirt user aliases */
+	char alias[32]; /* ua-gpuN, ua-gpuprov-nicN, -vfN, -devN: libvirt user aliases */
+	/*
+	 * [nic] mode = vf: the VF of the port dev (its PF) the VM gets, its own
+	 * one-function card: vf its index (-1: not a VF), vf_bdf its host
+	 * address, mac what libvirt sets on it (core/vfs.c)
+	 */
+	int vf;
+	char vf_bdf[GP_BDF_LEN];
+	char mac[GP_VF_MAC_LEN];
 };
 
 struct gp_vm_cell {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/guestcfg.h"
+#include "core/hostq.h"
 #include "core/hugepages.h"
 #include "core/manifest.h"
 #include "core/nccl_topo.h"
@@ -166,7 +167,7 @@ static void read_guest_files(struct gp_host *h, const struct gp_profile *p)
 	char dir[GP_OUTPUT_LEN], path[PATH_LEN];
 	int i;
 
-	if (!p->has_nic || p->nic.mode != GP_NIC_PASSTHROUGH)
+	if (!gp_nic_to_vm(p))
 		return;
 	gp_guest_dir(p->vm.output, dir, sizeof(dir));
 	for (i = 0; i < GP_GUEST_FILES; i++) {

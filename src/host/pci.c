@@ -393,10 +393,47 @@ static void read_config(struct gp_host *h, const struct gp_root_dir *dir, struct
 	d->is_bridge = c.header_type == 1;
 	d->caps = gp_pool_bytes(&h->strs, c.caps, (size_t)c.ncaps * sizeof(*c.caps));
 	d->ncaps = c.ncaps;
+	d->has_sriov = c.has_sriov;
+	d->vf_offset = c.vf_offset;
+	d->vf_stride = c.vf_stride;
+	d->vf_device = c.vf_device;
+	if (!d->config_dead)
+		d->sub_bus = c.sub_bus;
+}
+
+/*
+ * The VFs the kernel made: virtfnN links ("../0000:44:00.2"), N from 0 to
+ * sriov_numvfs - 1, each its VF's address; the first one missing or not an
+ * address ends the list (core/vfs.c predicts the rest).
+ */
+#define VIRTFN_MAX 256 /* more than any port gives one VM's ports; [nic] vfs is at most 255 */
+
+static void read_virtfn(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
+{
+	char(*bdfs)[GP_BDF_LEN], name[32], link[PATH_LEN];
+	int n = 0, max = d->sriov_numvfs < VIRTFN_MAX ? d->sriov_numvfs : VIRTFN_MAX;
+
+	if (max <= 0)
+		return;
+	bdfs = gp_xcalloc((size_t)max, GP_BDF_LEN);
+	for (; n < max; n++) {
+		const char *base;
+
+		snprintf(name, sizeof(name), "virtfn%d", n);
+		if (gp_root_dir_readlink(dir, name, link, sizeof(link)) <= 0)
+			break;
+		base = base_name(link);
+		if (gp_parse_bdf(base, bdfs[n]) || strcmp(base, bdfs[n]))
+			break; /* the kernel's spelling only */
+	}
+	if (n)
+		d->virtfn = gp_pool_bytes(&h->strs, bdfs, (size_t)n * GP_BDF_LEN);
+	d->nvirtfn = n;
+	free(bdfs);
 }
 
 /* The VFs it offers and has ([nic] mode = vf's ports): -1 where the file is absent or not a count. */
-static void read_sriov(const struct gp_root_dir *dir, struct gp_dev *d)
+static void read_sriov(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
 {
 	char text[32], *end;
 	long v;
@@ -407,6 +444,7 @@ static void read_sriov(const struct gp_root_dir *dir, struct gp_dev *d)
 	if (read_dev_attr(dir, "sriov_numvfs", text, sizeof(text)) > 0 &&
 	    (v = strtol(text, &end, 10)) >= 0 && v <= 65535 && !*end)
 		d->sriov_numvfs = (int)v;
+	read_virtfn(h, dir, d);
 }
 
 static void read_reset_method(struct gp_host *h, const struct gp_root_dir *dir, struct gp_dev *d)
@@ -476,7 +514,7 @@ static int fill_dev(struct gp_host *h, const struct devs_at *at, struct pci_dev 
 	if (d->role == GP_ROLE_GPU)
 		read_reset_method(h, &dir, d);
 	if (p && p->has_nic && p->nic.mode == GP_NIC_VF && gp_nic_matches(p, d))
-		read_sriov(&dir, d);
+		read_sriov(h, &dir, d);
 	gp_root_dir_close(&dir);
 	return 0;
 }
