@@ -251,6 +251,25 @@ static void ib_device(struct snap *s, const char *dir, const char *name)
 	copy_files(s, rel, gp_ib_dev_files);
 }
 
+/* A port's virtfnN links (the reader's read_virtfn), as links: their VFs' addresses. */
+static void virtfn_links(struct snap *s, const char *devdir)
+{
+	size_t n = strlen(GP_PCI_VIRTFN);
+	char rel[PATH_LEN], target[PATH_LEN];
+	struct dirent *e;
+	DIR *d = gp_root_opendir(s->rootfd, devdir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, GP_PCI_VIRTFN, n) && e->d_name[n] &&
+		    strspn(e->d_name + n, "0123456789") == strlen(e->d_name + n)) {
+			pathf(rel, "%s/%s", devdir, e->d_name);
+			copy_link(s, rel, target, sizeof(target));
+		}
+	closedir(d);
+}
+
 static void pci_device(struct snap *s, const char *dir, const char *name)
 {
 	char rel[PATH_LEN], target[PATH_LEN], devdir[PATH_LEN];
@@ -267,6 +286,7 @@ static void pci_device(struct snap *s, const char *dir, const char *name)
 	copy_link_and_dir(s, rel);
 	pathf(rel, "%s/iommu_group", devdir);
 	copy_link_and_dir(s, rel);
+	virtfn_links(s, devdir);
 }
 
 static void iommu_group_member(struct snap *s, const char *dir, const char *name)

@@ -120,6 +120,8 @@ extern const char *const gp_pci_dev_files[];
 extern const char *const gp_net_files[];
 /* a PCI function's RDMA devices (PCI_DIR/infiniband/NAME) and what is read of each */
 #define GP_PCI_IB_DIR "infiniband"
+/* a port's virtual functions ([nic] mode = vf): links virtfn0, virtfn1, ... to their devices */
+#define GP_PCI_VIRTFN "virtfn"
 extern const char *const gp_ib_dev_files[];
 extern const char *const gp_bond_files[];
 /* what is read of a process (GP_PROC/PID/NAME): its command, and whose it is (Uid:) */

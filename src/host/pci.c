@@ -24,6 +24,7 @@
 #include <pci/pci.h>
 
 #include "core/hostq.h"
+#include "core/manifest.h"
 #include "core/model.h"
 #include "core/pcicfg.h"
 #include "host/host.h"
@@ -419,7 +420,7 @@ static void read_virtfn(struct gp_host *h, const struct gp_root_dir *dir, struct
 	for (; n < max; n++) {
 		const char *base;
 
-		snprintf(name, sizeof(name), "virtfn%d", n);
+		snprintf(name, sizeof(name), GP_PCI_VIRTFN "%d", n);
 		if (gp_root_dir_readlink(dir, name, link, sizeof(link)) <= 0)
 			break;
 		base = base_name(link);

@@ -48,6 +48,15 @@ $G -r build/hosts/roce-rails -p tests/cli/profiles/roce-fw.ini --json check >"$d
 $G -r "$d/tree" -p tests/cli/profiles/roce-fw.ini --json check >"$d/b" 2>&1 || true
 cmp -s "$d/a" "$d/b" || { echo "roce-rails: firmware differs"; diff "$d/a" "$d/b" | head; exit 1; }
 grep -q 'firmware 22.31.1014 is older' "$d/b" || fail "roce-rails: firmware lost"
+# a port's VFs (virtfn links) come along: the plan from the snapshot blocks
+# on the link that disagrees with the SR-IOV capability, as the host's does
+rm -rf "$d/tree" && mkdir "$d/tree"
+$G -q -r build/hosts/roce-vf-bad -o "$d/s.tar.gz" snapshot
+tar xzf "$d/s.tar.gz" -C "$d/tree"
+$G -r build/hosts/roce-vf-bad -p tests/cli/profiles/roce-vf.ini --only vfio plan >"$d/a" 2>&1 || true
+$G -r "$d/tree" -p tests/cli/profiles/roce-vf.ini --only vfio plan >"$d/b" 2>&1 || true
+cmp -s "$d/a" "$d/b" || { echo "roce-vf-bad: plan differs"; diff "$d/a" "$d/b" | head; exit 1; }
+grep -q '0000:86:00.5 (virtfn0)' "$d/b" || fail "roce-vf-bad: virtfn links lost"
 # every modprobe.d directory the reader and libkmod read is in the snapshot
 $G -q -r build/hosts/variant-local -o "$d/v.tar.gz" snapshot
 tar tzf "$d/v.tar.gz" | grep -q 'usr/local/lib/modprobe.d/nvgrace.conf$' ||
