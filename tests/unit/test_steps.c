@@ -279,6 +279,36 @@ static void test_sriov_journal(void **state)
 	}
 }
 
+/* sriov.vfs's VF placement (vf_offset, vf_stride): 16-bit numbers, or absent */
+static void test_sriov_placement(void **state)
+{
+	static const char *const place[] = {
+		"\"vf_offset\": 2, \"vf_stride\": 1",	  "\"vf_offset\": 65535, \"vf_stride\": 0",
+		"\"vf_offset\": 65536, \"vf_stride\": 1", "\"vf_offset\": 2, \"vf_stride\": -1",
+		"\"vf_offset\": \"2\", \"vf_stride\": 1", "\"vf_stride\": 1",
+	};
+	static const int want[] = { 0, 0, -EINVAL, -EINVAL, -EINVAL, 0 };
+	char buf[1024], why[256];
+	json_object *doc;
+	size_t i;
+	int rc;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(place); i++) {
+		snprintf(buf, sizeof(buf),
+			 "{\"schema_version\": 1, \"run_id\": \"20260101T000000Z-1\", \"seq\": 1, "
+			 "\"status\": \"running\", \"steps\": [{\"kind\": \"sriov.vfs\", "
+			 "\"subject\": \"0000:44:00.0\", \"current\": \"\", \"target\": \"\", "
+			 "%s, \"state\": \"done\", \"undo\": {}}]}",
+			 place[i]);
+		rc = gp_journal_parse(buf, strlen(buf), &doc, why, sizeof(why));
+		if (!rc)
+			json_object_put(doc);
+		if (rc != want[i])
+			fail_msg("placement %zu: %d (%s)", i, rc, why);
+	}
+}
+
 /*
  * A subject undo acts on is checked by its kind's subject type, whatever
  * the kind's string: a subject of another type is refused, saying what it
@@ -497,7 +527,7 @@ int main(void)
 		cmocka_unit_test(test_by_hand),	    cmocka_unit_test(test_subject_types),
 		cmocka_unit_test(test_guest_write), cmocka_unit_test(test_huge_journal),
 		cmocka_unit_test(test_acs_journal), cmocka_unit_test(test_sriov_journal),
-		cmocka_unit_test(test_huge_room),
+		cmocka_unit_test(test_huge_room),   cmocka_unit_test(test_sriov_placement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
